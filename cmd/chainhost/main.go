@@ -1,0 +1,100 @@
+// Command chainhost is the node: it loads chain VMs and API modules as
+// plugin processes and serves their APIs over HTTP.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/chainhost/chainhost/core/config"
+	"github.com/chainhost/chainhost/core/node"
+	"github.com/chainhost/chainhost/core/version"
+)
+
+const usage = `chainhost: a self-hostable node runtime for EVM and UTXO chains.
+
+Usage:
+  chainhost [flags]          start the node
+  chainhost config [flags]   print the effective configuration and exit
+  chainhost version          print the version and exit
+
+Configuration layers, lowest first: embedded defaults < --config FILE <
+CHAINHOST_* environment < flags.
+
+Flags:
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && (args[0] == "version" || args[0] == "config") {
+		cmd, args = args[0], args[1:]
+	}
+	if cmd == "version" {
+		fmt.Fprintf(stdout, "chainhost %s (plugin protocol %d)\n", version.Version, version.RPCProtocolVersion)
+		return 0
+	}
+	cfg, err := config.Load(config.LoadOptions{Args: args, Environ: os.Environ()})
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, config.FlagSet().FlagUsages())
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if cmd == "config" {
+		out, err := cfg.YAML()
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		_, _ = stdout.Write(out)
+		return 0
+	}
+	return serve(cfg, stdout, stderr)
+}
+
+func serve(cfg *config.Config, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	n, err := node.New(cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "chainhost: %v\n", err)
+		return 1
+	}
+	if err := n.Start(ctx); err != nil {
+		fmt.Fprintf(stderr, "chainhost: %v\n", err)
+		shutdown(cfg, n, stderr)
+		return 1
+	}
+	printBanner(stdout, cfg, n)
+	<-ctx.Done()
+	stop()
+	n.Log().Info("shutting down")
+	if err := shutdown(cfg, n, stderr); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func shutdown(cfg *config.Config, n *node.Node, stderr io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.HTTPShutdownTimeout)
+	defer cancel()
+	err := n.Stop(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "chainhost: shutdown: %v\n", err)
+	}
+	return err
+}

@@ -1,0 +1,75 @@
+package aliases
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chainhost/chainhost/core/storage"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+func open(t *testing.T, dir string) (*storage.DB, *Chains) {
+	t.Helper()
+	db, err := storage.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChains(db.Namespace("aliases"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, c
+}
+
+func TestRegisterResolve(t *testing.T) {
+	dir := t.TempDir()
+	db, c := open(t, dir)
+	a, b := ids.Derive([]byte("a")), ids.Derive([]byte("b"))
+	steps := []struct {
+		id      ids.ID
+		alias   string
+		persist bool
+		wantErr string
+	}{
+		{a, "C", false, ""},
+		{a, "C", false, ""},
+		{b, "C", false, "already used by chain"},
+		{b, "X", true, ""},
+		{b, "", false, "empty"},
+		{b, strings.Repeat("x", MaxLen), true, ""},
+		{b, strings.Repeat("x", MaxLen+1), true, "513 characters"},
+		{b, "a/b", true, "not allowed"},
+		{b, a.String(), true, "ID of another chain"},
+	}
+	for _, s := range steps {
+		err := c.Register(s.id, s.alias, s.persist)
+		if s.wantErr == "" && err != nil {
+			t.Fatalf("Register(%q): %v", s.alias, err)
+		}
+		if s.wantErr != "" && (err == nil || !strings.Contains(err.Error(), s.wantErr)) {
+			t.Fatalf("Register(%q) = %v, want error containing %q", s.alias, err, s.wantErr)
+		}
+	}
+	for in, want := range map[string]ids.ID{"C": a, "X": b, a.String(): a} {
+		if got, ok := c.Resolve(in); !ok || got != want {
+			t.Errorf("Resolve(%q) = %s, %v; want %s", in, got, ok, want)
+		}
+	}
+	if _, ok := c.Resolve("nope"); ok {
+		t.Error("Resolve(nope) succeeded")
+	}
+	if got := c.Aliases(b); len(got) != 2 || got[0] != "X" {
+		t.Errorf("Aliases(b) = %v", got)
+	}
+	db.Close()
+
+	// Only persisted aliases come back.
+	db, c = open(t, dir)
+	defer db.Close()
+	if _, ok := c.Resolve("X"); !ok {
+		t.Error("persisted alias X lost")
+	}
+	if _, ok := c.Resolve("C"); ok {
+		t.Error("config alias C was persisted")
+	}
+}

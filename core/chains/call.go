@@ -1,0 +1,54 @@
+package chains
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+)
+
+// recorder is a minimal in-memory http.ResponseWriter for chain calls.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
+
+func (r *recorder) Flush() {}
+
+// callHandler POSTs a JSON body to a chain's handler and returns the answer.
+func callHandler(ctx context.Context, c *Chain, handler string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, fmt.Errorf("chain call: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.RequestURI = fmt.Sprintf("/ext/bc/%s/%s", c.ID, handler)
+	rec := &recorder{header: http.Header{}}
+	var callErr error
+	h := c.Handler(handler, func(w http.ResponseWriter, _ *http.Request, status int, err error) {
+		callErr = err
+		w.WriteHeader(status)
+	})
+	h.ServeHTTP(rec, req)
+	if callErr != nil {
+		return rec.status, nil, callErr
+	}
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return rec.status, rec.body.Bytes(), nil
+}

@@ -1,0 +1,93 @@
+package chains
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/chainhost/chainhost/core/config"
+	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// ErrorWriter writes an error answer in the format of the route it serves.
+type ErrorWriter func(w http.ResponseWriter, r *http.Request, status int, err error)
+
+// Chain is one configured chain: an instance of a VM plugin.
+type Chain struct {
+	ID     ids.ID
+	Alias  string
+	VMID   ids.ID
+	Config config.Chain
+
+	mu       sync.RWMutex
+	inst     *pluginhost.Instance
+	vmName   string
+	reason   string // why the chain is not running, when inst is nil
+	handlers map[string]http.Handler
+}
+
+// Instance returns the running plugin instance, or nil and why there is none.
+func (c *Chain) Instance() (*pluginhost.Instance, string) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.inst, c.reason
+}
+
+// VMName is the name of the VM the chain runs, as the plugin describes it
+// once loaded, else as configured.
+func (c *Chain) VMName() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.vmName != "" {
+		return c.vmName
+	}
+	return c.Config.VM
+}
+
+func (c *Chain) setInstance(inst *pluginhost.Instance, vmName string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inst, c.vmName, c.reason = inst, vmName, ""
+	c.handlers = map[string]http.Handler{}
+}
+
+func (c *Chain) setNotRunning(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inst, c.reason, c.handlers = nil, reason, nil
+}
+
+// Handlers lists the chain's handler names; empty while it is not running.
+func (c *Chain) Handlers() []string {
+	inst, _ := c.Instance()
+	if inst == nil {
+		return nil
+	}
+	return inst.Handlers()
+}
+
+// Handler returns the proxy to the chain's handler name. While the chain is
+// not running, or for a handler it does not have, it answers with onError.
+func (c *Chain) Handler(name string, onError ErrorWriter) http.Handler {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inst == nil {
+		reason := c.reason
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			onError(w, r, http.StatusServiceUnavailable, fmt.Errorf("chain %s is not running: %s", c.Alias, reason))
+		})
+	}
+	if !slices.Contains(c.inst.Handlers(), name) {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			onError(w, r, http.StatusNotFound, fmt.Errorf("chain %s has no handler %q", c.Alias, name))
+		})
+	}
+	h, ok := c.handlers[name]
+	if !ok {
+		h = c.inst.Handler(name, onError)
+		c.handlers[name] = h
+	}
+	return h
+}

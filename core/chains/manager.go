@@ -1,0 +1,286 @@
+// Package chains runs the node's chains: one VM plugin process per chain,
+// with its host services, index backfill and restart supervision.
+package chains
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/core/aliases"
+	"github.com/chainhost/chainhost/core/config"
+	"github.com/chainhost/chainhost/core/index"
+	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/core/metrics"
+	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/core/storage"
+	"github.com/chainhost/chainhost/core/version"
+	"github.com/chainhost/chainhost/core/vms"
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Options configures a Manager.
+type Options struct {
+	Config  *config.Config
+	DB      *storage.DB
+	Indexes *index.Indexes // nil when indexing is disabled
+	Aliases *aliases.Chains
+	VMs     *vms.Registry
+	Logs    *logging.Registry
+	Metrics *metrics.Metrics
+	Log     hclog.Logger
+}
+
+// Manager owns the configured chains.
+type Manager struct {
+	opts   Options
+	chains []*Chain
+	byID   map[ids.ID]*Chain
+	// startMu serialises starts, so a hot-load and a start-up never start
+	// the same chain twice.
+	startMu sync.Mutex
+}
+
+// New registers the configured, enabled chains and their aliases. Nothing
+// starts until Start.
+func New(opts Options) (*Manager, error) {
+	m := &Manager{opts: opts, byID: map[ids.ID]*Chain{}}
+	for _, cc := range opts.Config.Chains {
+		if !cc.IsEnabled() {
+			continue
+		}
+		c, err := newChain(cc)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m.byID[c.ID]; dup {
+			return nil, fmt.Errorf("chain %s: same VM and genesis as another chain with the same alias", c.Alias)
+		}
+		for _, a := range append([]string{cc.Alias}, cc.Aliases...) {
+			if err := opts.Aliases.Register(c.ID, a, false); err != nil {
+				return nil, fmt.Errorf("chain %s: %w", cc.Alias, err)
+			}
+		}
+		m.chains = append(m.chains, c)
+		m.byID[c.ID] = c
+	}
+	opts.Logs.OnChange(func(name string, p logging.LevelPair) {
+		for _, c := range m.chains {
+			if inst, _ := c.Instance(); inst != nil && c.Alias == name {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				if err := inst.SetLogLevel(ctx, p.Min().String()); err != nil {
+					opts.Log.Warn("set plugin log level", "chain", name, "error", err)
+				}
+				cancel()
+			}
+		}
+	})
+	return m, nil
+}
+
+// newChain derives a chain's deterministic ID from its VM, genesis and alias.
+func newChain(cc config.Chain) (*Chain, error) {
+	genesis, err := cc.GenesisJSON()
+	if err != nil {
+		return nil, fmt.Errorf("chain %s: %w", cc.Alias, err)
+	}
+	vmID, err := ids.FromString(cc.VM)
+	if err != nil {
+		if vmID, err = ids.FromName(cc.VM); err != nil {
+			return nil, fmt.Errorf("chain %s: vm %q: %w", cc.Alias, cc.VM, err)
+		}
+	}
+	id := ids.Derive([]byte("chainhost/chain"), vmID[:], genesis, []byte(cc.Alias))
+	c := &Chain{ID: id, Alias: cc.Alias, VMID: vmID, Config: cc}
+	c.setNotRunning("not started yet")
+	return c, nil
+}
+
+// Chains returns the chains in config order.
+func (m *Manager) Chains() []*Chain { return m.chains }
+
+// Resolve finds a chain by alias or ID.
+func (m *Manager) Resolve(s string) (*Chain, bool) {
+	id, ok := m.opts.Aliases.Resolve(s)
+	if !ok {
+		return nil, false
+	}
+	c, ok := m.byID[id]
+	return c, ok
+}
+
+// StartPending starts every chain that is not running and whose VM is
+// installed; a chain whose VM is missing waits for admin.loadVMs. It returns
+// the chains it started.
+func (m *Manager) StartPending(ctx context.Context) []*Chain {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	var started []*Chain
+	for _, c := range m.chains {
+		if inst, _ := c.Instance(); inst != nil {
+			continue
+		}
+		vm, ok := m.opts.VMs.Lookup(c.Config.VM)
+		if !ok {
+			c.setNotRunning(fmt.Sprintf("VM %q is not installed in %s (install it, then call admin.loadVMs)", c.Config.VM, m.opts.VMs.Dir()))
+			m.opts.Log.Warn("chain waits for its VM", "chain", c.Alias, "vm", c.Config.VM)
+			continue
+		}
+		if err := m.start(ctx, c, vm); err != nil {
+			c.setNotRunning(err.Error())
+			m.opts.Log.Error("chain failed to start", "chain", c.Alias, "error", err)
+			continue
+		}
+		started = append(started, c)
+	}
+	return started
+}
+
+func (m *Manager) start(ctx context.Context, c *Chain, vm *vms.VM) error {
+	cfg := m.opts.Config
+	dataDir := filepath.Join(cfg.DataDir, "chains", c.ID.String())
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("chain data dir: %w", err)
+	}
+	genesis, err := c.Config.GenesisJSON()
+	if err != nil {
+		return err
+	}
+	chainCfg, err := c.Config.ConfigJSON()
+	if err != nil {
+		return err
+	}
+	var pin []byte
+	if hexPin, ok := cfg.PluginSHA256[filepath.Base(vm.Path)]; ok {
+		if pin, err = decodeHex(hexPin); err != nil {
+			return fmt.Errorf("plugin-sha256.%s: %w", filepath.Base(vm.Path), err)
+		}
+	}
+	levels, err := m.opts.Logs.Levels(c.Alias)
+	if err != nil {
+		m.opts.Logs.Get(c.Alias)
+		levels, _ = m.opts.Logs.Levels(c.Alias)
+	}
+	state := m.opts.DB.Namespace("chains").Namespace(c.ID.String())
+	svc := host.Services{
+		DB:     database{db: m.opts.DB, ns: state},
+		Index:  chainIndex{m: m, chain: c, state: state},
+		Chains: registry{m: m},
+		Calls:  caller{m: m},
+	}
+	bootstrap := time.Now()
+	inst, err := pluginhost.Start(ctx, pluginhost.Options{
+		Path:   vm.Path,
+		SHA256: pin,
+		Init: pluginhost.Init{
+			Kind:          pluginv1.KindVM,
+			ChainID:       c.ID,
+			Name:          c.Alias,
+			Aliases:       m.opts.Aliases.Aliases(c.ID),
+			NetworkID:     cfg.NetworkID,
+			Genesis:       genesis,
+			Config:        chainCfg,
+			DataDir:       dataDir,
+			LogLevel:      levels.Min().String(),
+			NodeVersion:   version.Version,
+			BootstrapTime: bootstrap,
+		},
+		Logger:            m.opts.Logs.PluginLogger(c.Alias),
+		Services:          svc,
+		RestartBackoff:    cfg.PluginRestartBackoff,
+		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
+		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
+		OnStart: func(ctx context.Context, inst *pluginhost.Instance) error {
+			return m.backfill(ctx, c, inst, bootstrap)
+		},
+		OnStateChange: func(s pluginhost.State, reason string) {
+			m.opts.Metrics.PluginUp(c.Alias, s == pluginhost.Running)
+			if s == pluginhost.Down {
+				m.opts.Metrics.PluginRestarted(c.Alias)
+				m.opts.Log.Warn("chain plugin down, restarting", "chain", c.Alias, "reason", reason)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("start VM %s: %w", vm.Desc.Name, err)
+	}
+	c.setInstance(inst, vm.Desc.Name)
+	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.Desc.Name, "handlers", inst.Handlers())
+	return nil
+}
+
+// backfill appends to the index the containers the VM accepted but the
+// index lacks (a crash between the VM's commit and the index write, or a
+// run with indexing off). They carry the time the chain bootstrapped.
+func (m *Manager) backfill(ctx context.Context, c *Chain, inst *pluginhost.Instance, bootstrap time.Time) error {
+	if m.opts.Indexes == nil {
+		return nil
+	}
+	for _, kind := range inst.IndexKinds() {
+		count, err := inst.AcceptedCount(ctx, kind)
+		if err != nil {
+			return fmt.Errorf("backfill %s/%s: accepted count: %w", c.Alias, kind, err)
+		}
+		ix := m.opts.Indexes.Index(c.ID, kind)
+		have, err := ix.Len()
+		if err != nil {
+			return fmt.Errorf("backfill %s/%s: %w", c.Alias, kind, err)
+		}
+		if have > count {
+			m.opts.Log.Warn("index is ahead of the VM: the VM lost accepted state", "chain", c.Alias, "kind", kind, "index", have, "vm", count)
+			continue
+		}
+		if have < count {
+			m.opts.Log.Info("backfilling index", "chain", c.Alias, "kind", kind, "from", have, "to", count)
+		}
+		for pos := have; pos < count; pos++ {
+			ct, err := inst.GetAccepted(ctx, kind, pos)
+			if err != nil {
+				return fmt.Errorf("backfill %s/%s at %d: %w", c.Alias, kind, pos, err)
+			}
+			if _, err := ix.Accept(ct.ID, ct.Bytes, bootstrap, nil); err != nil {
+				return fmt.Errorf("backfill %s/%s at %d: %w", c.Alias, kind, pos, err)
+			}
+			if (pos+1)%10000 == 0 {
+				m.opts.Log.Info("backfilling index", "chain", c.Alias, "kind", kind, "at", pos+1, "of", count)
+			}
+		}
+	}
+	return nil
+}
+
+// Stop stops every chain's plugin, in reverse order.
+func (m *Manager) Stop(ctx context.Context) error {
+	var errs []error
+	for i := len(m.chains) - 1; i >= 0; i-- {
+		c := m.chains[i]
+		inst, _ := c.Instance()
+		if inst == nil {
+			continue
+		}
+		if err := inst.Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop chain %s: %w", c.Alias, err))
+		}
+		c.setNotRunning("stopped")
+	}
+	return errors.Join(errs...)
+}
+
+// info describes a chain for the chain registry host service.
+func (m *Manager) info(c *Chain) host.ChainInfo {
+	inst, _ := c.Instance()
+	ci := host.ChainInfo{ID: c.ID, VMID: c.VMID, VMName: c.VMName(), Aliases: m.opts.Aliases.Aliases(c.ID), Running: inst != nil}
+	if inst != nil {
+		ci.IndexKinds = inst.IndexKinds()
+		ci.Handlers = inst.Handlers()
+	}
+	return ci
+}

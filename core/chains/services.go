@@ -1,0 +1,158 @@
+package chains
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/chainhost/chainhost/core/index"
+	"github.com/chainhost/chainhost/core/storage"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// database is host.Database on the chain's storage namespace.
+type database struct {
+	db *storage.DB
+	ns *storage.Namespace
+}
+
+func mapNotFound(err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return host.ErrNotFound
+	}
+	return err
+}
+
+func (d database) Get(_ context.Context, key []byte) ([]byte, error) {
+	v, err := d.ns.Get(key)
+	return v, mapNotFound(err)
+}
+
+func (d database) Has(_ context.Context, key []byte) (bool, error) { return d.ns.Has(key) }
+
+func (d database) Put(_ context.Context, key, value []byte) error { return d.ns.Put(key, value) }
+
+func (d database) Delete(_ context.Context, key []byte) error { return d.ns.Delete(key) }
+
+func (d database) Write(_ context.Context, ops []host.Op, sync bool) error {
+	b := d.ns.NewBatch()
+	addOps(b, ops)
+	return d.db.Write(b, sync)
+}
+
+func addOps(b *storage.Batch, ops []host.Op) {
+	for _, op := range ops {
+		if op.Delete {
+			b.Delete(op.Key)
+		} else {
+			b.Put(op.Key, op.Value)
+		}
+	}
+}
+
+func (d database) Iterate(ctx context.Context, prefix, start []byte, fn func(key, value []byte) error) error {
+	return d.ns.Iterate(prefix, start, func(k, v []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(k, v)
+	})
+}
+
+// chainIndex is host.Index for one chain.
+type chainIndex struct {
+	m     *Manager
+	chain *Chain
+	state *storage.Namespace
+}
+
+func (x chainIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []byte, state []host.Op) (host.Accepted, error) {
+	inst, _ := x.chain.Instance()
+	if inst != nil && !slices.Contains(inst.IndexKinds(), kind) {
+		return host.Accepted{}, fmt.Errorf("chain %s does not declare index kind %q", x.chain.Alias, kind)
+	}
+	now := time.Now()
+	if x.m.opts.Indexes == nil {
+		// Indexing is off: the VM's state writes still land.
+		b := x.state.NewBatch()
+		addOps(b, state)
+		return host.Accepted{Timestamp: now}, x.m.opts.DB.Write(b, false)
+	}
+	c, err := x.m.opts.Indexes.Index(x.chain.ID, kind).Accept(id, bytes, now, func(b *storage.Batch) error {
+		addOps(b.In(x.state), state)
+		return nil
+	})
+	if err != nil {
+		return host.Accepted{}, err
+	}
+	return host.Accepted{Index: c.Index, Timestamp: c.Timestamp}, nil
+}
+
+func (x chainIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
+	if x.m.opts.Indexes == nil {
+		return errors.New("indexing is disabled on this node (--index-enabled=false)")
+	}
+	target := x.chain
+	if chain != "" {
+		c, ok := x.m.Resolve(chain)
+		if !ok {
+			return fmt.Errorf("unknown chain %q", chain)
+		}
+		target = c
+	}
+	ix := x.m.opts.Indexes.Index(target.ID, kind)
+	send := func(c index.Container) error {
+		return fn(host.Container{ID: c.ID, Bytes: c.Bytes, Index: c.Index, Timestamp: c.Timestamp})
+	}
+	if follow {
+		return ix.Subscribe(ctx, start, send)
+	}
+	n, err := ix.Len()
+	if err != nil {
+		return err
+	}
+	for i := start; i < n; i++ {
+		c, err := ix.GetByIndex(i)
+		if err != nil {
+			return err
+		}
+		if err := send(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registry is host.ChainRegistry over the manager.
+type registry struct{ m *Manager }
+
+func (r registry) List(context.Context) ([]host.ChainInfo, error) {
+	var out []host.ChainInfo
+	for _, c := range r.m.Chains() {
+		out = append(out, r.m.info(c))
+	}
+	return out, nil
+}
+
+func (r registry) Resolve(_ context.Context, alias string) (host.ChainInfo, error) {
+	c, ok := r.m.Resolve(alias)
+	if !ok {
+		return host.ChainInfo{}, fmt.Errorf("unknown chain %q", alias)
+	}
+	return r.m.info(c), nil
+}
+
+// caller is host.ChainCaller: a JSON-RPC POST to another chain's handler,
+// served in-process through the same proxy the router uses.
+type caller struct{ m *Manager }
+
+func (c caller) Call(ctx context.Context, chain, handler string, body []byte) (int, []byte, error) {
+	target, ok := c.m.Resolve(chain)
+	if !ok {
+		return 0, nil, fmt.Errorf("unknown chain %q", chain)
+	}
+	return callHandler(ctx, target, handler, body)
+}

@@ -1,0 +1,53 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// IsEnabled reports whether the chain runs (Enabled unset means true).
+func (c Chain) IsEnabled() bool { return c.Enabled == nil || *c.Enabled }
+
+// GenesisJSON returns the genesis handed to the VM: the genesis file's
+// content when genesis-file is set, else the inline genesis as JSON, and
+// `{}` when neither is given.
+func (c Chain) GenesisJSON() ([]byte, error) {
+	if c.GenesisFile != "" {
+		b, err := os.ReadFile(c.GenesisFile)
+		if err != nil {
+			return nil, fmt.Errorf("chain %s: read genesis: %w", c.Alias, err)
+		}
+		if !json.Valid(b) {
+			return nil, fmt.Errorf("chain %s: genesis file %s is not valid JSON", c.Alias, c.GenesisFile)
+		}
+		return b, nil
+	}
+	b, err := valueJSON(c.Genesis)
+	if err != nil {
+		return nil, fmt.Errorf("chain %s: genesis: %w", c.Alias, err)
+	}
+	return b, nil
+}
+
+// ConfigJSON returns the chain config handed to the VM as JSON, `{}` when
+// none is given.
+func (c Chain) ConfigJSON() ([]byte, error) {
+	b, err := valueJSON(c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("chain %s: config: %w", c.Alias, err)
+	}
+	return b, nil
+}
+
+// valueJSON marshals an inline config value, nil as `{}`.
+func valueJSON(v any) ([]byte, error) {
+	if v == nil {
+		return []byte("{}"), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshal json: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,85 @@
+// Package config loads the host's configuration: the embedded defaults, a
+// config file, CHAINHOST_* environment variables and command-line flags, in
+// that order of precedence (DESIGN.md "Configuration").
+package config
+
+import (
+	"time"
+
+	"github.com/chainhost/chainhost/core/logging"
+)
+
+// Config is the effective host configuration. The koanf tags are the keys of
+// config files, the environment (CHAINHOST_<KEY>) and flags (--<key>).
+type Config struct {
+	// NetworkID is the network this node belongs to (12345: the local network).
+	NetworkID uint32 `koanf:"network-id"`
+
+	// HTTPHost is the address the HTTP server listens on.
+	HTTPHost string `koanf:"http-host"`
+	// HTTPPort is the HTTP port; 0 picks a free port.
+	HTTPPort int `koanf:"http-port"`
+	// HTTPMaxBodySize is the largest request body accepted, in bytes.
+	HTTPMaxBodySize int `koanf:"http-max-body-size"`
+	// HTTPReadHeaderTimeout bounds reading a request's headers.
+	HTTPReadHeaderTimeout time.Duration `koanf:"http-read-header-timeout"`
+	// HTTPShutdownTimeout bounds in-flight requests when the node stops.
+	HTTPShutdownTimeout time.Duration `koanf:"http-shutdown-timeout"`
+	// APIMaxBatchSize is the most requests in one JSON-RPC batch.
+	APIMaxBatchSize int `koanf:"api-max-batch-size"`
+
+	// DataDir holds the database and node state (~ expanded by Load).
+	DataDir string `koanf:"data-dir"`
+	// PluginDir holds the plugin binaries (resolved by Load when empty).
+	PluginDir string `koanf:"plugin-dir"`
+	// ProfileDir receives the admin API's profiles (resolved by Load when empty).
+	ProfileDir string `koanf:"profile-dir"`
+
+	// LogLevel is the level of the log files.
+	LogLevel logging.Level `koanf:"log-level"`
+	// LogDisplayLevel is the level of the log shown on the terminal.
+	LogDisplayLevel logging.Level `koanf:"log-display-level"`
+
+	// IndexEnabled turns the container index and its API on.
+	IndexEnabled bool `koanf:"index-enabled"`
+	// IndexAllowIncomplete allows an index with gaps (SPEC 7.2 rule 4).
+	IndexAllowIncomplete bool `koanf:"index-allow-incomplete"`
+
+	// APIAdminEnabled serves the node administration API.
+	APIAdminEnabled bool `koanf:"api-admin-enabled"`
+	// APIInfoEnabled serves the info API.
+	APIInfoEnabled bool `koanf:"api-info-enabled"`
+	// APIHealthEnabled serves the health API.
+	APIHealthEnabled bool `koanf:"api-health-enabled"`
+	// APIMetricsEnabled serves the Prometheus metrics exporter.
+	APIMetricsEnabled bool `koanf:"api-metrics-enabled"`
+
+	// PluginRestartBackoff is the first delay before restarting a dead plugin.
+	PluginRestartBackoff time.Duration `koanf:"plugin-restart-backoff"`
+	// PluginRestartMaxBackoff caps the delay between plugin restarts.
+	PluginRestartMaxBackoff time.Duration `koanf:"plugin-restart-max-backoff"`
+
+	// PluginSHA256 pins plugin binaries: binary name -> hex sha256.
+	PluginSHA256 map[string]string `koanf:"plugin-sha256"`
+
+	// Chains are the chains this node runs.
+	Chains []Chain `koanf:"chains"`
+}
+
+// Chain is one chain: an instance of a VM plugin.
+type Chain struct {
+	// Alias is the chain's primary alias, also its logger name.
+	Alias string `koanf:"alias"`
+	// Aliases are further aliases of the chain.
+	Aliases []string `koanf:"aliases,omitempty"`
+	// VM names the VM plugin that runs the chain.
+	VM string `koanf:"vm"`
+	// Genesis is the inline genesis, handed to the VM as JSON.
+	Genesis any `koanf:"genesis,omitempty"`
+	// GenesisFile is the path of a JSON genesis file (exclusive with Genesis).
+	GenesisFile string `koanf:"genesis-file,omitempty"`
+	// Config is the chain config, handed to the VM as JSON.
+	Config any `koanf:"config,omitempty"`
+	// Enabled says whether the chain runs; Load sets it (default true).
+	Enabled *bool `koanf:"enabled"`
+}

@@ -1,0 +1,554 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/chainhost/chainhost/core/logging"
+)
+
+const pin = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// writeFile writes content to name in a fresh temporary directory.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// homeEnv is an environment whose home directory is a fixed path.
+var homeEnv = []string{"HOME=/home/op"}
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := Load(LoadOptions{Environ: homeEnv})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		key       string
+		got, want any
+	}{
+		{"network-id", c.NetworkID, uint32(12345)},
+		{"http-host", c.HTTPHost, "127.0.0.1"},
+		{"http-port", c.HTTPPort, 9650},
+		{"http-max-body-size", c.HTTPMaxBodySize, 10 << 20},
+		{"http-read-header-timeout", c.HTTPReadHeaderTimeout, 10 * time.Second},
+		{"http-shutdown-timeout", c.HTTPShutdownTimeout, 10 * time.Second},
+		{"api-max-batch-size", c.APIMaxBatchSize, 100},
+		{"data-dir", c.DataDir, "/home/op/.chainhost"},
+		{"plugin-dir", c.PluginDir, filepath.Join(filepath.Dir(exe), "..", "plugins")},
+		{"profile-dir", c.ProfileDir, "/home/op/.chainhost/profiles"},
+		{"log-level", c.LogLevel, logging.Info},
+		{"log-display-level", c.LogDisplayLevel, logging.Info},
+		{"index-enabled", c.IndexEnabled, true},
+		{"index-allow-incomplete", c.IndexAllowIncomplete, false},
+		{"api-admin-enabled", c.APIAdminEnabled, false},
+		{"api-info-enabled", c.APIInfoEnabled, true},
+		{"api-health-enabled", c.APIHealthEnabled, true},
+		{"api-metrics-enabled", c.APIMetricsEnabled, true},
+		{"plugin-restart-backoff", c.PluginRestartBackoff, 100 * time.Millisecond},
+		{"plugin-restart-max-backoff", c.PluginRestartMaxBackoff, 5 * time.Second},
+		{"plugin-sha256", len(c.PluginSHA256), 0},
+		{"chains", len(c.Chains), 1},
+	}
+	for _, tt := range tests {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s = %#v, want %#v", tt.key, tt.got, tt.want)
+		}
+	}
+	if len(c.Chains) == 1 {
+		ch := c.Chains[0]
+		if ch.Alias != "example" || ch.VM != "example" || !ch.IsEnabled() || ch.Enabled == nil {
+			t.Errorf("default chain = %+v, want alias and vm example, enabled", ch)
+		}
+		if g, err := ch.GenesisJSON(); err != nil || string(g) != "{}" {
+			t.Errorf("default chain genesis = %s, %v; want {}", g, err)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string // name:content of a config file, "" for none
+		env     []string
+		args    []string
+		wantErr []string // substrings of the error
+	}{
+		{name: "unknown top-level key", file: "c.yaml:htp-port: 1", wantErr: []string{`config: unknown key "htp-port"`}},
+		{name: "unknown keys in a chain", file: "c.yaml:chains: [{alias: a, vm: b, xyz: 1, zz: 2}]",
+			wantErr: []string{`config: unknown key "chains[0].xyz"`, `config: unknown key "chains[0].zz"`}},
+		{name: "unknown key in the second chain", file: "c.json:" + `{"chains": [{"alias": "a", "vm": "b"}, {"alias": "c", "vm": "d", "genesis_file": "x"}]}`,
+			wantErr: []string{`config: unknown key "chains[1].genesis_file"`}},
+		{name: "unknown key from the environment", env: []string{"CHAINHOST_HTP_PORT=1"}, wantErr: []string{`config: unknown key "htp-port"`}},
+		{name: "port out of range", file: "c.yaml:http-port: 70000", wantErr: []string{"config: http-port: 70000 is not a valid port"}},
+		{name: "port out of range from a flag", args: []string{"--http-port", "-1"}, wantErr: []string{"config: http-port: -1 is not a valid port"}},
+		{name: "port not a number", file: "c.yaml:http-port: abc", wantErr: []string{`config: http-port: cannot parse "abc" as int`}},
+		{name: "port not a number from the environment", env: []string{"CHAINHOST_HTTP_PORT=abc"}, wantErr: []string{`config: http-port: cannot parse "abc" as int`}},
+		{name: "port with a fraction", file: "c.yaml:http-port: 1.5", wantErr: []string{"config: http-port: 1.5 is not an integer"}},
+		{name: "port as a list", file: "c.yaml:http-port: [1]", wantErr: []string{"config: http-port: expected int, got a list"}},
+		{name: "unknown log level", file: "c.yaml:log-level: LOUD", wantErr: []string{`config: log-level: unknown log level "LOUD"`}},
+		{name: "unknown log level from a flag", args: []string{"--log-display-level=LOUD"}, wantErr: []string{`"--log-display-level"`, `unknown log level "LOUD"`}},
+		{name: "negative network ID", file: "c.yaml:network-id: -1", wantErr: []string{"config: network-id: -1 is out of range for uint32"}},
+		{name: "network ID too large", file: "c.toml:network-id = 5000000000", wantErr: []string{"config: network-id: 5000000000 is out of range for uint32"}},
+		{name: "network ID too large in JSON", file: `c.json:{"network-id": 5000000000}`, wantErr: []string{"config: network-id: 5000000000 is out of range for uint32"}},
+		{name: "network ID too large from the environment", env: []string{"CHAINHOST_NETWORK_ID=5000000000"}, wantErr: []string{"config: network-id: 5000000000 is out of range for uint32"}},
+		{name: "bad duration", env: []string{"CHAINHOST_HTTP_SHUTDOWN_TIMEOUT=5x"}, wantErr: []string{`config: http-shutdown-timeout: "5x" is not a duration`}},
+		{name: "duration without unit", file: "c.yaml:plugin-restart-backoff: 100", wantErr: []string{"config: plugin-restart-backoff: 100 is not a duration"}},
+		{name: "bad bool", env: []string{"CHAINHOST_INDEX_ENABLED=maybe"}, wantErr: []string{`config: index-enabled: cannot parse "maybe" as bool`}},
+		{name: "batch size zero", args: []string{"--api-max-batch-size=0"}, wantErr: []string{"config: api-max-batch-size: 0 is less than 1"}},
+		{name: "backoffs inverted", args: []string{"--plugin-restart-backoff=10s", "--plugin-restart-max-backoff=1s"}, wantErr: []string{"config: plugin-restart-max-backoff: 1s is less than plugin-restart-backoff (10s)"}},
+		{name: "bad plugin pin", env: []string{"CHAINHOST_PLUGIN_SHA256__EVM=abc"}, wantErr: []string{`config: plugin-sha256.evm: "abc" is not a sha256`}},
+		{name: "chain without alias and vm", file: "c.yaml:chains: [{genesis: {}}]", wantErr: []string{"config: chains[0].alias: required", "config: chains[0].vm: required"}},
+		{name: "duplicate alias", file: "c.yaml:chains: [{alias: a, vm: v}, {alias: b, aliases: [a], vm: v}]",
+			wantErr: []string{`config: chains[1].aliases[0]: alias "a" is already used by chains[0].alias`}},
+		{name: "bad alias", file: "c.yaml:chains: [{alias: 'a b', vm: v}]", wantErr: []string{`config: chains[0].alias: "a b" is not a valid alias`}},
+		{name: "genesis and genesis file", file: "c.yaml:chains: [{alias: a, vm: v, genesis: {}, genesis-file: g.json}]",
+			wantErr: []string{"config: chains[0]: genesis and genesis-file are exclusive"}},
+		{name: "chains not a list of maps", file: "c.yaml:chains: [3]", wantErr: []string{"config: chains[0]: expected a map"}},
+		{name: "unknown file extension", file: "c.ini:http-port=1", wantErr: []string{`unknown config file extension ".ini"`}},
+		{name: "file missing", args: []string{"--config", "/nonexistent/c.yaml"}, wantErr: []string{"config: load /nonexistent/c.yaml"}},
+		{name: "file not YAML", file: "c.yaml:a: [", wantErr: []string{"config: load"}},
+		{name: "JSON with trailing data", file: `c.json:{"http-port": 1} 2`, wantErr: []string{"data after the top-level object"}},
+		{name: "unknown flag", args: []string{"--htp-port=1"}, wantErr: []string{"config: unknown flag: --htp-port"}},
+		{name: "flag for a file-only key", args: []string{"--chains=x"}, wantErr: []string{"config: unknown flag: --chains"}},
+		{name: "positional argument", args: []string{"run"}, wantErr: []string{`config: unexpected argument "run"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := tt.args
+			if tt.file != "" {
+				name, content, _ := strings.Cut(tt.file, ":")
+				args = append([]string{"--config", writeFile(t, name, content)}, args...)
+			}
+			c, err := Load(LoadOptions{Args: args, Environ: append(tt.env, homeEnv...)})
+			if err == nil {
+				t.Fatalf("Load succeeded (%+v), want an error", c)
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		_, err := Load(LoadOptions{Args: []string{arg}})
+		if !errors.Is(err, pflag.ErrHelp) {
+			t.Errorf("Load(%s) error = %v, want pflag.ErrHelp", arg, err)
+		}
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	file := writeFile(t, "c.yaml", "http-port: 1111\nlog-level: warn\nindex-enabled: false\n")
+	tests := []struct {
+		name      string
+		config    bool // pass --config
+		env, args []string
+		port      int
+		level     logging.Level
+		index     bool
+	}{
+		{name: "defaults", port: 9650, level: logging.Info, index: true},
+		{name: "file over defaults", config: true, port: 1111, level: logging.Warn, index: false},
+		{name: "file named by CHAINHOST_CONFIG", env: []string{"CHAINHOST_CONFIG=" + file}, port: 1111, level: logging.Warn, index: false},
+		{name: "env over file", config: true, env: []string{"CHAINHOST_HTTP_PORT=2222", "CHAINHOST_LOG_LEVEL=debug", "CHAINHOST_INDEX_ENABLED=true"},
+			port: 2222, level: logging.Debug, index: true},
+		{name: "flags over env", config: true, env: []string{"CHAINHOST_HTTP_PORT=2222", "CHAINHOST_LOG_LEVEL=debug"},
+			args: []string{"--http-port=3333", "--log-level", "VERBO", "--index-enabled"}, port: 3333, level: logging.Verbo, index: true},
+		{name: "unset flags keep env and file", config: true, env: []string{"CHAINHOST_HTTP_PORT=2222"},
+			args: []string{"--http-host=0.0.0.0"}, port: 2222, level: logging.Warn, index: false},
+		{name: "flag set to its default still overrides", config: true, args: []string{"--http-port=9650", "--index-enabled=true"},
+			port: 9650, level: logging.Warn, index: true},
+		{name: "variables without the prefix are ignored", env: []string{"HTTP_PORT=1", "XCHAINHOST_HTTP_PORT=2"}, port: 9650, level: logging.Info, index: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := tt.args
+			if tt.config {
+				args = append([]string{"--config", file}, args...)
+			}
+			c, err := Load(LoadOptions{Args: args, Environ: append(tt.env, homeEnv...)})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if c.HTTPPort != tt.port || c.LogLevel != tt.level || c.IndexEnabled != tt.index {
+				t.Errorf("port, log-level, index-enabled = %d, %s, %v; want %d, %s, %v",
+					c.HTTPPort, c.LogLevel, c.IndexEnabled, tt.port, tt.level, tt.index)
+			}
+		})
+	}
+}
+
+func TestLoadEnvironment(t *testing.T) {
+	env := []string{
+		"CHAINHOST_NETWORK_ID=5",
+		"CHAINHOST_HTTP_READ_HEADER_TIMEOUT=250ms",
+		"CHAINHOST_API_ADMIN_ENABLED=true",
+		"CHAINHOST_LOG_DISPLAY_LEVEL=off",
+		"CHAINHOST_PLUGIN_SHA256__EVM=" + pin,
+		"CHAINHOST_DATA_DIR=/srv/ch",
+		"HOME=/home/op",
+	}
+	c, err := Load(LoadOptions{Environ: env})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	tests := []struct {
+		key       string
+		got, want any
+	}{
+		{"network-id", c.NetworkID, uint32(5)},
+		{"http-read-header-timeout", c.HTTPReadHeaderTimeout, 250 * time.Millisecond},
+		{"api-admin-enabled", c.APIAdminEnabled, true},
+		{"log-display-level", c.LogDisplayLevel, logging.Off},
+		{"plugin-sha256", c.PluginSHA256, map[string]string{"evm": pin}},
+		{"data-dir", c.DataDir, "/srv/ch"},
+		{"profile-dir", c.ProfileDir, "/srv/ch/profiles"},
+	}
+	for _, tt := range tests {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s = %#v, want %#v", tt.key, tt.got, tt.want)
+		}
+	}
+}
+
+func TestLoadFormats(t *testing.T) {
+	want := map[string]string{
+		"c.yaml": `
+http-port: 9700
+http-shutdown-timeout: 3s
+api-info-enabled: false
+log-level: error
+plugin-sha256: {evm: "` + pin + `"}
+chains:
+  - alias: C
+    aliases: [evm]
+    vm: evm
+    genesis: {chainId: 43112, alloc: {a: {balance: "0x10"}}}
+    config: {pruning: false}
+    enabled: false
+`,
+		"c.yml": `{"http-port": 9700, "http-shutdown-timeout": "3s", "api-info-enabled": false, "log-level": "error",
+"plugin-sha256": {"evm": "` + pin + `"},
+"chains": [{"alias": "C", "aliases": ["evm"], "vm": "evm", "genesis": {"chainId": 43112, "alloc": {"a": {"balance": "0x10"}}},
+"config": {"pruning": false}, "enabled": false}]}`,
+		"c.json": `{"http-port": 9700, "http-shutdown-timeout": "3s", "api-info-enabled": false, "log-level": "error",
+"plugin-sha256": {"evm": "` + pin + `"},
+"chains": [{"alias": "C", "aliases": ["evm"], "vm": "evm", "genesis": {"chainId": 43112, "alloc": {"a": {"balance": "0x10"}}},
+"config": {"pruning": false}, "enabled": false}]}`,
+		"c.toml": `
+http-port = 9700
+http-shutdown-timeout = "3s"
+api-info-enabled = false
+log-level = "error"
+[plugin-sha256]
+evm = "` + pin + `"
+[[chains]]
+alias = "C"
+aliases = ["evm"]
+vm = "evm"
+enabled = false
+[chains.genesis]
+chainId = 43112
+[chains.genesis.alloc.a]
+balance = "0x10"
+[chains.config]
+pruning = false
+`,
+	}
+	for name, content := range want {
+		t.Run(name, func(t *testing.T) {
+			c, err := Load(LoadOptions{Args: []string{"--config", writeFile(t, name, content)}, Environ: homeEnv})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if c.HTTPPort != 9700 || c.HTTPShutdownTimeout != 3*time.Second || c.APIInfoEnabled || c.LogLevel != logging.Error {
+				t.Errorf("scalars = %d %s %v %s", c.HTTPPort, c.HTTPShutdownTimeout, c.APIInfoEnabled, c.LogLevel)
+			}
+			if c.PluginSHA256["evm"] != pin {
+				t.Errorf("plugin-sha256 = %v", c.PluginSHA256)
+			}
+			if len(c.Chains) != 1 {
+				t.Fatalf("chains = %+v, want one", c.Chains)
+			}
+			ch := c.Chains[0]
+			if ch.Alias != "C" || ch.VM != "evm" || !reflect.DeepEqual(ch.Aliases, []string{"evm"}) || ch.IsEnabled() {
+				t.Errorf("chain = %+v", ch)
+			}
+			g, err := ch.GenesisJSON()
+			if err != nil || string(g) != `{"alloc":{"a":{"balance":"0x10"}},"chainId":43112}` {
+				t.Errorf("GenesisJSON = %s, %v", g, err)
+			}
+			cfg, err := ch.ConfigJSON()
+			if err != nil || string(cfg) != `{"pruning":false}` {
+				t.Errorf("ConfigJSON = %s, %v", cfg, err)
+			}
+		})
+	}
+}
+
+func TestLoadJSONKeepsLargeNumbers(t *testing.T) {
+	file := writeFile(t, "c.json", `{"chains": [{"alias": "a", "vm": "v", "genesis": {"supply": 123456789012345678901234567890}}]}`)
+	c, err := Load(LoadOptions{Args: []string{"--config", file}, Environ: homeEnv})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	g, err := c.Chains[0].GenesisJSON()
+	if err != nil || string(g) != `{"supply":123456789012345678901234567890}` {
+		t.Errorf("GenesisJSON = %s, %v", g, err)
+	}
+}
+
+func TestLoadExpandsHome(t *testing.T) {
+	tests := []struct {
+		name                   string
+		env, args              []string
+		data, profile, genesis string
+	}{
+		{name: "default data dir", data: "/home/op/.chainhost", profile: "/home/op/.chainhost/profiles"},
+		{name: "flag", args: []string{"--data-dir=~/d", "--profile-dir=~"}, data: "/home/op/d", profile: "/home/op"},
+		{name: "env", env: []string{"CHAINHOST_DATA_DIR=~/e"}, data: "/home/op/e", profile: "/home/op/e/profiles"},
+		{name: "only a leading tilde", args: []string{"--data-dir=/x/~/d"}, data: "/x/~/d", profile: "/x/~/d/profiles"},
+		{name: "not another user's home", args: []string{"--data-dir=~bob/d"}, data: "~bob/d", profile: "~bob/d/profiles"},
+		{name: "genesis file", args: []string{"--config", "FILE"}, data: "/home/op/.chainhost", profile: "/home/op/.chainhost/profiles", genesis: "/home/op/g.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := slicesReplace(tt.args, "FILE", writeFile(t, "c.yaml", "chains: [{alias: a, vm: v, genesis-file: ~/g.json}]"))
+			c, err := Load(LoadOptions{Args: args, Environ: append(tt.env, homeEnv...)})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if c.DataDir != tt.data || c.ProfileDir != tt.profile {
+				t.Errorf("data-dir, profile-dir = %s, %s; want %s, %s", c.DataDir, c.ProfileDir, tt.data, tt.profile)
+			}
+			if tt.genesis != "" && c.Chains[0].GenesisFile != tt.genesis {
+				t.Errorf("genesis-file = %s, want %s", c.Chains[0].GenesisFile, tt.genesis)
+			}
+		})
+	}
+}
+
+// slicesReplace returns s with every from replaced by to.
+func slicesReplace(s []string, from, to string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		if v == from {
+			v = to
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func TestYAMLRoundTrip(t *testing.T) {
+	tests := []struct {
+		name, file string
+		args       []string
+	}{
+		{name: "defaults", file: ""},
+		{name: "custom", file: `
+http-host: "0.0.0.0"
+http-port: 0
+log-display-level: verbo
+plugin-sha256: {evm: "` + pin + `", "x.y": "` + strings.ToUpper(pin) + `"}
+chains:
+  - alias: C
+    aliases: [evm, "123"]
+    vm: evm
+    genesis: {chainId: 43112, "true": yes, list: [1, "2", {a: null}], big: 18446744073709551615}
+    config: {pruning: false, note: "10s"}
+  - alias: X
+    vm: xvm
+    genesis-file: /tmp/x.json
+    enabled: false
+  - alias: P
+    vm: pvm
+    aliases: []
+`, args: []string{"--http-read-header-timeout=1h2m3.5s", "--network-id=1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := tt.args
+			if tt.file != "" {
+				args = append([]string{"--config", writeFile(t, "c.yaml", tt.file)}, args...)
+			}
+			c, err := Load(LoadOptions{Args: args, Environ: homeEnv})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			out, err := c.YAML()
+			if err != nil {
+				t.Fatalf("YAML: %v", err)
+			}
+			again, err := Load(LoadOptions{Args: []string{"--config", writeFile(t, "out.yaml", string(out))}})
+			if err != nil {
+				t.Fatalf("Load of YAML output: %v\n%s", err, out)
+			}
+			if !reflect.DeepEqual(c, again) {
+				t.Errorf("round trip differs:\nfirst  %#v\nsecond %#v\nyaml:\n%s", c, again, out)
+			}
+		})
+	}
+}
+
+func TestChainJSON(t *testing.T) {
+	genesisFile := writeFile(t, "g.json", `{"a": 1}`)
+	badFile := writeFile(t, "bad.json", `{"a": `)
+	tests := []struct {
+		name          string
+		chain         Chain
+		genesis, conf string // "" wants an error
+	}{
+		{name: "nothing given", chain: Chain{Alias: "a"}, genesis: "{}", conf: "{}"},
+		{name: "inline", chain: Chain{Alias: "a", Genesis: map[string]any{"x": []any{1, "y"}}, Config: map[string]any{"k": true}},
+			genesis: `{"x":[1,"y"]}`, conf: `{"k":true}`},
+		{name: "genesis file", chain: Chain{Alias: "a", GenesisFile: genesisFile}, genesis: `{"a": 1}`, conf: "{}"},
+		{name: "genesis file not JSON", chain: Chain{Alias: "a", GenesisFile: badFile}, conf: "{}"},
+		{name: "genesis file missing", chain: Chain{Alias: "a", GenesisFile: filepath.Join(t.TempDir(), "none.json")}, conf: "{}"},
+		{name: "not marshalable", chain: Chain{Alias: "a", Genesis: map[string]any{"f": func() {}}, Config: make(chan int)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := tt.chain.GenesisJSON()
+			if tt.genesis == "" {
+				if err == nil || !strings.Contains(err.Error(), "chain a") {
+					t.Errorf("GenesisJSON = %s, %v; want an error naming the chain", g, err)
+				}
+			} else if err != nil || string(g) != tt.genesis {
+				t.Errorf("GenesisJSON = %s, %v; want %s", g, err, tt.genesis)
+			}
+			c, err := tt.chain.ConfigJSON()
+			if tt.conf == "" {
+				if err == nil {
+					t.Errorf("ConfigJSON = %s, want an error", c)
+				}
+			} else if err != nil || string(c) != tt.conf {
+				t.Errorf("ConfigJSON = %s, %v; want %s", c, err, tt.conf)
+			}
+		})
+	}
+}
+
+func TestFlagSet(t *testing.T) {
+	fs := FlagSet()
+	var want []string
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Slice, reflect.Map:
+			if fs.Lookup(f.Tag.Get("koanf")) != nil {
+				t.Errorf("flag --%s exists; want it set by file or environment only", f.Tag.Get("koanf"))
+			}
+			continue
+		}
+		want = append(want, f.Tag.Get("koanf"))
+	}
+	want = append(want, "config")
+	var got []string
+	fs.VisitAll(func(f *pflag.Flag) { got = append(got, f.Name) })
+	for _, name := range want {
+		if fs.Lookup(name) == nil {
+			t.Errorf("no flag --%s", name)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("flags %v, want %v", got, want)
+	}
+	defaults := []struct{ flag, want string }{
+		{"network-id", "12345"},
+		{"http-port", "9650"},
+		{"http-read-header-timeout", "10s"},
+		{"data-dir", "~/.chainhost"},
+		{"log-level", "INFO"},
+		{"index-enabled", "true"},
+		{"api-admin-enabled", "false"},
+		{"plugin-restart-backoff", "100ms"},
+	}
+	for _, tt := range defaults {
+		if f := fs.Lookup(tt.flag); f == nil || f.DefValue != tt.want {
+			t.Errorf("--%s default = %v, want %s", tt.flag, f, tt.want)
+		}
+	}
+}
+
+func TestExampleConfigs(t *testing.T) {
+	tests := []struct {
+		file  string
+		check func(*Config) bool
+	}{
+		{"public-node.yaml", func(c *Config) bool { return !c.APIAdminEnabled && c.APIMaxBatchSize == 40 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			c, err := Load(LoadOptions{Args: []string{"--config", filepath.Join("..", "..", "configs", "examples", tt.file)}, Environ: homeEnv})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if !tt.check(c) {
+				t.Errorf("config %+v does not match the example", c)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	valid := func() *Config {
+		c, err := Load(LoadOptions{Environ: homeEnv})
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		return c
+	}
+	tests := []struct {
+		name    string
+		change  func(*Config)
+		wantErr string // "" for valid
+	}{
+		{name: "defaults", change: func(*Config) {}},
+		{name: "port zero", change: func(c *Config) { c.HTTPPort = 0 }},
+		{name: "port 65535", change: func(c *Config) { c.HTTPPort = 65535 }},
+		{name: "port 65536", change: func(c *Config) { c.HTTPPort = 65536 }, wantErr: "config: http-port: 65536 is not a valid port"},
+		{name: "body size", change: func(c *Config) { c.HTTPMaxBodySize = 0 }, wantErr: "config: http-max-body-size: 0 is not a positive size"},
+		{name: "header timeout", change: func(c *Config) { c.HTTPReadHeaderTimeout = 0 }, wantErr: "config: http-read-header-timeout: 0s is not a positive duration"},
+		{name: "empty data dir", change: func(c *Config) { c.DataDir = "" }, wantErr: "config: data-dir: must not be empty"},
+		{name: "level out of range", change: func(c *Config) { c.LogLevel = 99 }, wantErr: "config: log-level: Level(99) is not a log level"},
+		{name: "empty plugin name", change: func(c *Config) { c.PluginSHA256 = map[string]string{"": pin} }, wantErr: "config: plugin-sha256: empty plugin name"},
+		{name: "upper-case pin", change: func(c *Config) { c.PluginSHA256 = map[string]string{"evm": strings.ToUpper(pin)} }},
+		{name: "short pin", change: func(c *Config) { c.PluginSHA256 = map[string]string{"evm": pin[:62]} }, wantErr: "config: plugin-sha256.evm"},
+		{name: "no chains", change: func(c *Config) { c.Chains = nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := valid()
+			tt.change(c)
+			err := c.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("Validate: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("Validate = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}

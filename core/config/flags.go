@@ -1,0 +1,79 @@
+package config
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/chainhost/chainhost/core/logging"
+)
+
+// flagConfig names the flag that selects the config file.
+const flagConfig = "config"
+
+// FlagSet returns a new set of the host's flags: --config and one flag per
+// scalar key, named like the key and showing the embedded default. `chains`
+// and `plugin-sha256` are set in a config file or the environment only.
+func FlagSet() *pflag.FlagSet {
+	d, err := defaults()
+	if err != nil {
+		panic(err) // the embedded defaults are tested; this is a build defect
+	}
+	fs := pflag.NewFlagSet("chainhost", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.String(flagConfig, "", "config file (YAML, JSON or TOML, chosen by the extension); also CHAINHOST_CONFIG")
+	fs.Uint32("network-id", d.NetworkID, "network ID (12345 is the local network)")
+	fs.String("http-host", d.HTTPHost, "address the HTTP server listens on")
+	fs.Int("http-port", d.HTTPPort, "HTTP port (0 picks a free port)")
+	fs.Int("http-max-body-size", d.HTTPMaxBodySize, "largest request body accepted, in bytes")
+	fs.Duration("http-read-header-timeout", d.HTTPReadHeaderTimeout, "time allowed to read a request's headers")
+	fs.Duration("http-shutdown-timeout", d.HTTPShutdownTimeout, "time allowed for in-flight requests when the node stops")
+	fs.Int("api-max-batch-size", d.APIMaxBatchSize, "most requests in one JSON-RPC batch")
+	fs.String("data-dir", d.DataDir, "directory of the database and node state")
+	fs.String("plugin-dir", d.PluginDir, "directory of the plugin binaries (default <dir of chainhost>/../plugins)")
+	fs.String("profile-dir", d.ProfileDir, "directory the admin API writes profiles to (default <data-dir>/profiles)")
+	fs.Var(newLevelValue(d.LogLevel), "log-level", "level of the log files: "+levelList())
+	fs.Var(newLevelValue(d.LogDisplayLevel), "log-display-level", "level of the log shown on the terminal")
+	fs.Bool("index-enabled", d.IndexEnabled, "index accepted containers and serve the index API")
+	fs.Bool("index-allow-incomplete", d.IndexAllowIncomplete, "allow an index with gaps")
+	fs.Bool("api-admin-enabled", d.APIAdminEnabled, "serve the node administration API")
+	fs.Bool("api-info-enabled", d.APIInfoEnabled, "serve the info API")
+	fs.Bool("api-health-enabled", d.APIHealthEnabled, "serve the health API")
+	fs.Bool("api-metrics-enabled", d.APIMetricsEnabled, "serve the Prometheus metrics exporter")
+	fs.Duration("plugin-restart-backoff", d.PluginRestartBackoff, "first delay before restarting a plugin that died")
+	fs.Duration("plugin-restart-max-backoff", d.PluginRestartMaxBackoff, "longest delay between plugin restarts")
+	return fs
+}
+
+// levelList lists the log level names for help texts.
+func levelList() string {
+	names := logging.LevelNames()
+	slices.Reverse(names)
+	return strings.Join(names, ", ")
+}
+
+// levelValue is a pflag.Value holding a log level.
+type levelValue logging.Level
+
+// newLevelValue returns a level flag value set to l.
+func newLevelValue(l logging.Level) *levelValue {
+	v := levelValue(l)
+	return &v
+}
+
+// Set parses a level name.
+func (v *levelValue) Set(s string) error {
+	l, err := logging.ParseLevel(s)
+	if err != nil {
+		return err // pflag names the flag and the argument
+	}
+	*v = levelValue(l)
+	return nil
+}
+
+// String returns the level's name.
+func (v *levelValue) String() string { return logging.Level(*v).String() }
+
+// Type names the value kind in help output.
+func (v *levelValue) Type() string { return "level" }

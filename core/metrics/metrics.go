@@ -1,0 +1,89 @@
+// Package metrics holds the node's Prometheus collectors and serves them at
+// /ext/metrics.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics is the node's metric registry.
+type Metrics struct {
+	reg         *prometheus.Registry
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	rpcCalls    *prometheus.CounterVec
+	rpcLatency  *prometheus.HistogramVec
+	restarts    *prometheus.CounterVec
+	pluginState *prometheus.GaugeVec
+}
+
+// New creates the registry with the Go and process collectors.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chainhost_http_requests_total",
+			Help: "HTTP requests by route and status code.",
+		}, []string{"route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "chainhost_http_request_duration_seconds",
+			Help:    "HTTP request latency by route.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}, []string{"route"}),
+		rpcCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chainhost_jsonrpc_calls_total",
+			Help: "JSON-RPC calls served by the host, by route, method and error code (0 for success).",
+		}, []string{"route", "method", "code"}),
+		rpcLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "chainhost_jsonrpc_call_duration_seconds",
+			Help:    "JSON-RPC call latency by route and method.",
+			Buckets: prometheus.ExponentialBuckets(0.00005, 4, 10),
+		}, []string{"route", "method"}),
+		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chainhost_plugin_restarts_total",
+			Help: "Restarts of plugin processes after they died.",
+		}, []string{"plugin"}),
+		pluginState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "chainhost_plugin_up",
+			Help: "1 while a plugin process is running and initialized, else 0.",
+		}, []string{"plugin"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.rpcCalls, m.rpcLatency, m.restarts, m.pluginState,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// Instrument wraps h to count requests and time them under route.
+func (m *Metrics) Instrument(route string, h http.Handler) http.Handler {
+	return promhttp.InstrumentHandlerDuration(m.latency.MustCurryWith(prometheus.Labels{"route": route}),
+		promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(prometheus.Labels{"route": route}), h))
+}
+
+// ObserveCall records one JSON-RPC call; code is 0 on success.
+func (m *Metrics) ObserveCall(route, method string, d time.Duration, code int) {
+	m.rpcCalls.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
+	m.rpcLatency.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// PluginRestarted counts a restart of plugin.
+func (m *Metrics) PluginRestarted(plugin string) { m.restarts.WithLabelValues(plugin).Inc() }
+
+// PluginUp records whether plugin is running.
+func (m *Metrics) PluginUp(plugin string, up bool) {
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.pluginState.WithLabelValues(plugin).Set(v)
+}

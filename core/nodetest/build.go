@@ -1,0 +1,73 @@
+package nodetest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// built caches one build per test process.
+type built struct {
+	once            sync.Once
+	host, pluginDir string
+	err             error
+}
+
+var binaries built // written once, then only read
+
+// Binaries returns the host binary and the plugin dir: from
+// CHAINHOST_BIN_DIR (set by `make test`: <dir>/bin/chainhost and
+// <dir>/plugins), else built once into a temp dir with `go build`.
+func Binaries(t testing.TB) (host, pluginDir string) {
+	t.Helper()
+	if dir := os.Getenv("CHAINHOST_BIN_DIR"); dir != "" {
+		return filepath.Join(dir, "bin", "chainhost"), filepath.Join(dir, "plugins")
+	}
+	binaries.once.Do(func() {
+		binaries.host, binaries.pluginDir, binaries.err = build()
+	})
+	if binaries.err != nil {
+		t.Fatalf("build chainhost: %v", binaries.err)
+	}
+	return binaries.host, binaries.pluginDir
+}
+
+func build() (string, string, error) {
+	root, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", "", err
+	}
+	modDir := filepath.Dir(strings.TrimSpace(string(root)))
+	out, err := os.MkdirTemp("", "chainhost-bin-")
+	if err != nil {
+		return "", "", err
+	}
+	host := filepath.Join(out, "bin", "chainhost")
+	plugins := filepath.Join(out, "plugins")
+	cmds, _ := filepath.Glob(filepath.Join(modDir, "cmd", "*"))
+	for _, c := range cmds {
+		name := filepath.Base(c)
+		dst := filepath.Join(plugins, name)
+		if name == "chainhost" {
+			dst = host
+		}
+		cmd := exec.Command("go", "build", "-o", dst, "./cmd/"+name)
+		cmd.Dir = modDir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return "", "", &buildError{name: name, out: string(b), err: err}
+		}
+	}
+	return host, plugins, nil
+}
+
+type buildError struct {
+	name, out string
+	err       error
+}
+
+func (e *buildError) Error() string {
+	return "go build ./cmd/" + e.name + ": " + e.err.Error() + "\n" + e.out
+}

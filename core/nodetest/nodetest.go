@@ -1,0 +1,220 @@
+// Package nodetest starts the real chainhost binary, with its real plugin
+// binaries and a real database on disk, for end-to-end tests.
+package nodetest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// Options configures a node started for a test.
+type Options struct {
+	// Config is a YAML config file's content; empty uses the embedded defaults.
+	Config string
+	// Args are extra command-line flags.
+	Args []string
+	// Env are extra environment variables (KEY=VALUE).
+	Env []string
+	// DataDir is reused across restarts; default a new temp dir.
+	DataDir string
+	// PluginDir defaults to the built plugins.
+	PluginDir string
+	// NoWait returns as soon as the process runs, without waiting for the
+	// HTTP listener (for start-up failures).
+	NoWait bool
+}
+
+// Node is a running chainhost process.
+type Node struct {
+	URL     string
+	DataDir string
+	Opts    Options
+	cmd     *exec.Cmd
+	out     *syncBuffer
+	done    chan struct{}
+	waitErr error
+}
+
+var urlLine = regexp.MustCompile(`health\s+GET\s+(http://\S+)/ext/health`)
+
+// Start runs the host and waits until it serves HTTP. The process is
+// killed when the test ends.
+func Start(t testing.TB, opts Options) *Node {
+	t.Helper()
+	hostBin, plugins := Binaries(t)
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
+	}
+	if opts.PluginDir == "" {
+		opts.PluginDir = plugins
+	}
+	args := []string{"--data-dir=" + opts.DataDir, "--plugin-dir=" + opts.PluginDir, "--http-port=0", "--log-display-level=INFO"}
+	if opts.Config != "" {
+		path := filepath.Join(opts.DataDir, "test-config.yaml")
+		if err := os.WriteFile(path, []byte(opts.Config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config="+path)
+	}
+	args = append(args, opts.Args...)
+	cmd := exec.Command(hostBin, args...)
+	cmd.Env = append(os.Environ(), opts.Env...)
+	out := &syncBuffer{}
+	pr, pw := io.Pipe()
+	cmd.Stdout = io.MultiWriter(out, pw)
+	cmd.Stderr = out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start chainhost: %v", err)
+	}
+	n := &Node{DataDir: opts.DataDir, Opts: opts, cmd: cmd, out: out, done: make(chan struct{})}
+	go func() {
+		n.waitErr = cmd.Wait()
+		pw.Close()
+		close(n.done)
+	}()
+	t.Cleanup(func() {
+		n.Kill()
+		if t.Failed() {
+			t.Logf("chainhost output:\n%s", n.Output())
+		}
+	})
+	if opts.NoWait {
+		go io.Copy(io.Discard, pr)
+		return n
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case n.URL = <-found:
+	case <-n.done:
+		t.Fatalf("chainhost exited during start-up (%v):\n%s", n.waitErr, n.Output())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("chainhost did not start within 60s:\n%s", n.Output())
+	}
+	return n
+}
+
+// Restart starts a new node on the same data dir and options.
+func (n *Node) Restart(t testing.TB) *Node {
+	t.Helper()
+	n.Stop(t)
+	return Start(t, n.Opts)
+}
+
+// Output is everything the process wrote so far.
+func (n *Node) Output() string { return n.out.String() }
+
+// PID is the host process ID.
+func (n *Node) PID() int { return n.cmd.Process.Pid }
+
+// Kill sends SIGKILL and waits for the process to go.
+func (n *Node) Kill() {
+	_ = n.cmd.Process.Signal(syscall.SIGKILL)
+	<-n.done
+}
+
+// Stop sends SIGTERM and waits up to 30s for a clean exit.
+func (n *Node) Stop(t testing.TB) {
+	t.Helper()
+	_ = n.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-n.done:
+		if n.waitErr != nil {
+			t.Errorf("chainhost exited with %v:\n%s", n.waitErr, n.Output())
+		}
+	case <-time.After(30 * time.Second):
+		n.Kill()
+		t.Fatalf("chainhost did not stop within 30s of SIGTERM")
+	}
+}
+
+// Wait waits for the process to exit and returns its exit code.
+func (n *Node) Wait(timeout time.Duration) (int, error) {
+	select {
+	case <-n.done:
+		return n.cmd.ProcessState.ExitCode(), nil
+	case <-time.After(timeout):
+		return 0, fmt.Errorf("still running after %s", timeout)
+	}
+}
+
+// Call makes a JSON-RPC call to path (like "/ext/info").
+func (n *Node) Call(ctx context.Context, path, method string, params, result any) error {
+	return jsonrpc.Call(ctx, http.DefaultClient, n.URL+path, method, params, result)
+}
+
+// ChildPIDs lists the host's direct child processes (its plugins).
+func (n *Node) ChildPIDs() []int { return ChildPIDs(n.PID()) }
+
+// ChildPIDs lists the direct children of pid, from /proc.
+func ChildPIDs(pid int) []int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, s := range strings.Fields(string(b)) {
+			if p, err := strconv.Atoi(s); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Alive reports whether a process exists and is not a zombie.
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

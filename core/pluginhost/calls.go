@@ -1,0 +1,112 @@
+package pluginhost
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// current returns the initialized process (running, or starting with
+// OnStart under way), or the error that explains why there is none.
+func (i *Instance) current() (*process, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.proc == nil || i.stopping {
+		return nil, i.unavailableLocked()
+	}
+	return i.proc, nil
+}
+
+// Health reports whether the plugin is healthy: false with the reason while
+// it is not running, else what its Health call answers within
+// HealthTimeout.
+func (i *Instance) Health(ctx context.Context) (healthy bool, reason string) {
+	i.mu.Lock()
+	p := i.proc
+	if p == nil || i.stopping || i.state != Running {
+		reason = i.unavailableLocked().Error()
+		i.mu.Unlock()
+		return false, reason
+	}
+	i.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, HealthTimeout)
+	defer cancel()
+	resp, err := p.rpc.Health(ctx, &pluginv1.HealthRequest{})
+	if err != nil {
+		return false, "health check failed: " + err.Error()
+	}
+	if !resp.GetHealthy() {
+		if resp.GetReason() == "" {
+			return false, "plugin reports unhealthy"
+		}
+		return false, resp.GetReason()
+	}
+	return true, ""
+}
+
+// SetLogLevel sets the most verbose level the plugin emits. The level is
+// remembered and sent again to every restarted process; while the plugin
+// is down, it only is remembered.
+func (i *Instance) SetLogLevel(ctx context.Context, level string) error {
+	lvl, err := logging.ParseLevel(level)
+	if err != nil {
+		return fmt.Errorf("set log level of plugin %s: %w", i.opts.Init.Name, err)
+	}
+	level = lvl.String()
+	i.mu.Lock()
+	i.logLevel = level
+	p := i.proc
+	i.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	if _, err := p.rpc.SetLogLevel(ctx, &pluginv1.SetLogLevelRequest{Level: level}); err != nil {
+		return fmt.Errorf("set log level of plugin %s: %w", i.opts.Init.Name, err)
+	}
+	return nil
+}
+
+// AcceptedCount returns how many containers of kind the VM has accepted.
+func (i *Instance) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
+	p, err := i.current()
+	if err != nil {
+		return 0, fmt.Errorf("accepted %s count of %s: %w", kind, i.opts.Init.Name, err)
+	}
+	resp, err := p.rpc.AcceptedCount(ctx, &pluginv1.AcceptedCountRequest{Kind: kind})
+	if err != nil {
+		return 0, fmt.Errorf("accepted %s count of %s: %w", kind, i.opts.Init.Name, fromPlugin(err))
+	}
+	return resp.GetCount(), nil
+}
+
+// GetAccepted returns the container of kind the VM accepted at position.
+// Index and Timestamp are whatever the VM set (the host sets them when it
+// indexes the container). A missing container matches host.ErrNotFound.
+func (i *Instance) GetAccepted(ctx context.Context, kind string, position uint64) (host.Container, error) {
+	p, err := i.current()
+	if err != nil {
+		return host.Container{}, fmt.Errorf("accepted %s %d of %s: %w", kind, position, i.opts.Init.Name, err)
+	}
+	resp, err := p.rpc.GetAccepted(ctx, &pluginv1.GetAcceptedRequest{Kind: kind, Position: position})
+	if err != nil {
+		return host.Container{}, fmt.Errorf("accepted %s %d of %s: %w", kind, position, i.opts.Init.Name, fromPlugin(err))
+	}
+	c := resp.GetContainer()
+	if c == nil {
+		return host.Container{}, fmt.Errorf("accepted %s %d of %s: plugin returned no container", kind, position, i.opts.Init.Name)
+	}
+	id, err := ids.FromBytes(c.GetId())
+	if err != nil {
+		return host.Container{}, fmt.Errorf("accepted %s %d of %s: container ID: %w", kind, position, i.opts.Init.Name, err)
+	}
+	out := host.Container{ID: id, Bytes: c.GetBytes(), Index: c.GetIndex()}
+	if ns := c.GetTimestampUnixNano(); ns != 0 {
+		out.Timestamp = time.Unix(0, ns).UTC()
+	}
+	return out, nil
+}

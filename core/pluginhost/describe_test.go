@@ -1,0 +1,128 @@
+package pluginhost
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+)
+
+// writeScript writes an executable shell script (or, with mode 0o644, a
+// plain file) and returns its path.
+func writeScript(t *testing.T, body string, mode os.FileMode) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plugin")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	good, err := Describe(context.Background(), testPluginPath)
+	if err != nil {
+		t.Fatalf("Describe(test plugin): %v", err)
+	}
+	if good.Kind != pluginv1.KindVM || good.Name != "testvm" || good.Version != "v0.0.1" || good.VMID == "" ||
+		len(good.Aliases) != 1 || good.Aliases[0] != "test" || len(good.Protocols) == 0 {
+		t.Errorf("Describe(test plugin) = %+v", good)
+	}
+
+	tests := []struct {
+		name    string
+		path    string
+		timeout time.Duration
+		want    []string // substrings of the error
+	}{
+		{
+			name: "shell script that is not a plugin",
+			path: writeScript(t, `echo "usage: foo [flags]"; echo more`, 0o755),
+			want: []string{"not a chainhost plugin", `"usage: foo [flags]"`},
+		},
+		{
+			name: "script that fails",
+			path: writeScript(t, `echo "unknown command describe" >&2; exit 2`, 0o755),
+			want: []string{"not a chainhost plugin", "exited with exit status 2", "unknown command describe"},
+		},
+		{
+			name: "prints nothing",
+			path: writeScript(t, `exit 0`, 0o755),
+			want: []string{"not a chainhost plugin", "printed nothing"},
+		},
+		{
+			name: "not executable",
+			path: writeScript(t, `echo '{}'`, 0o644),
+			want: []string{"not executable", "permission denied"},
+		},
+		{
+			name: "missing",
+			path: filepath.Join(t.TempDir(), "missing"),
+			want: []string{"no such file"},
+		},
+		{
+			name: "unknown kind",
+			path: writeScript(t, `echo '{"kind":"db","name":"x","protocols":[1]}'`, 0o755),
+			want: []string{"not a chainhost plugin", `kind "db"`},
+		},
+		{
+			name: "no name",
+			path: writeScript(t, `echo '{"kind":"vm","protocols":[1]}'`, 0o755),
+			want: []string{"no name"},
+		},
+		{
+			name: "no common protocol",
+			path: writeScript(t, `echo '{"kind":"module","name":"m","protocols":[98,99]}'`, 0o755),
+			want: []string{"speaks protocol versions [98 99]", "this host speaks [1]"},
+		},
+		{
+			name:    "no answer in time",
+			path:    writeScript(t, `exec sleep 10`, 0o755),
+			timeout: 200 * time.Millisecond,
+			want:    []string{"no answer", "deadline"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			start := time.Now()
+			d, err := Describe(ctx, tt.path)
+			if err == nil {
+				t.Fatalf("Describe = %+v, want an error", d)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if !strings.Contains(err.Error(), tt.path) {
+				t.Errorf("error %q does not name the binary", err)
+			}
+			if elapsed := time.Since(start); elapsed > 5*time.Second {
+				t.Errorf("Describe took %s", elapsed)
+			}
+		})
+	}
+}
+
+func TestDescribeModule(t *testing.T) {
+	t.Parallel()
+	path := writeScript(t, `echo '{"kind":"module","name":"data","version":"1","protocols":[1],"future":true}'`, 0o755)
+	d, err := Describe(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Describe: %v", err)
+	}
+	if d.Kind != pluginv1.KindModule || d.Name != "data" || d.Version != "1" {
+		t.Errorf("Describe = %+v", d)
+	}
+}

@@ -1,0 +1,286 @@
+package pluginhost
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+)
+
+// Instance is one supervised plugin: a VM's chain or a REST module. Its
+// process is restarted with backoff whenever it exits, until Stop.
+type Instance struct {
+	opts   Options
+	desc   pluginv1.Description
+	logger hclog.Logger
+
+	// hint asks the supervisor to look at the process now.
+	hint chan struct{}
+	// runCtx ends supervision; cancelRun is called by Stop.
+	runCtx    context.Context
+	cancelRun context.CancelFunc
+	// done is closed when the supervisor has returned and every process
+	// is gone.
+	done chan struct{}
+
+	mu       sync.Mutex
+	state    State
+	reason   string
+	proc     *process // set once initialized, until it exits or is stopped
+	stopping bool
+	logLevel string
+	restarts int
+	// gen counts the processes marked running; lastExit is why the
+	// latest of them ended.
+	gen      uint64
+	lastExit string
+	// handlers and indexKinds are from the latest InitializeResponse.
+	handlers   []string
+	indexKinds []string
+	// changed is closed and replaced at every state change.
+	changed chan struct{}
+}
+
+// Start checks the binary (sha256 pin, describe), starts its process,
+// initializes it and runs OnStart. It returns an error, leaving nothing
+// running, if any step fails; afterwards the instance restarts its process
+// in the background whenever it exits, until Stop.
+func Start(ctx context.Context, opts Options) (*Instance, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("start plugin: %w", err)
+	}
+	name := opts.Init.Name
+	// Check the pin before running the binary at all, even for describe.
+	if opts.SHA256 != nil {
+		if err := checkPin(opts.Path, opts.SHA256); err != nil {
+			return nil, fmt.Errorf("start plugin %s: %w", name, err)
+		}
+	}
+	desc, err := Describe(ctx, opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("start plugin %s: %w", name, err)
+	}
+	if desc.Kind != opts.Init.Kind {
+		return nil, fmt.Errorf("start plugin %s: %s is a %s plugin, configured as a %s", name, opts.Path, desc.Kind, opts.Init.Kind)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = hclog.New(&hclog.LoggerOptions{Name: name, Output: os.Stderr, Level: hclog.Info})
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	i := &Instance{
+		opts:      opts,
+		desc:      desc,
+		logger:    logger,
+		hint:      make(chan struct{}, 1),
+		runCtx:    runCtx,
+		cancelRun: cancel,
+		done:      make(chan struct{}),
+		state:     Starting,
+		logLevel:  opts.Init.LogLevel,
+		changed:   make(chan struct{}),
+	}
+	i.notify(Starting, "")
+	p, err := i.startProcess(ctx)
+	if err != nil {
+		cancel()
+		i.setState(Stopped, "start failed: "+err.Error())
+		return nil, fmt.Errorf("start plugin %s: %w", name, err)
+	}
+	i.setRunning(p, false)
+	go i.supervise(p)
+	return i, nil
+}
+
+// startProcess launches a process, initializes it with the remembered log
+// level and runs OnStart. The process is the instance's current one (so
+// OnStart can call it) from Initialize on; on error it is torn down.
+func (i *Instance) startProcess(ctx context.Context) (*process, error) {
+	p, d, err := launch(launchConfig{
+		path:          i.opts.Path,
+		pin:           i.opts.SHA256,
+		logger:        i.logger,
+		services:      i.opts.Services,
+		maxMsg:        i.opts.MaxMessageBytes,
+		onUnavailable: i.nudge,
+	})
+	if err != nil {
+		return nil, err
+	}
+	i.mu.Lock()
+	level := i.logLevel
+	i.mu.Unlock()
+	resp, err := d.rpc.Initialize(ctx, i.opts.Init.request(d.brokerID, level))
+	if err != nil {
+		p.teardown()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	p.handlers, p.indexKinds, p.logLevel = resp.GetHandlers(), resp.GetIndexKinds(), level
+
+	i.mu.Lock()
+	i.proc = p
+	i.handlers, i.indexKinds = p.handlers, p.indexKinds
+	latest := i.logLevel
+	i.mu.Unlock()
+	// SetLogLevel may have run between Initialize and now.
+	if latest != level {
+		if _, err := p.rpc.SetLogLevel(ctx, &pluginv1.SetLogLevelRequest{Level: latest}); err != nil {
+			i.logger.Warn("set plugin log level", "level", latest, "error", err)
+		}
+	}
+	if i.opts.OnStart != nil {
+		if err := i.opts.OnStart(ctx, i); err != nil {
+			i.mu.Lock()
+			if i.proc == p {
+				i.proc = nil
+			}
+			i.mu.Unlock()
+			p.teardown()
+			return nil, fmt.Errorf("on start: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// Description returns what the binary answered to describe at Start.
+func (i *Instance) Description() pluginv1.Description {
+	d := i.desc
+	d.Aliases = slices.Clone(d.Aliases)
+	d.Protocols = slices.Clone(d.Protocols)
+	return d
+}
+
+// Handlers returns the HTTP handler names from the latest Initialize.
+func (i *Instance) Handlers() []string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return slices.Clone(i.handlers)
+}
+
+// IndexKinds returns the index kinds from the latest Initialize.
+func (i *Instance) IndexKinds() []string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return slices.Clone(i.indexKinds)
+}
+
+// State returns the instance's state and why it is in it (empty when
+// running).
+func (i *Instance) State() (State, string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.state, i.reason
+}
+
+// PID returns the process ID of the plugin, 0 when it has none.
+func (i *Instance) PID() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.proc == nil {
+		return 0
+	}
+	return i.proc.pid
+}
+
+// Restarts returns how many times a process was restarted successfully
+// after the first one.
+func (i *Instance) Restarts() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.restarts
+}
+
+// Stop asks the plugin to shut down (bounded by ctx and ShutdownTimeout),
+// kills its process and ends supervision; the instance never runs again.
+// It is idempotent; it returns ctx's error if ctx ends before the process is
+// gone, which then still happens in the background.
+func (i *Instance) Stop(ctx context.Context) error {
+	i.mu.Lock()
+	first := !i.stopping
+	i.stopping = true
+	p, st := i.proc, i.state
+	i.mu.Unlock()
+	if first {
+		if p != nil && st == Running {
+			sctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
+			if _, err := p.rpc.Shutdown(sctx, &pluginv1.ShutdownRequest{}); err != nil {
+				i.logger.Warn("plugin shutdown failed, killing it", "error", err)
+			}
+			cancel()
+		}
+		i.cancelRun()
+	}
+	select {
+	case <-i.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop plugin %s: %w", i.opts.Init.Name, ctx.Err())
+	}
+}
+
+// setState records a state change and tells OnStateChange. Only one
+// goroutine changes state at a time (Start, then the supervisor), so
+// notifications keep their order.
+func (i *Instance) setState(s State, reason string) {
+	i.mu.Lock()
+	i.state, i.reason = s, reason
+	i.changedLocked()
+	i.mu.Unlock()
+	i.notify(s, reason)
+}
+
+// setRunning makes p the running process.
+func (i *Instance) setRunning(p *process, restarted bool) {
+	i.mu.Lock()
+	p.since = time.Now()
+	i.proc = p
+	i.state, i.reason = Running, ""
+	i.gen++
+	if restarted {
+		i.restarts++
+	}
+	i.changedLocked()
+	i.mu.Unlock()
+	i.notify(Running, "")
+}
+
+// changedLocked wakes everyone waiting for a state change.
+func (i *Instance) changedLocked() {
+	close(i.changed)
+	i.changed = make(chan struct{})
+}
+
+// notify calls OnStateChange, if set.
+func (i *Instance) notify(s State, reason string) {
+	if i.opts.OnStateChange != nil {
+		i.opts.OnStateChange(s, reason)
+	}
+}
+
+// nudge asks the supervisor to check the process now.
+func (i *Instance) nudge() {
+	select {
+	case i.hint <- struct{}{}:
+	default:
+	}
+}
+
+// unavailableLocked returns the error for a call made while the instance
+// cannot serve it.
+func (i *Instance) unavailableLocked() *UnavailableError {
+	e := &UnavailableError{Kind: i.opts.Init.Kind, Name: i.opts.Init.Name, State: i.state, Reason: i.reason}
+	if i.stopping && i.state != Stopped {
+		e.State, e.Reason = Stopped, "stopping"
+	}
+	if e.State == Stopped && e.Reason == "stopped" {
+		e.Reason = ""
+	}
+	return e
+}

@@ -1,0 +1,125 @@
+package pluginhost
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Defaults of Options.
+const (
+	DefaultRestartBackoff    = 100 * time.Millisecond
+	DefaultMaxRestartBackoff = 5 * time.Second
+	DefaultMaxMessageBytes   = 64 << 20
+	// StableAfter is how long a process must run before the restart backoff
+	// starts again from RestartBackoff.
+	StableAfter = 30 * time.Second
+	// StartTimeout bounds the go-plugin handshake of a new process.
+	StartTimeout = 30 * time.Second
+	// HealthTimeout bounds the Health RPC.
+	HealthTimeout = 2 * time.Second
+	// ShutdownTimeout bounds the Shutdown RPC in Stop.
+	ShutdownTimeout = 5 * time.Second
+)
+
+// Init is what the host tells a plugin instance in Initialize.
+type Init struct {
+	// Kind is pluginv1.KindVM or pluginv1.KindModule.
+	Kind string
+	// ChainID is the blockchain ID of a VM instance; zero for a module.
+	ChainID ids.ID
+	// Name is the chain's primary alias or the module name.
+	Name      string
+	Aliases   []string
+	NetworkID uint32
+	Genesis   []byte
+	Config    []byte
+	// DataDir is a directory owned by the instance.
+	DataDir string
+	// LogLevel is the initial most verbose level, e.g. "INFO".
+	LogLevel    string
+	NodeVersion string
+	// BootstrapTime is when the node finished bootstrapping the chain.
+	BootstrapTime time.Time
+}
+
+// request builds the InitializeRequest for a process whose host services
+// listen on brokerID, with the log level currently in force.
+func (in Init) request(brokerID uint32, logLevel string) *pluginv1.InitializeRequest {
+	req := &pluginv1.InitializeRequest{
+		HostBrokerId: brokerID,
+		Kind:         in.Kind,
+		Name:         in.Name,
+		Aliases:      in.Aliases,
+		NetworkId:    in.NetworkID,
+		Genesis:      in.Genesis,
+		Config:       in.Config,
+		DataDir:      in.DataDir,
+		LogLevel:     logLevel,
+		NodeVersion:  in.NodeVersion,
+	}
+	if !in.ChainID.IsZero() {
+		req.ChainId = in.ChainID.String()
+	}
+	if !in.BootstrapTime.IsZero() {
+		req.BootstrapTimeUnixNano = in.BootstrapTime.UnixNano()
+	}
+	return req
+}
+
+// Options configures a plugin instance.
+type Options struct {
+	// Path is the plugin binary.
+	Path string
+	// SHA256, when set, is the checksum the binary must have to be run.
+	SHA256 []byte
+	// Init is sent in Initialize to every process of the instance.
+	Init Init
+	// Logger receives go-plugin's lines and the plugin's log lines; use the
+	// log registry's PluginLogger. Nil means go-plugin's default.
+	Logger hclog.Logger
+	// Services are the host services bound to this instance.
+	Services host.Services
+	// RestartBackoff is the first delay before a restart; it doubles up to
+	// MaxRestartBackoff and starts over after StableAfter of running.
+	RestartBackoff, MaxRestartBackoff time.Duration
+	// MaxMessageBytes limits gRPC messages both ways.
+	MaxMessageBytes int
+	// MaxBodyBytes caps HTTP request bodies forwarded by Handler.
+	MaxBodyBytes int64
+	// OnStart runs after every start and Initialize, before the instance is
+	// marked running; an error fails the start.
+	OnStart func(ctx context.Context, inst *Instance) error
+	// OnStateChange is told every state change, with its reason.
+	OnStateChange func(s State, reason string)
+}
+
+// withDefaults checks opts and fills in the defaults.
+func (o Options) withDefaults() (Options, error) {
+	if o.Path == "" {
+		return o, fmt.Errorf("plugin %s: no binary path", o.Init.Name)
+	}
+	if o.Init.Kind != pluginv1.KindVM && o.Init.Kind != pluginv1.KindModule {
+		return o, fmt.Errorf("plugin %s: kind %q, want %q or %q", o.Init.Name, o.Init.Kind, pluginv1.KindVM, pluginv1.KindModule)
+	}
+	if o.SHA256 != nil && len(o.SHA256) != 32 {
+		return o, fmt.Errorf("plugin %s: sha256 pin has %d bytes, want 32", o.Init.Name, len(o.SHA256))
+	}
+	if o.RestartBackoff <= 0 {
+		o.RestartBackoff = DefaultRestartBackoff
+	}
+	if o.MaxRestartBackoff <= 0 {
+		o.MaxRestartBackoff = DefaultMaxRestartBackoff
+	}
+	o.MaxRestartBackoff = max(o.MaxRestartBackoff, o.RestartBackoff)
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	return o, nil
+}

@@ -1,0 +1,282 @@
+package pluginhost
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/host"
+)
+
+// process is one plugin subprocess: its go-plugin client, its Plugin client
+// and the host-services server on its broker.
+type process struct {
+	client     *plugin.Client
+	cmd        *exec.Cmd
+	rpc        pluginv1.PluginClient
+	pid        int
+	handlers   []string
+	indexKinds []string
+	// logLevel is the level sent in Initialize.
+	logLevel string
+	// since is when the process was marked running.
+	since time.Time
+
+	mu       sync.Mutex
+	services *grpc.Server // nil until the broker accepted
+	torn     bool
+	serving  sync.WaitGroup // the broker's serving goroutine
+
+	teardownOnce sync.Once
+}
+
+// exited reports whether the subprocess has ended.
+func (p *process) exited() bool { return p.client.Exited() }
+
+// exitStatus describes how the subprocess ended. Call it after exited
+// reported true: go-plugin sets that flag after cmd.Wait returned.
+func (p *process) exitStatus() string {
+	if p.cmd.ProcessState == nil {
+		return "unknown exit status"
+	}
+	return p.cmd.ProcessState.String()
+}
+
+// teardown kills the subprocess, waits for it and for go-plugin's goroutines
+// to end, then stops the host services. Safe to call more than once.
+func (p *process) teardown() {
+	p.teardownOnce.Do(func() {
+		// Kill closes the broker, which ends AcceptAndServe, and blocks
+		// until the process has exited.
+		p.client.Kill()
+		p.mu.Lock()
+		p.torn = true
+		s := p.services
+		p.mu.Unlock()
+		if s != nil {
+			// Stop, not GracefulStop: the plugin is gone and a following
+			// Feed stream must not hold the server open.
+			s.Stop()
+		}
+		p.serving.Wait()
+	})
+}
+
+// setServices records the host-services server; it is stopped at once if
+// the process was already torn down.
+func (p *process) setServices(s *grpc.Server) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.services = s
+	if p.torn {
+		s.Stop()
+	}
+}
+
+// launchConfig is what launch needs from the instance.
+type launchConfig struct {
+	path     string
+	pin      []byte
+	logger   hclog.Logger
+	services host.Services
+	maxMsg   int
+	// onUnavailable is called when a call to the plugin fails with
+	// codes.Unavailable: a hint that the process may have died.
+	onUnavailable func()
+}
+
+// launch starts the binary, completes the go-plugin handshake and dispenses
+// the Plugin client, with the host services served on the broker. It does
+// not call Initialize. On error nothing is left running.
+func launch(cfg launchConfig) (*process, *dispensed, error) {
+	if cfg.pin != nil {
+		if err := checkPin(cfg.path, cfg.pin); err != nil {
+			return nil, nil, err
+		}
+	}
+	cmd := exec.Command(cfg.path)
+	setProcAttr(cmd)
+	p := &process{cmd: cmd}
+	gp := &grpcPlugin{services: cfg.services, maxMsg: cfg.maxMsg, proc: p}
+	versioned := make(map[int]plugin.PluginSet)
+	for _, v := range pluginv1.SupportedProtocolVersions() {
+		versioned[v] = plugin.PluginSet{pluginv1.PluginName: gp}
+	}
+	clientCfg := &plugin.ClientConfig{
+		HandshakeConfig: plugin.HandshakeConfig{
+			ProtocolVersion:  pluginv1.ProtocolVersion,
+			MagicCookieKey:   pluginv1.MagicCookieKey,
+			MagicCookieValue: pluginv1.MagicCookieValue,
+		},
+		VersionedPlugins: versioned,
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		StartTimeout:     StartTimeout,
+		Managed:          false,
+		GRPCDialOptions: []grpc.DialOption{
+			grpc.WithDefaultCallOptions(
+				grpc.MaxCallRecvMsgSize(cfg.maxMsg),
+				grpc.MaxCallSendMsgSize(cfg.maxMsg),
+			),
+			grpc.WithChainUnaryInterceptor(unaryHint(cfg.onUnavailable)),
+			grpc.WithChainStreamInterceptor(streamHint(cfg.onUnavailable)),
+		},
+	}
+	if cfg.logger != nil {
+		clientCfg.Logger = cfg.logger
+	}
+	if cfg.pin != nil {
+		clientCfg.SecureConfig = &plugin.SecureConfig{Checksum: cfg.pin, Hash: sha256.New()}
+	}
+	p.client = plugin.NewClient(clientCfg)
+
+	proto, err := p.client.Client()
+	if err != nil {
+		p.teardown()
+		return nil, nil, fmt.Errorf("start %s: %w", cfg.path, err)
+	}
+	raw, err := proto.Dispense(pluginv1.PluginName)
+	if err != nil {
+		p.teardown()
+		return nil, nil, fmt.Errorf("dispense from %s: %w", cfg.path, err)
+	}
+	d, ok := raw.(*dispensed)
+	if !ok {
+		p.teardown()
+		return nil, nil, fmt.Errorf("dispense from %s: unexpected %T", cfg.path, raw)
+	}
+	p.rpc = d.rpc
+	// The process handle is set once Client returned: go-plugin started
+	// the command under its lock.
+	if cmd.Process != nil {
+		p.pid = cmd.Process.Pid
+	}
+	return p, d, nil
+}
+
+// checkPin compares the sha256 of the binary with the pin, so that a
+// mismatch says which checksum the file has.
+func checkPin(path string, pin []byte) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("check sha256 of %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("check sha256 of %s: %w", path, err)
+	}
+	if sum := h.Sum(nil); !bytes.Equal(sum, pin) {
+		return fmt.Errorf("%w: %s has sha256 %x, pinned %x", ErrChecksumMismatch, path, sum, pin)
+	}
+	return nil
+}
+
+// ErrChecksumMismatch is returned by Start when the binary does not match
+// its sha256 pin.
+var ErrChecksumMismatch = errors.New("plugin binary does not match its sha256 pin")
+
+// grpcPlugin is the host side of the go-plugin plugin: it serves the host
+// services on the broker and hands out the Plugin client.
+type grpcPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	services host.Services
+	maxMsg   int
+	proc     *process
+}
+
+// dispensed is what grpcPlugin.GRPCClient returns.
+type dispensed struct {
+	rpc      pluginv1.PluginClient
+	brokerID uint32
+}
+
+// GRPCServer is never called on the host.
+func (g *grpcPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
+	return errors.New("pluginhost: the host does not serve the Plugin service")
+}
+
+// GRPCClient starts the host services on a new broker stream and returns
+// the Plugin client together with that stream's ID.
+func (g *grpcPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	id := broker.NextId()
+	g.proc.serving.Add(1)
+	go func() {
+		defer g.proc.serving.Done()
+		broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+			opts = append(opts,
+				grpc.MaxRecvMsgSize(g.maxMsg),
+				grpc.MaxSendMsgSize(g.maxMsg),
+			)
+			s := grpc.NewServer(opts...)
+			host.RegisterServers(s, g.services)
+			g.proc.setServices(s)
+			return s
+		})
+	}()
+	return &dispensed{rpc: pluginv1.NewPluginClient(conn), brokerID: id}, nil
+}
+
+// unaryHint calls hint when a unary call fails with codes.Unavailable.
+func unaryHint(hint func()) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		if status.Code(err) == codes.Unavailable {
+			hint()
+		}
+		return err
+	}
+}
+
+// streamHint calls hint when a stream fails with codes.Unavailable.
+func streamHint(hint func()) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		cs, err := streamer(ctx, desc, cc, method, opts...)
+		if err != nil {
+			if status.Code(err) == codes.Unavailable {
+				hint()
+			}
+			return nil, err
+		}
+		return &hintStream{ClientStream: cs, hint: hint}, nil
+	}
+}
+
+// hintStream calls hint when a message fails with codes.Unavailable.
+type hintStream struct {
+	grpc.ClientStream
+	hint func()
+}
+
+// SendMsg implements grpc.ClientStream.
+func (s *hintStream) SendMsg(m any) error {
+	err := s.ClientStream.SendMsg(m)
+	if status.Code(err) == codes.Unavailable {
+		s.hint()
+	}
+	return err
+}
+
+// RecvMsg implements grpc.ClientStream.
+func (s *hintStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if status.Code(err) == codes.Unavailable {
+		s.hint()
+	}
+	return err
+}

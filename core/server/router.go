@@ -1,0 +1,125 @@
+// Package server is the node's HTTP front: it routes /ext/... to the host's
+// own APIs and to the chains' plugin handlers, resolving chain aliases at
+// request time.
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/chainhost/chainhost/core/chains"
+	"github.com/chainhost/chainhost/core/metrics"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// IndexRoute returns the index API handler of a chain's kind, or an error
+// when the chain has no such index.
+type IndexRoute func(c *chains.Chain, kind string) (http.Handler, error)
+
+// Router serves /ext/.... It is safe for concurrent use; endpoints may be
+// added while it serves.
+type Router struct {
+	chains  *chains.Manager
+	metrics *metrics.Metrics
+	index   IndexRoute
+
+	mu     sync.RWMutex
+	static map[string]http.Handler // first path segment after /ext/ -> handler
+}
+
+// NewRouter returns a router over the chains; index may be nil when
+// indexing is off.
+func NewRouter(cm *chains.Manager, m *metrics.Metrics, index IndexRoute) *Router {
+	return &Router{chains: cm, metrics: m, index: index, static: map[string]http.Handler{}}
+}
+
+// Handle serves an endpoint of the host at /ext/<name>, instrumented.
+func (rt *Router) Handle(name string, h http.Handler) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.static[name] = rt.metrics.Instrument(name, h)
+}
+
+// ServeHTTP routes one request.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/ext/")
+	if !ok {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("no API at %s: APIs are served under /ext/", r.URL.Path))
+		return
+	}
+	head, tail, _ := strings.Cut(rest, "/")
+	switch head {
+	case "bc":
+		rt.serveChain(w, r, tail)
+		return
+	case "index":
+		rt.serveIndex(w, r, tail)
+		return
+	}
+	rt.mu.RLock()
+	h, ok := rt.static[head]
+	rt.mu.RUnlock()
+	if !ok || tail != "" {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("no API at %s", r.URL.Path))
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// serveChain serves /ext/bc/<chain>/<handler>[/<path>].
+func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string) {
+	name, rest, _ := strings.Cut(rest, "/")
+	handler, sub, _ := strings.Cut(rest, "/")
+	c, ok := rt.chains.Resolve(name)
+	if !ok {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("unknown chain %q", name))
+		return
+	}
+	if handler == "" {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Alias, c.Handlers()))
+		return
+	}
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = ""
+	if sub != "" {
+		r2.URL.Path = "/" + sub
+	}
+	r2.URL.RawPath = ""
+	h := c.Handler(handler, WriteJSONRPCError)
+	rt.metrics.Instrument("bc/"+c.Alias+"/"+handler, h).ServeHTTP(w, r2)
+}
+
+// serveIndex serves /ext/index/<chain>/<kind>.
+func (rt *Router) serveIndex(w http.ResponseWriter, r *http.Request, rest string) {
+	name, kind, _ := strings.Cut(rest, "/")
+	if rt.index == nil {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("the index API is off: start the node with --index-enabled=true"))
+		return
+	}
+	c, ok := rt.chains.Resolve(name)
+	if !ok {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("unknown chain %q", name))
+		return
+	}
+	h, err := rt.index(c, kind)
+	if err != nil {
+		WriteJSONRPCError(w, r, http.StatusNotFound, err)
+		return
+	}
+	rt.metrics.Instrument("index/"+c.Alias+"/"+kind, h).ServeHTTP(w, r)
+}
+
+// WriteJSONRPCError answers with a JSON-RPC error object (code -32000) and
+// the given HTTP status, for routes that speak JSON-RPC.
+func WriteJSONRPCError(w http.ResponseWriter, _ *http.Request, status int, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		JSONRPC string         `json:"jsonrpc"`
+		Error   *jsonrpc.Error `json:"error"`
+		ID      any            `json:"id"`
+	}{"2.0", jsonrpc.ServerError("%s", err.Error()), nil})
+}

@@ -1,0 +1,144 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/syndtr/goleveldb/leveldb/util"
+)
+
+// Key layout. A namespace path n1/n2/... is encoded as
+//
+//	0x01 uvarint(len(n1)) n1  0x01 uvarint(len(n2)) n2 ...
+//
+// and a key k stored in that namespace as path 0x00 k. The length makes
+// sibling names prefix-free ("a" never sees "ab"), and the tag byte keeps a
+// namespace's own keys apart from those of its nested namespaces.
+const (
+	tagKey  = 0x00
+	tagName = 0x01
+)
+
+// Namespace is an isolated key space in a DB. It is safe for concurrent
+// use; a namespace of a closed DB returns ErrClosed.
+type Namespace struct {
+	db   *DB
+	path []byte // encoded namespace path, without the key tag
+	keys []byte // path + tagKey: prefix of this namespace's own keys
+}
+
+// Namespace returns the namespace called sub nested in n. Its keys are
+// not visible in n.
+func (n *Namespace) Namespace(sub string) *Namespace {
+	path := make([]byte, 0, len(n.path)+1+binary.MaxVarintLen64+len(sub))
+	path = append(path, n.path...)
+	path = append(path, tagName)
+	path = binary.AppendUvarint(path, uint64(len(sub)))
+	path = append(path, sub...)
+	keys := append(path[:len(path):len(path)], tagKey)
+	return &Namespace{db: n.db, path: path, keys: keys}
+}
+
+// Prefix returns the raw database prefix of the namespace's own keys.
+func (n *Namespace) Prefix() []byte { return bytes.Clone(n.keys) }
+
+// key returns the database key of key in n.
+func (n *Namespace) key(key []byte) []byte {
+	k := make([]byte, len(n.keys)+len(key))
+	copy(k, n.keys)
+	copy(k[len(n.keys):], key)
+	return k
+}
+
+// Get returns the value of key, or ErrNotFound. The value is a copy.
+func (n *Namespace) Get(key []byte) ([]byte, error) {
+	if err := n.db.acquire(); err != nil {
+		return nil, err
+	}
+	defer n.db.release()
+	v, err := n.db.ldb.Get(n.key(key), nil)
+	if err != nil {
+		if err = mapErr(err); err == ErrNotFound {
+			return nil, ErrNotFound
+		}
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	return v, nil
+}
+
+// Has reports whether key is present.
+func (n *Namespace) Has(key []byte) (bool, error) {
+	if err := n.db.acquire(); err != nil {
+		return false, err
+	}
+	defer n.db.release()
+	ok, err := n.db.ldb.Has(n.key(key), nil)
+	if err != nil {
+		return false, fmt.Errorf("has: %w", mapErr(err))
+	}
+	return ok, nil
+}
+
+// Put stores value under key, without waiting for the disk.
+func (n *Namespace) Put(key, value []byte) error {
+	if err := n.db.acquire(); err != nil {
+		return err
+	}
+	defer n.db.release()
+	if err := n.db.ldb.Put(n.key(key), value, nil); err != nil {
+		return fmt.Errorf("put: %w", mapErr(err))
+	}
+	return nil
+}
+
+// Delete removes key; removing an absent key is not an error.
+func (n *Namespace) Delete(key []byte) error {
+	if err := n.db.acquire(); err != nil {
+		return err
+	}
+	defer n.db.release()
+	if err := n.db.ldb.Delete(n.key(key), nil); err != nil {
+		return fmt.Errorf("delete: %w", mapErr(err))
+	}
+	return nil
+}
+
+// Iterate calls fn, in key order, for every key of n that starts with
+// prefix and is not before start (nil start: from the first such key).
+// Keys are given without the namespace prefix; key and value are copies fn
+// may keep. fn returning ErrStopIteration ends the iteration with a nil
+// error; any other error ends it and is returned as is.
+func (n *Namespace) Iterate(prefix, start []byte, fn func(key, value []byte) error) error {
+	if err := n.db.acquire(); err != nil {
+		return err
+	}
+	defer n.db.release()
+
+	r := util.BytesPrefix(n.key(prefix))
+	if len(start) > 0 {
+		if s := n.key(start); bytes.Compare(s, r.Start) > 0 {
+			r.Start = s
+		}
+	}
+	it := n.db.ldb.NewIterator(r, nil)
+	defer it.Release()
+	for it.Next() {
+		if n.db.closed.Load() {
+			return ErrClosed
+		}
+		k := bytes.Clone(it.Key()[len(n.keys):])
+		v := bytes.Clone(it.Value())
+		if err := fn(k, v); err != nil {
+			if errors.Is(err, ErrStopIteration) {
+				return nil
+			}
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("iterate: %w", mapErr(err))
+	}
+	return nil
+}

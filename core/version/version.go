@@ -1,0 +1,8 @@
+// Package version holds the node's version, set at build time by the Makefile.
+package version
+
+// Version is the node version; the Makefile sets it with -ldflags -X.
+var Version = "dev"
+
+// RPCProtocolVersion is the plugin protocol version this host speaks.
+const RPCProtocolVersion = 1

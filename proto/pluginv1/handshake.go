@@ -1,0 +1,41 @@
+package pluginv1
+
+// The go-plugin handshake shared by the host and the SDK. The cookie only
+// stops a plugin binary from being run by hand by mistake; it is no secret.
+const (
+	// MagicCookieKey is the environment variable go-plugin checks.
+	MagicCookieKey = "CHAINHOST_PLUGIN"
+	// MagicCookieValue is its expected value.
+	MagicCookieValue = "5c1d3a4e-chainhost-plugin"
+	// ProtocolVersion is the current plugin protocol version.
+	ProtocolVersion = 1
+	// PluginName is the key of the one plugin in each go-plugin plugin set.
+	PluginName = "chainhost"
+	// DescribeCommand is the argument that makes a plugin binary print its
+	// Description as JSON and exit, without a handshake.
+	DescribeCommand = "describe"
+)
+
+// SupportedProtocolVersions lists the protocol versions the host speaks: the
+// current one and, once there is one, the previous one.
+func SupportedProtocolVersions() []int { return []int{ProtocolVersion} }
+
+// Kinds of plugin.
+const (
+	KindVM     = "vm"
+	KindModule = "module"
+)
+
+// Description is what `<binary> describe` prints, as JSON.
+type Description struct {
+	// Kind is KindVM or KindModule.
+	Kind string `json:"kind"`
+	// VMID is the CB58 VM ID (VMs only).
+	VMID string `json:"vmID,omitempty"`
+	// Name is the VM or module name chains and config refer to.
+	Name    string   `json:"name"`
+	Version string   `json:"version"`
+	Aliases []string `json:"aliases,omitempty"`
+	// Protocols lists the plugin protocol versions the binary speaks.
+	Protocols []int `json:"protocols"`
+}

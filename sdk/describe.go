@@ -1,0 +1,53 @@
+package sdk
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Description tells the host what a plugin binary is; `<binary> describe`
+// prints it as JSON.
+type Description struct {
+	// Kind is pluginv1.KindVM (the default when empty) or pluginv1.KindModule.
+	Kind string
+	// Name is the VM or module name that chains and config refer to; a VM's
+	// ID is derived from it.
+	Name string
+	// Version is the plugin's own version.
+	Version string
+	// Aliases are further names of the VM.
+	Aliases []string
+}
+
+// wire returns the protocol's description of d, checking it.
+func (d Description) wire() (pluginv1.Description, error) {
+	out := pluginv1.Description{
+		Kind:      d.Kind,
+		Name:      d.Name,
+		Version:   d.Version,
+		Aliases:   d.Aliases,
+		Protocols: pluginv1.SupportedProtocolVersions(),
+	}
+	if out.Kind == "" {
+		out.Kind = pluginv1.KindVM
+	}
+	if out.Name == "" {
+		return pluginv1.Description{}, errors.New("describe plugin: Description.Name is empty")
+	}
+	switch out.Kind {
+	case pluginv1.KindVM:
+		vmID, err := ids.FromName(out.Name)
+		if err != nil {
+			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
+		}
+		out.VMID = vmID.String()
+	case pluginv1.KindModule:
+	default:
+		return pluginv1.Description{}, fmt.Errorf("describe plugin %q: kind %q, want %q or %q",
+			out.Name, out.Kind, pluginv1.KindVM, pluginv1.KindModule)
+	}
+	return out, nil
+}

@@ -1,0 +1,47 @@
+package host
+
+import (
+	"context"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+)
+
+// chainRegistryServer serves a ChainRegistry over gRPC.
+type chainRegistryServer struct {
+	pluginv1.UnimplementedChainRegistryServer
+	chains ChainRegistry
+}
+
+func (s *chainRegistryServer) ListChains(ctx context.Context, _ *pluginv1.ListChainsRequest) (*pluginv1.ListChainsResponse, error) {
+	list, err := s.chains.List(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &pluginv1.ListChainsResponse{Chains: make([]*pluginv1.ChainInfo, len(list))}
+	for i, c := range list {
+		resp.Chains[i] = chainToProto(c)
+	}
+	return resp, nil
+}
+
+func (s *chainRegistryServer) Resolve(ctx context.Context, req *pluginv1.ResolveRequest) (*pluginv1.ResolveResponse, error) {
+	c, err := s.chains.Resolve(ctx, req.GetAlias())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pluginv1.ResolveResponse{Chain: chainToProto(c)}, nil
+}
+
+// chainCallsServer serves a ChainCaller over gRPC.
+type chainCallsServer struct {
+	pluginv1.UnimplementedChainCallsServer
+	calls ChainCaller
+}
+
+func (s *chainCallsServer) Call(ctx context.Context, req *pluginv1.ChainCallRequest) (*pluginv1.ChainCallResponse, error) {
+	code, body, err := s.calls.Call(ctx, req.GetChain(), req.GetHandler(), req.GetBody())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pluginv1.ChainCallResponse{Status: int32(code), Body: body}, nil
+}

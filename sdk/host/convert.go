@@ -1,0 +1,76 @@
+package host
+
+import (
+	"fmt"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/internal/wire"
+)
+
+// The converters between the plain Go types and their protobuf messages.
+
+func opsToProto(ops []Op) []*pluginv1.BatchOp {
+	out := make([]*pluginv1.BatchOp, len(ops))
+	for i, op := range ops {
+		out[i] = &pluginv1.BatchOp{Key: op.Key, Value: op.Value, Delete: op.Delete}
+	}
+	return out
+}
+
+func opsFromProto(ops []*pluginv1.BatchOp) []Op {
+	out := make([]Op, len(ops))
+	for i, op := range ops {
+		out[i] = Op{Key: op.GetKey(), Value: op.GetValue(), Delete: op.GetDelete()}
+	}
+	return out
+}
+
+func containerToProto(c Container) *pluginv1.Container {
+	return wire.ContainerToProto(c.ID, c.Bytes, c.Index, c.Timestamp)
+}
+
+func containerFromProto(c *pluginv1.Container) (Container, error) {
+	id, err := wire.ContainerID(c)
+	if err != nil {
+		return Container{}, err
+	}
+	return Container{
+		ID:        id,
+		Bytes:     c.GetBytes(),
+		Index:     c.GetIndex(),
+		Timestamp: wire.TimeFromProto(c.GetTimestampUnixNano()),
+	}, nil
+}
+
+func chainToProto(c ChainInfo) *pluginv1.ChainInfo {
+	return &pluginv1.ChainInfo{
+		Id:         c.ID.String(),
+		VmId:       c.VMID.String(),
+		VmName:     c.VMName,
+		Aliases:    c.Aliases,
+		IndexKinds: c.IndexKinds,
+		Handlers:   c.Handlers,
+		Running:    c.Running,
+	}
+}
+
+func chainFromProto(c *pluginv1.ChainInfo) (ChainInfo, error) {
+	id, err := ids.FromString(c.GetId())
+	if err != nil {
+		return ChainInfo{}, fmt.Errorf("chain ID: %w", err)
+	}
+	vmID, err := ids.FromString(c.GetVmId())
+	if err != nil {
+		return ChainInfo{}, fmt.Errorf("chain %s VM ID: %w", id, err)
+	}
+	return ChainInfo{
+		ID:         id,
+		VMID:       vmID,
+		VMName:     c.GetVmName(),
+		Aliases:    c.GetAliases(),
+		IndexKinds: c.GetIndexKinds(),
+		Handlers:   c.GetHandlers(),
+		Running:    c.GetRunning(),
+	}, nil
+}

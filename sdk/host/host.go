@@ -1,0 +1,130 @@
+package host
+
+import (
+	"context"
+	"time"
+
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Error is the type of the package's sentinel errors: constants, so that no
+// one can reassign them. Match them with errors.Is.
+type Error string
+
+// Error returns the sentinel's text.
+func (e Error) Error() string { return string(e) }
+
+const (
+	// ErrNotFound is returned when a key, chain or container does not exist.
+	ErrNotFound = Error("not found")
+	// ErrStop, returned by an Iterate or Feed callback, ends the walk early
+	// without error.
+	ErrStop = Error("stop")
+)
+
+// Op is one write of an atomic batch: a put of Value at Key, or a delete.
+type Op struct {
+	// Key is the key written.
+	Key []byte
+	// Value is the value put; ignored for a delete.
+	Value []byte
+	// Delete makes the op a delete of Key.
+	Delete bool
+}
+
+// Database is the plugin instance's key-value namespace.
+type Database interface {
+	// Get returns the value at key, or an error matching ErrNotFound.
+	Get(ctx context.Context, key []byte) ([]byte, error)
+	// Has reports whether key exists.
+	Has(ctx context.Context, key []byte) (bool, error)
+	// Put sets key to value.
+	Put(ctx context.Context, key, value []byte) error
+	// Delete removes key; deleting a missing key is no error.
+	Delete(ctx context.Context, key []byte) error
+	// Write applies ops atomically, in order; sync forces them to disk first.
+	Write(ctx context.Context, ops []Op, sync bool) error
+	// Iterate calls fn for each pair whose key has prefix and is not below
+	// start (a full key; nil starts at the prefix), in key order. An error
+	// from fn stops the walk and is returned, except ErrStop, which stops it
+	// and returns nil. Slices passed to fn must not be kept after it returns.
+	Iterate(ctx context.Context, prefix, start []byte, fn func(key, value []byte) error) error
+}
+
+// Container is an accepted block, vertex or transaction in an index.
+type Container struct {
+	// ID is the container ID (an EVM block's hash).
+	ID ids.ID
+	// Bytes is the container's encoding.
+	Bytes []byte
+	// Index is its position in the index, from 0.
+	Index uint64
+	// Timestamp is when this node accepted (or indexed) it.
+	Timestamp time.Time
+}
+
+// Accepted is where Index.Accept put a container.
+type Accepted struct {
+	// Index is the container's position in its index.
+	Index uint64
+	// Timestamp is the acceptance time the host recorded.
+	Timestamp time.Time
+}
+
+// Index appends this chain's accepted containers and streams any chain's.
+type Index interface {
+	// Accept appends a container to this chain's index of kind, atomically
+	// with the state writes to this plugin's database namespace.
+	Accept(ctx context.Context, kind string, id ids.ID, bytes []byte, state []Op) (Accepted, error)
+	// Feed calls fn for each container of a chain's index of kind from
+	// position start, in order; chain is an ID or alias, "" for the caller's
+	// own. Without follow it returns after the last one; with follow it waits
+	// for new containers until ctx ends and returns ctx's error. An error
+	// from fn stops the feed and is returned, except ErrStop (nil).
+	Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(Container) error) error
+}
+
+// ChainInfo describes one chain of the node.
+type ChainInfo struct {
+	// ID is the blockchain ID.
+	ID ids.ID
+	// VMID is the ID of the chain's VM.
+	VMID ids.ID
+	// VMName is the VM's name.
+	VMName string
+	// Aliases lists the chain's aliases, primary first.
+	Aliases []string
+	// IndexKinds lists the kinds of containers the chain indexes.
+	IndexKinds []string
+	// Handlers lists the chain's HTTP handler names.
+	Handlers []string
+	// Running reports whether the chain's plugin is up.
+	Running bool
+}
+
+// ChainRegistry lists the node's chains and resolves aliases.
+type ChainRegistry interface {
+	// List returns every chain of the node.
+	List(ctx context.Context) ([]ChainInfo, error)
+	// Resolve returns the chain with the ID or alias, or ErrNotFound.
+	Resolve(ctx context.Context, alias string) (ChainInfo, error)
+}
+
+// ChainCaller sends a request to another chain's HTTP handler.
+type ChainCaller interface {
+	// Call POSTs body to handler of chain (an ID or alias) and returns the
+	// response status and body.
+	Call(ctx context.Context, chain, handler string, body []byte) (status int, resp []byte, err error)
+}
+
+// Services bundles the host services offered to one plugin instance.
+type Services struct {
+	// DB is the instance's key-value namespace.
+	DB Database
+	// Index appends and streams containers.
+	Index Index
+	// Chains lists and resolves the node's chains.
+	Chains ChainRegistry
+	// Calls reaches other chains' handlers.
+	Calls ChainCaller
+}

@@ -1,0 +1,58 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/internal/wire"
+)
+
+// indexClient is an Index served by the host over gRPC.
+type indexClient struct {
+	c pluginv1.IndexClient
+}
+
+func (x *indexClient) Accept(ctx context.Context, kind string, id ids.ID, bytes []byte, state []Op) (Accepted, error) {
+	req := &pluginv1.AcceptRequest{Kind: kind, Id: id[:], Bytes: bytes, State: opsToProto(state)}
+	resp, err := x.c.Accept(ctx, req)
+	if err != nil {
+		return Accepted{}, fmt.Errorf("host index accept %s %s: %w", kind, id, fromStatus(err))
+	}
+	return Accepted{Index: resp.GetIndex(), Timestamp: wire.TimeFromProto(resp.GetTimestampUnixNano())}, nil
+}
+
+func (x *indexClient) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(Container) error) error {
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req := &pluginv1.FeedRequest{Chain: chain, Kind: kind, Start: start, Follow: follow}
+	stream, err := x.c.Feed(streamCtx, req)
+	if err != nil {
+		return fmt.Errorf("host index feed %s %s: %w", chain, kind, fromStatus(err))
+	}
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("host index feed %s %s: %w", chain, kind, fromStatus(err))
+		}
+		c, err := containerFromProto(msg)
+		if err != nil {
+			return fmt.Errorf("host index feed %s %s: %w", chain, kind, err)
+		}
+		if err := fn(c); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+}

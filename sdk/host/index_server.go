@@ -1,0 +1,37 @@
+package host
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/internal/wire"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// indexServer serves an Index over gRPC.
+type indexServer struct {
+	pluginv1.UnimplementedIndexServer
+	index Index
+}
+
+func (s *indexServer) Accept(ctx context.Context, req *pluginv1.AcceptRequest) (*pluginv1.AcceptResponse, error) {
+	id, err := ids.FromBytes(req.GetId())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, fmt.Sprintf("accept %s container: ID: %v", req.GetKind(), err))
+	}
+	acc, err := s.index.Accept(ctx, req.GetKind(), id, req.GetBytes(), opsFromProto(req.GetState()))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pluginv1.AcceptResponse{Index: acc.Index, TimestampUnixNano: wire.TimeToProto(acc.Timestamp)}, nil
+}
+
+func (s *indexServer) Feed(req *pluginv1.FeedRequest, stream pluginv1.Index_FeedServer) error {
+	err := s.index.Feed(stream.Context(), req.GetChain(), req.GetKind(), req.GetStart(), req.GetFollow(), func(c Container) error {
+		return stream.Send(containerToProto(c))
+	})
+	return toStatus(err)
+}

@@ -1,0 +1,50 @@
+package httpgrpc
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// benchBody is a small JSON-RPC request.
+var benchBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`)
+
+// benchHandler answers a small JSON-RPC response after reading the body.
+func benchHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":"0x1b4"}`)
+	})
+}
+
+// BenchmarkRoundTrip is a small POST through the host handler, gRPC over a
+// unix socket (as go-plugin uses) and the plugin's handler.
+func BenchmarkRoundTrip(b *testing.B) {
+	e := newEnv(b, envOptions{handlers: map[string]http.Handler{"rpc": benchHandler()}, unix: true})
+	benchPost(b, e.front.Client(), e.url("/ext/rpc"))
+}
+
+// BenchmarkDirect is the same POST to the same handler served in-process.
+func BenchmarkDirect(b *testing.B) {
+	srv := httptest.NewServer(benchHandler())
+	defer srv.Close()
+	benchPost(b, srv.Client(), srv.URL+"/")
+}
+
+func benchPost(b *testing.B, client *http.Client, url string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := client.Post(url, "application/json", bytes.NewReader(benchBody))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+// Package httpgrpc carries HTTP requests and WebSocket connections between the
+// host and a plugin over the Plugin service's ServeHTTP and ServeWebSocket
+// RPCs (DESIGN.md "Plugin protocol"). Both ends live here so that the host
+// (core/pluginhost) and the SDK's test harness share one implementation:
+//
+//   - NewHandler, on the host, is an http.Handler that forwards each request
+//     to a named handler of a plugin and streams the answer back.
+//   - Server, in the plugin, serves the two RPCs by calling ordinary
+//     http.Handlers, including ones that upgrade to WebSocket.
+//
+// Wire decisions:
+//
+//   - The request body is read whole, capped by HandlerOptions.MaxBodyBytes,
+//     and sent in the one HTTPRequest message; the gRPC message limits of
+//     both sides must exceed that cap. A body over it is refused with 413
+//     through OnError, with an error wrapping ErrBodyTooLarge.
+//   - HTTPRequest.path is the escaped path below the handler ("" or "/...");
+//     the plugin's handler sees "/" for an empty path, as a real server
+//     would. RequestURI is the one the client sent.
+//   - The plugin buffers the response body up to ServerOptions.ChunkSize. The
+//     first HTTPResponse carries status and headers and is sent at the
+//     handler's first Flush, when the buffer fills or when the handler
+//     returns; every later message carries only body. The host writes and
+//     flushes each message as it arrives, so streamed answers stream.
+//   - Hop-by-hop headers (RFC 9110 section 7.6.1, and those named in
+//     Connection) are not forwarded, in either direction.
+//   - A failure before the first response message is answered through
+//     OnError: 503 and ErrPluginUnavailable when the plugin cannot be reached
+//     or the call fails, 502 and ErrBadResponse when the answer is malformed.
+//     A failure after the response started aborts it: the connection is
+//     closed (panic(http.ErrAbortHandler)) when net/http serves the request,
+//     and OnError is told ErrResponseAborted otherwise (an in-process caller
+//     with its own ResponseWriter).
+//   - A handler panic is recovered and logged; the client gets 500 when
+//     nothing was sent yet, an aborted response otherwise. An unknown
+//     handler name is answered 404.
+//
+// WebSocket: the host terminates the client's WebSocket and carries its
+// messages on one ServeWebSocket stream. The host sends open (the upgrade
+// request without its Sec-WebSocket-Key, -Version and -Extensions), the
+// plugin runs its handler on an in-memory connection and answers opened: a
+// refusal is passed to the client as a plain HTTP answer (its body truncated
+// to 1 KiB), an acceptance makes the host upgrade the client. Then text and
+// binary messages and close frames are relayed both ways; pings and pongs
+// stay local to each side, and the host pings the client every
+// HandlerOptions.PingInterval. A message is capped by MaxBodyBytes (close
+// 1009). When either side ends, the other is closed with a close frame: the
+// peer's code when it sent one, 1001 (going away) when it vanished, 1011
+// when the plugin failed.
+package httpgrpc

@@ -1,0 +1,223 @@
+package httpgrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+)
+
+// DefaultMaxBodyBytes is the request body cap when HandlerOptions leaves it
+// unset; it matches the default of the host's http-max-body-size.
+const DefaultMaxBodyBytes int64 = 10 << 20
+
+// Errors handed to HandlerOptions.OnError, for errors.Is.
+var (
+	// ErrBodyTooLarge is the request body over MaxBodyBytes (status 413).
+	ErrBodyTooLarge = errors.New("request body too large")
+	// ErrPluginUnavailable is a plugin that is down or whose call failed
+	// before answering (status 503).
+	ErrPluginUnavailable = errors.New("plugin unavailable")
+	// ErrBadResponse is a malformed answer from the plugin (status 502).
+	ErrBadResponse = errors.New("bad response from plugin")
+	// ErrResponseAborted is a call that failed after the response started;
+	// OnError sees it only when net/http does not serve the request.
+	ErrResponseAborted = errors.New("plugin response aborted")
+)
+
+// HandlerOptions configures the host-side handler of NewHandler.
+type HandlerOptions struct {
+	// Handler is the handler name in the plugin.
+	Handler string
+	// MaxBodyBytes caps the request body, and each WebSocket message from
+	// the client; 0 or less means DefaultMaxBodyBytes. A body over it is
+	// refused through OnError with 413 and an error wrapping ErrBodyTooLarge.
+	MaxBodyBytes int64
+	// OnError writes an error in the route's format (JSON-RPC error or REST
+	// body); nil writes the status text as plain text. err wraps one of the
+	// Err* sentinels of this package, or describes a bad upgrade request.
+	OnError func(w http.ResponseWriter, r *http.Request, status int, err error)
+	// Client returns the plugin's current client; an error means the plugin
+	// is down, answered at once with 503.
+	Client func() (pluginv1.PluginClient, error)
+	// Logger receives relay failures; nil discards them.
+	Logger hclog.Logger
+	// PingInterval is how often a WebSocket client is pinged; a client that
+	// misses two pongs is dropped. 0 means DefaultPingInterval, less than 0
+	// turns pings off.
+	PingInterval time.Duration
+}
+
+// handler forwards requests to one plugin handler.
+type handler struct {
+	opts HandlerOptions
+}
+
+// NewHandler returns an http.Handler that forwards each request, or
+// WebSocket connection, to a plugin handler. The router must have stripped
+// the route's prefix: r.URL.Path is the path below the handler.
+func NewHandler(opts HandlerOptions) http.Handler {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.OnError == nil {
+		opts.OnError = plainError
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.PingInterval == 0 {
+		opts.PingInterval = DefaultPingInterval
+	}
+	return &handler{opts: opts}
+}
+
+// plainError is the default OnError: the status text, as plain text.
+func plainError(w http.ResponseWriter, _ *http.Request, status int, _ error) {
+	http.Error(w, http.StatusText(status), status)
+}
+
+// ServeHTTP forwards r to the plugin and streams the answer back.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isWebSocketRequest(r) {
+		h.serveWebSocket(w, r)
+		return
+	}
+	client, err := h.client()
+	if err != nil {
+		h.fail(w, r, http.StatusServiceUnavailable, err)
+		return
+	}
+	body, err := h.readBody(w, r)
+	if err != nil {
+		code := http.StatusBadRequest
+		if errors.Is(err, ErrBodyTooLarge) {
+			code = http.StatusRequestEntityTooLarge
+		}
+		h.fail(w, r, code, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stream, err := client.ServeHTTP(ctx, requestToProto(r, h.opts.Handler, body, dropContentLength))
+	if err != nil {
+		h.fail(w, r, callStatus(err), h.callError(err))
+		return
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: no response", ErrBadResponse, h.opts.Handler))
+			return
+		}
+		h.fail(w, r, callStatus(err), h.callError(err))
+		return
+	}
+	code := int(first.GetStatus())
+	if code < 200 || code > 999 {
+		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: status %d", ErrBadResponse, h.opts.Handler, code))
+		return
+	}
+	resp := make(http.Header, len(first.GetHeaders()))
+	headersFromProto(first.GetHeaders(), resp, nil)
+	setHeaders(w.Header(), resp)
+	w.WriteHeader(code)
+	rc := http.NewResponseController(w)
+	for msg := first; ; {
+		if len(msg.GetBody()) > 0 {
+			if _, err := w.Write(msg.GetBody()); err != nil {
+				return // the client is gone, or the status allows no body
+			}
+		}
+		_ = rc.Flush()
+		msg, err = stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			h.abort(w, r, err)
+			return
+		}
+	}
+}
+
+// client returns the plugin's current client, or an error wrapping
+// ErrPluginUnavailable.
+func (h *handler) client() (pluginv1.PluginClient, error) {
+	if h.opts.Client == nil {
+		return nil, fmt.Errorf("%w: handler %s: no client", ErrPluginUnavailable, h.opts.Handler)
+	}
+	c, err := h.opts.Client()
+	if err != nil {
+		return nil, fmt.Errorf("%w: handler %s: %w", ErrPluginUnavailable, h.opts.Handler, err)
+	}
+	if c == nil {
+		return nil, fmt.Errorf("%w: handler %s: no client", ErrPluginUnavailable, h.opts.Handler)
+	}
+	return c, nil
+}
+
+// readBody reads the request body up to the cap.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	limit := h.opts.MaxBodyBytes
+	if r.ContentLength > limit {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrBodyTooLarge, r.ContentLength, limit)
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
+		}
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	return body, nil
+}
+
+// callStatus is the HTTP status of a call that failed before answering: 413
+// for a request over the gRPC message limit, 503 otherwise.
+func callStatus(err error) int {
+	if status.Code(err) == codes.ResourceExhausted {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusServiceUnavailable
+}
+
+// callError wraps the error of a call that failed before answering.
+func (h *handler) callError(err error) error {
+	if status.Code(err) == codes.ResourceExhausted {
+		return fmt.Errorf("%w: handler %s: %w", ErrBodyTooLarge, h.opts.Handler, err)
+	}
+	return fmt.Errorf("%w: handler %s: %w", ErrPluginUnavailable, h.opts.Handler, err)
+}
+
+// fail logs err and hands it to OnError.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, code int, err error) {
+	h.opts.Logger.Debug("plugin request failed", "handler", h.opts.Handler, "status", code, "error", err)
+	h.opts.OnError(w, r, code, err)
+}
+
+// abort ends a response that already started. Under net/http's server the
+// connection is closed, so the client sees a truncated answer rather than a
+// complete one; an in-process caller is told through OnError.
+func (h *handler) abort(w http.ResponseWriter, r *http.Request, err error) {
+	err = fmt.Errorf("%w: handler %s: %w", ErrResponseAborted, h.opts.Handler, err)
+	if r.Context().Err() == nil {
+		h.opts.Logger.Warn("plugin response aborted", "handler", h.opts.Handler, "error", err)
+	}
+	if r.Context().Value(http.ServerContextKey) != nil {
+		panic(http.ErrAbortHandler)
+	}
+	h.opts.OnError(w, r, http.StatusBadGateway, err)
+}

@@ -1,0 +1,77 @@
+// Package grpcerr maps Go errors to gRPC status errors and back, so that the
+// sentinels plugin authors test with errors.Is survive a trip over the wire.
+package grpcerr
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// ToStatus returns err as a gRPC status error. notFound is the sentinel that
+// maps to codes.NotFound; context errors keep their codes; an error that
+// already carries a status keeps it; anything else is codes.Unknown. The
+// message is always err.Error().
+func ToStatus(err error, notFound error) error {
+	if err == nil {
+		return nil
+	}
+	var code codes.Code
+	switch {
+	case notFound != nil && errors.Is(err, notFound):
+		code = codes.NotFound
+	case errors.Is(err, context.Canceled):
+		code = codes.Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		code = codes.DeadlineExceeded
+	default:
+		code = status.Code(err)
+	}
+	return status.Error(code, err.Error())
+}
+
+// FromStatus returns the Go error for a gRPC error received by a client: an
+// *Error that keeps the message and matches notFound (for codes.NotFound) or
+// the context errors (for codes.Canceled and codes.DeadlineExceeded) under
+// errors.Is. A nil error stays nil.
+func FromStatus(err error, notFound error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	return &Error{Code: st.Code(), Message: st.Message(), notFound: notFound}
+}
+
+// Error is an error received from the other side of a gRPC connection.
+type Error struct {
+	// Code is the gRPC status code.
+	Code codes.Code
+	// Message is the remote error's text.
+	Message  string
+	notFound error
+}
+
+// Error returns the remote message.
+func (e *Error) Error() string { return e.Message }
+
+// Is reports whether the remote error stands for target.
+func (e *Error) Is(target error) bool {
+	switch e.Code {
+	case codes.NotFound:
+		return e.notFound != nil && target == e.notFound
+	case codes.Canceled:
+		return target == context.Canceled
+	case codes.DeadlineExceeded:
+		return target == context.DeadlineExceeded
+	}
+	return false
+}
+
+// GRPCStatus returns the status the error arrived with, so that it crosses
+// another hop unchanged.
+func (e *Error) GRPCStatus() *status.Status { return status.New(e.Code, e.Message) }

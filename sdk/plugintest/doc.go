@@ -1,0 +1,14 @@
+// Package plugintest runs a plugin in-process behind a real gRPC connection
+// (go-plugin's test connection with its broker), with in-memory host
+// services, so that a VM author's unit tests exercise the same protocol as
+// the node:
+//
+//	h := plugintest.Start(t, &myVM{}, plugintest.Options{Genesis: genesis})
+//	resp, err := http.Post(h.URL("rpc"), "application/json", body)
+//	blocks := h.Containers("block")
+//
+// HTTP and WebSocket requests go through the host's httpgrpc proxy; Accept,
+// the database and the chain registry are the memory host's. The harness
+// shuts the plugin down when the test ends and fails the test when Shutdown
+// fails.
+package plugintest

@@ -1,0 +1,153 @@
+package plugintest
+
+import (
+	"context"
+	"io"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/internal/grpcplugin"
+	"github.com/chainhost/chainhost/sdk/internal/memhost"
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+)
+
+// shutdownTimeout bounds the plugin's Shutdown at the end of a test.
+const shutdownTimeout = 10 * time.Second
+
+// Options describes the instance the harness starts.
+type Options struct {
+	// Name is the chain's primary alias or the module name; "test" when empty.
+	Name string
+	// Kind is pluginv1.KindVM (the default) or pluginv1.KindModule.
+	Kind string
+	// ChainID is the blockchain ID; derived from Name when zero.
+	ChainID ids.ID
+	// Aliases are further aliases of the chain.
+	Aliases []string
+	// NetworkID is the node's network ID.
+	NetworkID uint32
+	// Genesis and Config are passed to Initialize as they are.
+	Genesis, Config []byte
+	// DataDir is the instance's directory; t.TempDir() when empty.
+	DataDir string
+	// LogLevel is the chainhost level name; "INFO" when empty.
+	LogLevel string
+	// Logger receives the plugin's logs; a Warn-level stderr logger when nil.
+	Logger hclog.Logger
+}
+
+// chainIDText is the chain ID an InitializeRequest carries: none for a
+// module without one.
+func chainIDText(opts Options) string {
+	if opts.ChainID.IsZero() {
+		return ""
+	}
+	return opts.ChainID.String()
+}
+
+// Harness is one plugin instance running behind gRPC, with its memory host.
+type Harness struct {
+	name    string
+	chainID ids.ID
+	client  pluginv1.PluginClient
+	mem     *memhost.Host
+
+	handlers   []string
+	indexKinds []string
+
+	mu      sync.Mutex
+	servers map[string]*httptest.Server
+}
+
+// Start initializes p behind a real gRPC connection with in-memory host
+// services and returns its harness; the test's cleanup shuts p down.
+func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
+	t.Helper()
+	opts = withDefaults(t, opts)
+	logger := opts.Logger
+	if logger == nil {
+		logger = hclog.New(&hclog.LoggerOptions{Name: "plugintest", Level: hclog.Warn})
+	}
+	h := &Harness{name: opts.Name, chainID: opts.ChainID, servers: make(map[string]*httptest.Server)}
+	self := host.ChainInfo{ID: opts.ChainID, VMName: opts.Name, Aliases: append([]string{opts.Name}, opts.Aliases...)}
+	h.mem = memhost.New(memhost.Options{Self: self, Call: h.call})
+
+	gp := &grpcplugin.Plugin{NewServer: func(b *plugin.GRPCBroker) pluginv1.PluginServer {
+		return sdk.NewPluginServer(p, sdk.PluginServerOptions{
+			Logger:  logger,
+			Connect: func(id uint32) (host.Services, io.Closer, error) { return grpcplugin.DialHost(b, id) },
+		})
+	}}
+	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{pluginv1.PluginName: gp})
+	raw, err := client.Dispense(pluginv1.PluginName)
+	if err != nil {
+		t.Fatalf("plugintest: dispense plugin: %v", err)
+	}
+	conn := raw.(*grpcplugin.Client)
+	h.client = conn
+	brokerID, hostDone := grpcplugin.ServeHost(conn.Broker, h.mem.Services())
+
+	// Cleanups run last-registered first: the plugin shuts down before the
+	// connection closes, and the HTTP servers close before either.
+	t.Cleanup(func() {
+		_ = client.Close() // also stops the server, through go-plugin's controller
+		<-server.DoneCh
+		<-hostDone
+	})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if _, err := h.client.Shutdown(ctx, &pluginv1.ShutdownRequest{}); err != nil {
+			t.Errorf("plugintest: shut down %s: %v", h.name, err)
+		}
+	})
+	t.Cleanup(h.closeServers)
+
+	resp, err := h.client.Initialize(context.Background(), &pluginv1.InitializeRequest{
+		HostBrokerId: brokerID,
+		Kind:         opts.Kind,
+		ChainId:      chainIDText(opts),
+		Name:         opts.Name,
+		Aliases:      self.Aliases,
+		NetworkId:    opts.NetworkID,
+		Genesis:      opts.Genesis,
+		Config:       opts.Config,
+		DataDir:      opts.DataDir,
+		LogLevel:     opts.LogLevel,
+		NodeVersion:  "plugintest",
+	})
+	if err != nil {
+		t.Fatalf("plugintest: initialize %s: %v", opts.Name, err)
+	}
+	h.handlers, h.indexKinds = resp.GetHandlers(), resp.GetIndexKinds()
+	self.Handlers, self.IndexKinds, self.Running = h.handlers, h.indexKinds, true
+	h.mem.SetSelf(self)
+	return h
+}
+
+// withDefaults fills in the Options left empty.
+func withDefaults(t testing.TB, opts Options) Options {
+	if opts.Name == "" {
+		opts.Name = "test"
+	}
+	if opts.Kind == "" {
+		opts.Kind = pluginv1.KindVM
+	}
+	if opts.ChainID.IsZero() && opts.Kind == pluginv1.KindVM {
+		opts.ChainID = ids.Derive([]byte("plugintest"), []byte(opts.Name))
+	}
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
+	}
+	if opts.LogLevel == "" {
+		opts.LogLevel = "INFO"
+	}
+	return opts
+}

@@ -1,0 +1,338 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/internal/grpcerr"
+	"github.com/chainhost/chainhost/sdk/internal/wire"
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// PluginServerOptions configures NewPluginServer.
+type PluginServerOptions struct {
+	// Logger is the root logger; Env.Logger is named after the instance
+	// below it and shares its level. Nil discards logs.
+	Logger hclog.Logger
+	// Connect opens the host services served on a go-plugin broker ID, and
+	// returns what closes them at Shutdown. Env.Host is empty when nil.
+	Connect func(brokerID uint32) (host.Services, io.Closer, error)
+}
+
+// NewPluginServer returns the protocol server that runs p: the piece Serve
+// registers with go-plugin, exported for harnesses like sdk/plugintest.
+// Every call but Initialize and Shutdown fails with FailedPrecondition
+// before Initialize succeeded; Shutdown before then only ends the server.
+func NewPluginServer(p Plugin, opts PluginServerOptions) pluginv1.PluginServer {
+	return newPluginServer(p, opts)
+}
+
+// serverState is where a pluginServer is in its life.
+type serverState int
+
+const (
+	stateIdle serverState = iota
+	stateInitializing
+	stateReady
+	stateShutDown
+)
+
+// pluginServer implements pluginv1.PluginServer over a Plugin.
+type pluginServer struct {
+	pluginv1.UnimplementedPluginServer
+	plugin Plugin
+	opts   PluginServerOptions
+
+	mu     sync.Mutex
+	state  serverState
+	run    *instance // set while ready
+	closer io.Closer // the host connection, set from Initialize to Shutdown
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// instance is what a ready server serves with; immutable once built.
+type instance struct {
+	name   string
+	logger hclog.Logger
+	http   *httpgrpc.Server
+	source ContainerSource // nil when the plugin reports no containers
+}
+
+func newPluginServer(p Plugin, opts PluginServerOptions) *pluginServer {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	return &pluginServer{plugin: p, opts: opts}
+}
+
+// ready returns the running instance, or the status error for a call made
+// before Initialize or after Shutdown.
+func (s *pluginServer) ready() (*instance, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case stateReady:
+		return s.run, nil
+	case stateShutDown:
+		return nil, status.Error(codes.Unavailable, "plugin is shut down")
+	default:
+		return nil, status.Error(codes.FailedPrecondition, "plugin is not initialized")
+	}
+}
+
+// Initialize connects the host services, builds the Env and starts the plugin.
+func (s *pluginServer) Initialize(ctx context.Context, req *pluginv1.InitializeRequest) (*pluginv1.InitializeResponse, error) {
+	env, level, err := envFromRequest(req)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	s.mu.Lock()
+	switch s.state {
+	case stateIdle:
+		s.state = stateInitializing
+	case stateShutDown:
+		s.mu.Unlock()
+		return nil, status.Error(codes.Unavailable, "plugin is shut down")
+	default:
+		s.mu.Unlock()
+		return nil, status.Error(codes.FailedPrecondition, "plugin is already initialized")
+	}
+	s.mu.Unlock()
+
+	resp, run, closer, err := s.start(ctx, req, env, level)
+
+	s.mu.Lock()
+	if s.state == stateShutDown { // Shutdown came while the plugin started
+		s.mu.Unlock()
+		if err == nil {
+			_ = s.plugin.Shutdown(ctx)
+			closeQuietly(closer)
+		}
+		return nil, status.Error(codes.Unavailable, "plugin was shut down during Initialize")
+	}
+	if err != nil {
+		s.state = stateIdle
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.state, s.run, s.closer = stateReady, run, closer
+	s.mu.Unlock()
+	return resp, nil
+}
+
+// start runs Initialize of the plugin and gathers what the server needs.
+func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeRequest, env *Env, level hclog.Level) (*pluginv1.InitializeResponse, *instance, io.Closer, error) {
+	env.Logger = s.opts.Logger.Named(env.Name)
+	env.Logger.SetLevel(level)
+	var closer io.Closer
+	if s.opts.Connect != nil {
+		svc, c, err := s.opts.Connect(req.GetHostBrokerId())
+		if err != nil {
+			return nil, nil, nil, status.Error(codes.Unavailable, fmt.Sprintf("initialize %s: %v", env.Name, err))
+		}
+		env.Host, closer = svc, c
+	}
+	if err := s.plugin.Initialize(ctx, env); err != nil {
+		closeQuietly(closer)
+		return nil, nil, nil, grpcerr.ToStatus(fmt.Errorf("initialize %s: %w", env.Name, err), host.ErrNotFound)
+	}
+	handlers := make(map[string]http.Handler)
+	for name, h := range s.plugin.Handlers() {
+		if h == nil {
+			env.Logger.Warn("handler is nil; not serving it", "handler", name)
+			continue
+		}
+		handlers[name] = h
+	}
+	run := &instance{
+		name:   env.Name,
+		logger: env.Logger,
+		http: httpgrpc.NewServer(httpgrpc.ServerOptions{
+			Lookup: func(name string) (http.Handler, bool) {
+				h, ok := handlers[name]
+				return h, ok
+			},
+			Logger: env.Logger,
+		}),
+	}
+	resp := &pluginv1.InitializeResponse{Handlers: slices.Sorted(maps.Keys(handlers))}
+	if src, ok := s.plugin.(ContainerSource); ok {
+		run.source = src
+		resp.IndexKinds = slices.Clone(src.IndexKinds())
+	}
+	return resp, run, closer, nil
+}
+
+// envFromRequest returns the Env (without Logger and Host) and the log
+// level an InitializeRequest asks for.
+func envFromRequest(req *pluginv1.InitializeRequest) (*Env, hclog.Level, error) {
+	level, err := parseLogLevel(req.GetLogLevel())
+	if err != nil {
+		return nil, 0, fmt.Errorf("initialize %s: %w", req.GetName(), err)
+	}
+	var chainID ids.ID
+	if req.GetChainId() != "" {
+		if chainID, err = ids.FromString(req.GetChainId()); err != nil {
+			return nil, 0, fmt.Errorf("initialize %s: chain ID: %w", req.GetName(), err)
+		}
+	}
+	kind := req.GetKind()
+	if kind == "" {
+		kind = pluginv1.KindVM
+	}
+	name := req.GetName()
+	if name == "" {
+		name = "plugin"
+	}
+	return &Env{
+		Kind:          kind,
+		ChainID:       chainID,
+		Name:          name,
+		Aliases:       req.GetAliases(),
+		NetworkID:     req.GetNetworkId(),
+		Genesis:       req.GetGenesis(),
+		Config:        req.GetConfig(),
+		DataDir:       req.GetDataDir(),
+		NodeVersion:   req.GetNodeVersion(),
+		BootstrapTime: wire.TimeFromProto(req.GetBootstrapTimeUnixNano()),
+	}, level, nil
+}
+
+// ServeHTTP serves one request with the named handler.
+func (s *pluginServer) ServeHTTP(req *pluginv1.HTTPRequest, stream pluginv1.Plugin_ServeHTTPServer) error {
+	run, err := s.ready()
+	if err != nil {
+		return err
+	}
+	return run.http.ServeHTTP(req, stream)
+}
+
+// ServeWebSocket serves one WebSocket connection with the named handler.
+func (s *pluginServer) ServeWebSocket(stream pluginv1.Plugin_ServeWebSocketServer) error {
+	run, err := s.ready()
+	if err != nil {
+		return err
+	}
+	return run.http.ServeWebSocket(stream)
+}
+
+// Health asks the plugin's HealthChecker, if it has one.
+func (s *pluginServer) Health(ctx context.Context, _ *pluginv1.HealthRequest) (*pluginv1.HealthResponse, error) {
+	if _, err := s.ready(); err != nil {
+		return nil, err
+	}
+	hc, ok := s.plugin.(HealthChecker)
+	if !ok {
+		return &pluginv1.HealthResponse{Healthy: true}, nil
+	}
+	if err := hc.Health(ctx); err != nil {
+		return &pluginv1.HealthResponse{Healthy: false, Reason: err.Error()}, nil
+	}
+	return &pluginv1.HealthResponse{Healthy: true}, nil
+}
+
+// SetLogLevel sets the level of the instance's logger.
+func (s *pluginServer) SetLogLevel(_ context.Context, req *pluginv1.SetLogLevelRequest) (*pluginv1.SetLogLevelResponse, error) {
+	run, err := s.ready()
+	if err != nil {
+		return nil, err
+	}
+	level, err := parseLogLevel(req.GetLevel())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, fmt.Sprintf("set log level of %s: %v", run.name, err))
+	}
+	run.logger.SetLevel(level)
+	return &pluginv1.SetLogLevelResponse{}, nil
+}
+
+// AcceptedCount asks the plugin's ContainerSource.
+func (s *pluginServer) AcceptedCount(ctx context.Context, req *pluginv1.AcceptedCountRequest) (*pluginv1.AcceptedCountResponse, error) {
+	src, err := s.source()
+	if err != nil {
+		return nil, err
+	}
+	n, err := src.AcceptedCount(ctx, req.GetKind())
+	if err != nil {
+		return nil, grpcerr.ToStatus(fmt.Errorf("accepted %s count: %w", req.GetKind(), err), host.ErrNotFound)
+	}
+	return &pluginv1.AcceptedCountResponse{Count: n}, nil
+}
+
+// GetAccepted asks the plugin's ContainerSource.
+func (s *pluginServer) GetAccepted(ctx context.Context, req *pluginv1.GetAcceptedRequest) (*pluginv1.GetAcceptedResponse, error) {
+	src, err := s.source()
+	if err != nil {
+		return nil, err
+	}
+	c, err := src.GetAccepted(ctx, req.GetKind(), req.GetPosition())
+	if err != nil {
+		return nil, grpcerr.ToStatus(fmt.Errorf("accepted %s %d: %w", req.GetKind(), req.GetPosition(), err), host.ErrNotFound)
+	}
+	return &pluginv1.GetAcceptedResponse{Container: wire.ContainerToProto(c.ID, c.Bytes, c.Index, c.Timestamp)}, nil
+}
+
+// source returns the ContainerSource of a ready plugin, or the status error.
+func (s *pluginServer) source() (ContainerSource, error) {
+	run, err := s.ready()
+	if err != nil {
+		return nil, err
+	}
+	if run.source == nil {
+		return nil, status.Error(codes.Unimplemented, fmt.Sprintf("plugin %s reports no accepted containers", run.name))
+	}
+	return run.source, nil
+}
+
+// Shutdown stops the plugin once; later calls return nil.
+func (s *pluginServer) Shutdown(ctx context.Context, _ *pluginv1.ShutdownRequest) (*pluginv1.ShutdownResponse, error) {
+	if err := s.shutdown(ctx); err != nil {
+		return nil, grpcerr.ToStatus(err, host.ErrNotFound)
+	}
+	return &pluginv1.ShutdownResponse{}, nil
+}
+
+// shutdown calls Plugin.Shutdown and closes the host connection, the first
+// time only; concurrent callers wait for the first.
+func (s *pluginServer) shutdown(ctx context.Context) error {
+	first := false
+	s.shutdownOnce.Do(func() {
+		first = true
+		s.mu.Lock()
+		wasReady := s.state == stateReady
+		closer := s.closer
+		s.state, s.run, s.closer = stateShutDown, nil, nil
+		s.mu.Unlock()
+		if !wasReady {
+			return
+		}
+		if err := s.plugin.Shutdown(ctx); err != nil {
+			s.shutdownErr = fmt.Errorf("shut down plugin: %w", err)
+		}
+		closeQuietly(closer)
+	})
+	if first {
+		return s.shutdownErr
+	}
+	return nil
+}
+
+// closeQuietly closes c if there is one; the error of closing a connection
+// that is going away anyway tells nobody anything.
+func closeQuietly(c io.Closer) {
+	if c != nil {
+		_ = c.Close()
+	}
+}

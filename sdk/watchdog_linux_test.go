@@ -1,0 +1,59 @@
+//go:build linux
+
+package sdk_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+)
+
+// TestPluginBinaryExitsWhenHostDies starts the binary from a shell that exits a second later, as
+// if the host died, and waits for the watchdog to end the plugin. (The
+// second lets the plugin note its parent first, as it does under a host.)
+func TestPluginBinaryExitsWhenHostDies(t *testing.T) {
+	bin := buildTinyVM(t)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skipf("no sh: %v", err)
+	}
+	cmd := exec.Command(sh, "-c", `"$0" >/dev/null 2>&1 & echo $!; sleep 1`, bin)
+	cmd.Env = envWithout(pluginv1.MagicCookieKey + "=" + pluginv1.MagicCookieValue)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("start plugin from sh: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("plugin pid %q: %v", out, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("plugin %d still runs 5s after its parent exited", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid runs and is no zombie.
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) == 0 || fields[0] != "Z"
+}
