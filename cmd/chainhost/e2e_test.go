@@ -60,10 +60,7 @@ func TestDefaultNode(t *testing.T) {
 		t.Fatalf("health: status %d, %+v, %v", resp.StatusCode, rep, err)
 	}
 
-	children := n.ChildPIDs()
-	if len(children) != 1 {
-		t.Fatalf("want one plugin process, got %v", children)
-	}
+	plugin := nodetest.PluginPID(t, n, "example")
 	r, err := put(ctx, n, "a", "1")
 	if err != nil {
 		t.Fatal(err)
@@ -75,13 +72,13 @@ func TestDefaultNode(t *testing.T) {
 		t.Fatalf("get a = %q, %v", v, err)
 	}
 	// The answer came from the plugin process: with it stopped, no answer.
-	if err := syscall.Kill(children[0], syscall.SIGSTOP); err != nil {
+	if err := syscall.Kill(plugin, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	sctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	_, err = get(sctx, n, "a")
 	cancel()
-	_ = syscall.Kill(children[0], syscall.SIGCONT)
+	_ = syscall.Kill(plugin, syscall.SIGCONT)
 	if err == nil {
 		t.Fatal("kv.get answered while the plugin process was stopped")
 	}
@@ -112,11 +109,8 @@ func TestPluginCrash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old := n.ChildPIDs()
-	if len(old) != 1 {
-		t.Fatalf("plugin processes: %v", old)
-	}
-	if err := syscall.Kill(old[0], syscall.SIGKILL); err != nil {
+	old := nodetest.PluginPID(t, n, "example")
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	// An answer, not a hang: an error within one second.
@@ -141,8 +135,8 @@ func TestPluginCrash(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if now := n.ChildPIDs(); len(now) != 1 || now[0] == old[0] {
-		t.Fatalf("plugin processes after restart: %v (old %d)", now, old[0])
+	if now := n.PluginPIDs("example"); len(now) != 1 || now[0] == old {
+		t.Fatalf("plugin processes after restart: %v (old %d)", now, old)
 	}
 	for i := range before {
 		if v, err := get(ctx, n, "k"+string(rune('a'+i))); err != nil || v != "v" {
@@ -241,7 +235,7 @@ func TestConfigLayers(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(hostBin, append([]string{"config", "--config=" + file}, args...)...)
-		cmd.Env = append(os.Environ(), env...)
+		cmd.Env = append(nodetest.Environ(), env...)
 		out, _ := cmd.CombinedOutput()
 		return string(out), cmd.ProcessState.ExitCode()
 	}

@@ -80,6 +80,10 @@ type Chain struct {
 	GenesisFile string `koanf:"genesis-file,omitempty"`
 	// Config is the chain config, handed to the VM as JSON.
 	Config any `koanf:"config,omitempty"`
+	// LegacyIndexKinds are read-only index kinds: the host serves what the
+	// index holds of them at /ext/index/<alias>/<kind> and appends nothing
+	// (like the X-Chain's "vtx" index after linearization, SPEC 9.3).
+	LegacyIndexKinds []string `koanf:"legacy-index-kinds,omitempty"`
 	// Enabled says whether the chain runs; Load sets it (default true).
 	Enabled *bool `koanf:"enabled"`
 }

@@ -91,6 +91,21 @@ func (c *Config) validateChains() []error {
 		if ch.Genesis != nil && ch.GenesisFile != "" {
 			errs = append(errs, fmt.Errorf("config: %s: genesis and genesis-file are exclusive", at))
 		}
+		errs = append(errs, validateKinds(at+".legacy-index-kinds", ch.LegacyIndexKinds)...)
+	}
+	return errs
+}
+
+// validateKinds checks a list of index kinds: each a name, none twice.
+func validateKinds(key string, kinds []string) []error {
+	var errs []error
+	for i, k := range kinds {
+		switch {
+		case !isName(k):
+			errs = append(errs, fmt.Errorf("config: %s[%d]: %q is not a valid index kind (letters, digits, _ and -)", key, i, k))
+		case slices.Index(kinds, k) < i:
+			errs = append(errs, fmt.Errorf("config: %s[%d]: %q is listed twice", key, i, k))
+		}
 	}
 	return errs
 }

@@ -336,7 +336,8 @@ func TestIndexesAreSeparate(t *testing.T) {
 	db, _ := openDB(t)
 	x := newIndexes(t, db, nil)
 	chainB := ids.Derive([]byte("other chain"))
-	if x.Index(testChain, "block") != x.Index(testChain, "block") {
+	first, second := x.Index(testChain, "block"), x.Index(testChain, "block")
+	if first != second {
 		t.Fatal("Index returned two values for one pair")
 	}
 	counts := []struct {

@@ -52,3 +52,15 @@ func CheckStartup(ns *storage.Namespace, enabled, allowIncomplete bool) (incompl
 	}
 	return true, nil
 }
+
+// MarkComplete clears the incomplete mark that CheckStartup persisted in
+// ns. The caller calls it, in a run with indexing on, once the index holds
+// every container the chains accepted (each chain's index was backfilled
+// from its VM), so that later runs no longer report the index incomplete.
+// Clearing a flag that is not set does nothing.
+func MarkComplete(ns *storage.Namespace) error {
+	if err := ns.Delete(keyIncomplete); err != nil {
+		return fmt.Errorf("mark index complete: %w", err)
+	}
+	return nil
+}

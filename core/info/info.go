@@ -57,4 +57,3 @@ func NewService(o Options) *jsonrpc.Server {
 	}))
 	return s
 }
-

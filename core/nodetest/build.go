@@ -9,6 +9,9 @@ import (
 	"testing"
 )
 
+// binDirEnv names the build output dir that `make test` passes to tests.
+const binDirEnv = "CHAINHOST_BIN_DIR"
+
 // built caches one build per test process.
 type built struct {
 	once            sync.Once
@@ -23,7 +26,7 @@ var binaries built // written once, then only read
 // <dir>/plugins), else built once into a temp dir with `go build`.
 func Binaries(t testing.TB) (host, pluginDir string) {
 	t.Helper()
-	if dir := os.Getenv("CHAINHOST_BIN_DIR"); dir != "" {
+	if dir := os.Getenv(binDirEnv); dir != "" {
 		return filepath.Join(dir, "bin", "chainhost"), filepath.Join(dir, "plugins")
 	}
 	binaries.once.Do(func() {

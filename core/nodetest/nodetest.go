@@ -73,7 +73,7 @@ func Start(t testing.TB, opts Options) *Node {
 	}
 	args = append(args, opts.Args...)
 	cmd := exec.Command(hostBin, args...)
-	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Env = append(Environ(), opts.Env...)
 	out := &syncBuffer{}
 	pr, pw := io.Pipe()
 	cmd.Stdout = io.MultiWriter(out, pw)
@@ -217,4 +217,42 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// PluginPIDs lists the host's plugin processes whose binary is named name.
+func (n *Node) PluginPIDs(name string) []int {
+	var out []int
+	for _, pid := range n.ChildPIDs() {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		argv0, _, _ := strings.Cut(string(b), "\x00")
+		if filepath.Base(argv0) == name {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// PluginPID returns the one running plugin process named name.
+func PluginPID(t testing.TB, n *Node, name string) int {
+	t.Helper()
+	pids := n.PluginPIDs(name)
+	if len(pids) != 1 {
+		t.Fatalf("want one %s plugin process, got %v", name, pids)
+	}
+	return pids[0]
+}
+
+// Environ is os.Environ without the variables that steer the tests, which
+// the node would reject as unknown CHAINHOST_* config keys.
+func Environ() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, binDirEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

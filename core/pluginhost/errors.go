@@ -22,7 +22,8 @@ type UnavailableError struct {
 	Kind string
 	// Name is the chain's primary alias or the module name.
 	Name string
-	// State is the instance's state when the call was refused.
+	// State is the instance's state when the call was refused; Running
+	// means it is stopping.
 	State State
 	// Reason says why the process is not running, e.g. "plugin exited:
 	// exit status 3".
@@ -41,6 +42,9 @@ func (e *UnavailableError) Error() string {
 		return fmt.Sprintf("%s %s is stopped: %s", what, e.Name, e.Reason)
 	case e.State == Stopped:
 		return fmt.Sprintf("%s %s is stopped", what, e.Name)
+	case e.State == Running:
+		// Only a stopping instance refuses calls while running.
+		return fmt.Sprintf("%s %s is stopping", what, e.Name)
 	case e.Reason != "":
 		return fmt.Sprintf("%s %s is restarting: %s", what, e.Name, e.Reason)
 	default:

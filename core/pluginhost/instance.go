@@ -276,11 +276,11 @@ func (i *Instance) nudge() {
 // cannot serve it.
 func (i *Instance) unavailableLocked() *UnavailableError {
 	e := &UnavailableError{Kind: i.opts.Init.Kind, Name: i.opts.Init.Name, State: i.state, Reason: i.reason}
-	if i.stopping && i.state != Stopped {
-		e.State, e.Reason = Stopped, "stopping"
-	}
-	if e.State == Stopped && e.Reason == "stopped" {
+	switch {
+	case i.state == Stopped:
 		e.Reason = ""
+	case i.stopping:
+		e.State, e.Reason = Running, ""
 	}
 	return e
 }

@@ -416,6 +416,9 @@ func TestPluginLogs(t *testing.T) {
 		}
 	}
 	check("m1", map[string]bool{"trace": false, "debug": false, "info": true, "error": true})
+	waitFor(t, 5*time.Second, "the plugin's stray print", func() bool {
+		return strings.Contains(logs.String(), "m1 on stdout")
+	})
 	if err := env.inst.SetLogLevel(ctx, "DEBUG"); err != nil {
 		t.Fatal(err)
 	}

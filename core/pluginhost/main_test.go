@@ -25,6 +25,9 @@ import (
 var testPluginPath string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hostHelperEnv) != "" {
+		os.Exit(runHostHelper(os.Getenv(hostHelperEnv)))
+	}
 	os.Exit(runTests(m))
 }
 
@@ -175,6 +178,21 @@ func waitRunning(t *testing.T, inst *Instance, oldPID int) {
 		s, _ := inst.State()
 		return s == Running && inst.PID() != 0 && inst.PID() != oldPID
 	})
+}
+
+// processDead reports whether pid is gone or a zombie: an orphan's zombie
+// stays until the system's init reaps it.
+func processDead(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return os.IsNotExist(err)
+	}
+	// The state follows the command name in parentheses.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] == 'Z' || s[i+2] == 'X'
+	}
+	return false
 }
 
 // processGone reports whether no process pid exists any more.

@@ -81,17 +81,20 @@ type Options struct {
 	SHA256 []byte
 	// Init is sent in Initialize to every process of the instance.
 	Init Init
-	// Logger receives go-plugin's lines and the plugin's log lines; use the
-	// log registry's PluginLogger. Nil means go-plugin's default.
+	// Logger receives the plugin's log lines, its stray stdout and stderr
+	// writes, and the supervisor's own lines; use the log registry's
+	// PluginLogger. Nil logs at INFO to stderr.
 	Logger hclog.Logger
 	// Services are the host services bound to this instance.
 	Services host.Services
 	// RestartBackoff is the first delay before a restart; it doubles up to
 	// MaxRestartBackoff and starts over after StableAfter of running.
 	RestartBackoff, MaxRestartBackoff time.Duration
-	// MaxMessageBytes limits gRPC messages both ways.
+	// MaxMessageBytes limits gRPC messages both ways on the host's side
+	// (the SDK's side allows 64 MiB).
 	MaxMessageBytes int
-	// MaxBodyBytes caps HTTP request bodies forwarded by Handler.
+	// MaxBodyBytes caps HTTP request bodies forwarded by Handler; it must be
+	// below MaxMessageBytes. 0 means httpgrpc.DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// OnStart runs after every start and Initialize, before the instance is
 	// marked running; an error fails the start.
@@ -120,6 +123,10 @@ func (o Options) withDefaults() (Options, error) {
 	o.MaxRestartBackoff = max(o.MaxRestartBackoff, o.RestartBackoff)
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	// A request travels in one message, with its headers.
+	if o.MaxBodyBytes >= int64(o.MaxMessageBytes) {
+		return o, fmt.Errorf("plugin %s: max body size %d must be below the max message size %d", o.Init.Name, o.MaxBodyBytes, o.MaxMessageBytes)
 	}
 	return o, nil
 }

@@ -133,12 +133,20 @@ func launch(cfg launchConfig) (*process, *dispensed, error) {
 				grpc.MaxCallRecvMsgSize(cfg.maxMsg),
 				grpc.MaxCallSendMsgSize(cfg.maxMsg),
 			),
+			// Fixed windows turn off gRPC's bandwidth-delay probing, whose
+			// pings add a round trip to small calls on a local socket.
+			grpc.WithInitialWindowSize(windowSize),
+			grpc.WithInitialConnWindowSize(windowSize),
 			grpc.WithChainUnaryInterceptor(unaryHint(cfg.onUnavailable)),
 			grpc.WithChainStreamInterceptor(streamHint(cfg.onUnavailable)),
 		},
 	}
 	if cfg.logger != nil {
 		clientCfg.Logger = cfg.logger
+		// What the plugin prints to stdout or stderr outside its logger
+		// (after go-plugin has taken the streams over) is logged too.
+		stray := cfg.logger.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true, ForceLevel: hclog.Info})
+		clientCfg.SyncStdout, clientCfg.SyncStderr = stray, stray
 	}
 	if cfg.pin != nil {
 		clientCfg.SecureConfig = &plugin.SecureConfig{Checksum: cfg.pin, Hash: sha256.New()}
@@ -193,6 +201,9 @@ var ErrChecksumMismatch = errors.New("plugin binary does not match its sha256 pi
 
 // grpcPlugin is the host side of the go-plugin plugin: it serves the host
 // services on the broker and hands out the Plugin client.
+// windowSize is the fixed HTTP/2 flow-control window of plugin connections.
+const windowSize = 4 << 20
+
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	services host.Services
@@ -222,6 +233,8 @@ func (g *grpcPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, co
 			opts = append(opts,
 				grpc.MaxRecvMsgSize(g.maxMsg),
 				grpc.MaxSendMsgSize(g.maxMsg),
+				grpc.InitialWindowSize(windowSize),
+				grpc.InitialConnWindowSize(windowSize),
 			)
 			s := grpc.NewServer(opts...)
 			host.RegisterServers(s, g.services)

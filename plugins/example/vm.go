@@ -111,7 +111,9 @@ func (vm *VM) GetAccepted(ctx context.Context, _ string, height uint64) (host.Co
 	return host.Container{ID: sha256.Sum256(b), Bytes: b}, nil
 }
 
-func blockKey(h uint64) []byte { return binary.BigEndian.AppendUint64(append([]byte(nil), keyBlock...), h) }
+func blockKey(h uint64) []byte {
+	return binary.BigEndian.AppendUint64(append([]byte(nil), keyBlock...), h)
+}
 
 type putArgs struct {
 	Key   string `json:"key"`

@@ -125,12 +125,15 @@ func (v *vm) pid(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprint(w, os.Getpid())
 }
 
-// log writes the body as one line at each level from TRACE to ERROR.
+// log writes the body as one line at each level from TRACE to ERROR, and
+// prints it to stdout.
 func (v *vm) log(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	for _, l := range []hclog.Level{hclog.Trace, hclog.Debug, hclog.Info, hclog.Warn, hclog.Error} {
 		v.env.Logger.Log(l, string(body)+" at "+l.String())
 	}
+	// A stray print, which the host should log too.
+	fmt.Println(string(body) + " on stdout")
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -1,0 +1,178 @@
+package evm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Block production modes of Config.BlockProduction.
+const (
+	// ProduceAuto builds a block as soon as transactions are pending.
+	ProduceAuto = "auto"
+	// ProduceInterval builds a block every BlockInterval, empty or not.
+	ProduceInterval = "interval"
+	// ProduceManual builds blocks only on evm_mine.
+	ProduceManual = "manual"
+)
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("2s", "500ms"); a JSON number is taken as seconds.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var secs float64
+		if err2 := json.Unmarshal(b, &secs); err2 != nil {
+			return fmt.Errorf("duration must be a string like \"2s\" or a number of seconds: %s", b)
+		}
+		*d = Duration(secs * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", s, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Config is the chain config of an EVM chain (the chain's `config` in the
+// node config, handed over as JSON). docs/evm.md describes every key.
+type Config struct {
+	// PruningEnabled keeps only recent state (path scheme); false keeps the
+	// state of every block (hash scheme, archival), so proofs at any height.
+	PruningEnabled bool `json:"pruning-enabled"`
+	// HistoricalProofQueryWindow is how many blocks before the last accepted
+	// one eth_getProof may query on an archival chain; 0 accepts any block.
+	HistoricalProofQueryWindow uint64 `json:"historical-proof-query-window"`
+	// APIMaxBatchSize is the most requests one JSON-RPC batch may hold.
+	APIMaxBatchSize int `json:"api-max-batch-size"`
+	// APIMaxBatchResponseSize is the largest response to a batch, in bytes.
+	APIMaxBatchResponseSize int `json:"api-max-batch-response-size"`
+	// APIMaxRequestSize is the largest JSON-RPC request body, in bytes.
+	APIMaxRequestSize int `json:"api-max-request-size"`
+	// BlockProduction is auto, interval or manual.
+	BlockProduction string `json:"block-production"`
+	// BlockInterval is the block period in interval mode.
+	BlockInterval Duration `json:"block-interval"`
+	// DebugAPIEnabled serves debug_* (off on a public node).
+	DebugAPIEnabled bool `json:"debug-api-enabled"`
+	// PersonalAPIEnabled serves personal_* on a keystore in the chain's
+	// directory.
+	PersonalAPIEnabled bool `json:"personal-api-enabled"`
+	// KeystoreLightKDF uses the fast, weak key derivation for keystore
+	// files (test and local networks only).
+	KeystoreLightKDF bool `json:"keystore-light-kdf"`
+	// DevAPIEnabled serves the dev methods evm_mine, evm_setAutomine,
+	// evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp.
+	DevAPIEnabled bool `json:"dev-api-enabled"`
+	// TxPoolGlobalSlots is the most executable transactions in the pool.
+	TxPoolGlobalSlots uint64 `json:"txpool-global-slots"`
+	// TxPoolAccountSlots is the executable transactions guaranteed per account.
+	TxPoolAccountSlots uint64 `json:"txpool-account-slots"`
+	// TxPoolGlobalQueue is the most non-executable transactions in the pool.
+	TxPoolGlobalQueue uint64 `json:"txpool-global-queue"`
+	// TxPoolAccountQueue is the most non-executable transactions per account.
+	TxPoolAccountQueue uint64 `json:"txpool-account-queue"`
+	// RPCGasCap caps the gas of eth_call and eth_estimateGas; 0 is no cap.
+	RPCGasCap uint64 `json:"rpc-gas-cap"`
+	// RPCTxFeeCap caps the fee of a transaction sent by RPC, in ether; 0 is no cap.
+	RPCTxFeeCap float64 `json:"rpc-tx-fee-cap"`
+	// RPCEVMTimeout bounds eth_call; 0 is no bound.
+	RPCEVMTimeout Duration `json:"rpc-evm-timeout"`
+	// AllowUnprotectedTxs accepts transactions without replay protection
+	// (EIP-155) over RPC.
+	AllowUnprotectedTxs bool `json:"allow-unprotected-txs"`
+	// CacheMB is the memory for the database and trie caches, in MiB.
+	CacheMB int `json:"cache-mb"`
+	// LogLevel is the EVM's initial log level (admin_setLogLevel changes it).
+	LogLevel string `json:"log-level"`
+	// ImportChainFile is an RLP chain file imported at start (blocks the
+	// chain lacks are inserted); relative to the chain's directory.
+	ImportChainFile string `json:"import-chain-file"`
+	// ImportHead is the block hash made head, safe and finalized after the
+	// import; empty keeps the imported chain's last block.
+	ImportHead string `json:"import-head"`
+}
+
+// DefaultConfig returns the config of a chain whose config sets nothing.
+func DefaultConfig() Config {
+	return Config{
+		HistoricalProofQueryWindow: 43200,
+		APIMaxBatchSize:            40,
+		APIMaxBatchResponseSize:    25 * 1000 * 1000,
+		APIMaxRequestSize:          5 * 1024 * 1024,
+		BlockProduction:            ProduceAuto,
+		BlockInterval:              Duration(2 * time.Second),
+		DebugAPIEnabled:            true,
+		TxPoolGlobalSlots:          20000,
+		TxPoolAccountSlots:         10000,
+		TxPoolGlobalQueue:          5000,
+		TxPoolAccountQueue:         1000,
+		RPCGasCap:                  50_000_000,
+		RPCTxFeeCap:                100,
+		RPCEVMTimeout:              Duration(5 * time.Second),
+		CacheMB:                    64,
+		LogLevel:                   "info",
+	}
+}
+
+// ParseConfig reads a chain config over the defaults; unknown keys are an
+// error, as in the node's own config.
+func ParseConfig(raw []byte) (Config, error) {
+	cfg := DefaultConfig()
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(t))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return Config{}, fmt.Errorf("evm chain config: %w", err)
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return Config{}, fmt.Errorf("evm chain config: %w", err)
+	}
+	return cfg, nil
+}
+
+func (c *Config) validate() error {
+	c.BlockProduction = strings.ToLower(c.BlockProduction)
+	switch c.BlockProduction {
+	case ProduceAuto, ProduceManual:
+	case ProduceInterval:
+		if c.BlockInterval < Duration(time.Second) {
+			return fmt.Errorf("block-interval must be at least 1s in interval mode, got %s", time.Duration(c.BlockInterval))
+		}
+	default:
+		return fmt.Errorf("block-production must be auto, interval or manual, got %q", c.BlockProduction)
+	}
+	if c.APIMaxBatchSize < 1 {
+		return fmt.Errorf("api-max-batch-size must be at least 1, got %d", c.APIMaxBatchSize)
+	}
+	if c.APIMaxRequestSize < 1024 {
+		return fmt.Errorf("api-max-request-size must be at least 1024, got %d", c.APIMaxRequestSize)
+	}
+	if c.APIMaxBatchResponseSize < 1024 {
+		return fmt.Errorf("api-max-batch-response-size must be at least 1024, got %d", c.APIMaxBatchResponseSize)
+	}
+	if c.CacheMB < 16 {
+		return fmt.Errorf("cache-mb must be at least 16, got %d", c.CacheMB)
+	}
+	if c.TxPoolGlobalSlots == 0 || c.TxPoolAccountSlots == 0 || c.TxPoolGlobalQueue == 0 || c.TxPoolAccountQueue == 0 {
+		return fmt.Errorf("txpool-* limits must be positive")
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return err
+	}
+	if c.ImportHead != "" && c.ImportChainFile == "" {
+		return fmt.Errorf("import-head needs import-chain-file")
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package evm
+
+import (
+	"fmt"
+	"math/big"
+	"path/filepath"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/eth"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/eth/tracers"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	// Registers the native tracers (callTracer, prestateTracer, ...).
+	_ "github.com/ethereum/go-ethereum/eth/tracers/native"
+)
+
+// gethDir is the directory under the chain's data dir that go-ethereum owns.
+const gethDir = "geth"
+
+// newNode assembles an in-process go-ethereum node: no HTTP, WebSocket or
+// IPC listener and no peer-to-peer networking, with its database (leveldb)
+// in the chain's own directory. It returns the node not yet started, with
+// the eth service and the APIs to serve (eth's own, the filters and the
+// tracers, which geth's command line would otherwise add).
+func newNode(dataDir, version string, genesis *core.Genesis, cfg Config) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+	nodeCfg := node.DefaultConfig
+	nodeCfg.Name = "chainhost-evm"
+	nodeCfg.Version = version
+	nodeCfg.DataDir = filepath.Join(dataDir, gethDir)
+	nodeCfg.KeyStoreDir = filepath.Join(dataDir, "keystore")
+	nodeCfg.DBEngine = "leveldb"
+	nodeCfg.IPCPath = ""
+	nodeCfg.HTTPHost = ""
+	nodeCfg.WSHost = ""
+	nodeCfg.AuthPort = 0
+	nodeCfg.P2P = p2p.Config{NoDiscovery: true, MaxPeers: 0, ListenAddr: ""}
+	nodeCfg.UseLightweightKDF = cfg.KeystoreLightKDF
+	nodeCfg.AllowUnprotectedTxs = cfg.AllowUnprotectedTxs
+	stack, err := node.New(&nodeCfg)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("create geth node in %s: %w", nodeCfg.DataDir, err)
+	}
+
+	ec := ethconfig.Defaults
+	ec.Genesis = genesis
+	ec.NetworkId = genesis.Config.ChainID.Uint64()
+	ec.SyncMode = ethconfig.FullSync
+	if cfg.PruningEnabled {
+		ec.StateScheme = rawdb.PathScheme
+		ec.NoPruning = false
+	} else {
+		ec.StateScheme = rawdb.HashScheme
+		ec.NoPruning = true
+	}
+	ec.DatabaseCache = cfg.CacheMB / 2
+	ec.TrieCleanCache = cfg.CacheMB / 4
+	ec.TrieDirtyCache = cfg.CacheMB / 4
+	ec.SnapshotCache = 0
+	ec.TrieTimeout = time.Minute
+	ec.TxPool.NoLocals = true
+	ec.TxPool.Journal = ""
+	ec.TxPool.PriceLimit = 1
+	ec.TxPool.GlobalSlots = cfg.TxPoolGlobalSlots
+	ec.TxPool.AccountSlots = cfg.TxPoolAccountSlots
+	ec.TxPool.GlobalQueue = cfg.TxPoolGlobalQueue
+	ec.TxPool.AccountQueue = cfg.TxPoolAccountQueue
+	ec.Miner.GasCeil = genesis.GasLimit
+	ec.Miner.GasPrice = big.NewInt(1)
+	ec.RPCGasCap = cfg.RPCGasCap
+	ec.RPCTxFeeCap = cfg.RPCTxFeeCap
+	ec.RPCEVMTimeout = time.Duration(cfg.RPCEVMTimeout)
+	backend, err := eth.New(stack, &ec)
+	if err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, fmt.Errorf("start go-ethereum: %w", err)
+	}
+	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
+	apis := backend.APIs()
+	apis = append(apis, rpc.API{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)})
+	apis = append(apis, tracers.APIs(backend.APIBackend)...)
+	return stack, backend, apis, nil
+}

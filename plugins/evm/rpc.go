@@ -1,0 +1,70 @@
+package evm
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// Namespaces the public JSON-RPC server may expose; everything else
+// (admin, miner, engine, ...) answers method-not-found.
+const (
+	nsWeb3     = "web3"
+	nsNet      = "net"
+	nsEth      = "eth"
+	nsTxPool   = "txpool"
+	nsDebug    = "debug"
+	nsPersonal = "personal"
+	nsDev      = "evm"
+)
+
+// namespaces returns the namespaces the chain config allows.
+func (c Config) namespaces() []string {
+	ns := []string{nsWeb3, nsNet, nsEth, nsTxPool}
+	if c.DebugAPIEnabled {
+		ns = append(ns, nsDebug)
+	}
+	if c.PersonalAPIEnabled {
+		ns = append(ns, nsPersonal)
+	}
+	if c.DevAPIEnabled {
+		ns = append(ns, nsDev)
+	}
+	return ns
+}
+
+// newInnerServer serves every go-ethereum API unfiltered and unwrapped; it
+// is never exposed, only called in-process by the wrappers of the public
+// server (eth_getProof's window check delegates to it).
+func newInnerServer(apis []rpc.API) (*rpc.Server, error) {
+	srv := rpc.NewServer()
+	for _, api := range apis {
+		if err := srv.RegisterName(api.Namespace, api.Service); err != nil {
+			srv.Stop()
+			return nil, fmt.Errorf("register %s API: %w", api.Namespace, err)
+		}
+	}
+	return srv, nil
+}
+
+// newPublicServer serves the allowed namespaces of apis, then extra on top:
+// a service registered later under the same namespace replaces methods of
+// the same name, which is how chainhost adds and wraps methods.
+func newPublicServer(cfg Config, apis, extra []rpc.API) (*rpc.Server, error) {
+	allowed := cfg.namespaces()
+	srv := rpc.NewServer()
+	srv.SetBatchLimits(cfg.APIMaxBatchSize, cfg.APIMaxBatchResponseSize)
+	srv.SetHTTPBodyLimit(cfg.APIMaxRequestSize)
+	srv.SetWebsocketReadLimit(int64(cfg.APIMaxRequestSize))
+	for _, api := range slices.Concat(apis, extra) {
+		if api.Authenticated || !slices.Contains(allowed, api.Namespace) {
+			continue
+		}
+		if err := srv.RegisterName(api.Namespace, api.Service); err != nil {
+			srv.Stop()
+			return nil, fmt.Errorf("register %s API: %w", api.Namespace, err)
+		}
+	}
+	return srv, nil
+}
