@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -83,6 +85,44 @@ func TestDefaultNode(t *testing.T) {
 		t.Fatal("kv.get answered while the plugin process was stopped")
 	}
 
+	// The info API.
+	var netID struct {
+		NetworkID string `json:"networkID"`
+	}
+	if err := n.Call(ctx, "/ext/info", "info.getNetworkID", nil, &netID); err != nil || netID.NetworkID != "12345" {
+		t.Fatalf("info.getNetworkID: %+v, %v", netID, err)
+	}
+	var vms struct {
+		VMs map[string][]string `json:"vms"`
+	}
+	if err := n.Call(ctx, "/ext/info", "info.getVMs", nil, &vms); err != nil || !strings.Contains(fmt.Sprint(vms.VMs), "example") {
+		t.Fatalf("info.getVMs: %+v, %v", vms, err)
+	}
+	var nv struct {
+		Version    string            `json:"version"`
+		VMVersions map[string]string `json:"vmVersions"`
+	}
+	if err := n.Call(ctx, "/ext/info", "info.getNodeVersion", nil, &nv); err != nil || nv.Version == "" || nv.VMVersions["example"] == "" {
+		t.Fatalf("info.getNodeVersion: %+v, %v", nv, err)
+	}
+	// Unknown chains and handlers are clear 404s in JSON-RPC form.
+	for path, want := range map[string]string{
+		"/ext/bc/nochain/rpc":   `unknown chain \"nochain\"`,
+		"/ext/bc/example/nope":  `has no handler \"nope\"`,
+		"/ext/nothing":          "no API at /ext/nothing",
+		"/ext/index/nochain/tx": `unknown chain \"nochain\"`,
+	} {
+		resp, err := http.Post(n.URL+path, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"x"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), want) {
+			t.Errorf("POST %s: %d %s, want 404 with %s", path, resp.StatusCode, body, want)
+		}
+	}
+
 	var bid struct {
 		BlockchainID string `json:"blockchainID"`
 	}
@@ -146,6 +186,18 @@ func TestPluginCrash(t *testing.T) {
 	r, err := put(ctx, n, "after", "x")
 	if err != nil || r.Height != before {
 		t.Fatalf("put after restart: %+v, %v (want height %d)", r, err, before)
+	}
+	// The restart is counted in the metrics.
+	resp, err := http.Get(n.URL + "/ext/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`chainhost_plugin_restarts_total{plugin="example"} 1`, `chainhost_plugin_up{plugin="example"} 1`, `chainhost_http_requests_total{code="200",route="bc/example/rpc"}`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/ext/metrics lacks %s", want)
+		}
 	}
 }
 
