@@ -392,9 +392,12 @@ func (x *HTTPRequest) GetRequestUri() string {
 type HTTPResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Set in the first message only.
-	Status        int32     `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
-	Headers       []*Header `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty"`
-	Body          []byte    `protobuf:"bytes,3,opt,name=body,proto3" json:"body,omitempty"`
+	Status  int32     `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
+	Headers []*Header `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty"`
+	Body    []byte    `protobuf:"bytes,3,opt,name=body,proto3" json:"body,omitempty"`
+	// Last marks the message sent after the handler returned: none follows,
+	// so the host need not flush (and can answer with a Content-Length).
+	Last          bool `protobuf:"varint,4,opt,name=last,proto3" json:"last,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -448,6 +451,13 @@ func (x *HTTPResponse) GetBody() []byte {
 		return x.Body
 	}
 	return nil
+}
+
+func (x *HTTPResponse) GetLast() bool {
+	if x != nil {
+		return x.Last
+	}
+	return false
 }
 
 type WebSocketFrame struct {
@@ -2484,11 +2494,12 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"remoteAddr\x12\x12\n" +
 	"\x04host\x18\b \x01(\tR\x04host\x12\x1f\n" +
 	"\vrequest_uri\x18\t \x01(\tR\n" +
-	"requestUri\"q\n" +
+	"requestUri\"\x85\x01\n" +
 	"\fHTTPResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x125\n" +
 	"\aheaders\x18\x02 \x03(\v2\x1b.chainhost.plugin.v1.HeaderR\aheaders\x12\x12\n" +
-	"\x04body\x18\x03 \x01(\fR\x04body\"\x91\x02\n" +
+	"\x04body\x18\x03 \x01(\fR\x04body\x12\x12\n" +
+	"\x04last\x18\x04 \x01(\bR\x04last\"\x91\x02\n" +
 	"\x0eWebSocketFrame\x126\n" +
 	"\x04open\x18\x01 \x01(\v2 .chainhost.plugin.v1.HTTPRequestH\x00R\x04open\x12>\n" +
 	"\x06opened\x18\x02 \x01(\v2$.chainhost.plugin.v1.WebSocketOpenedH\x00R\x06opened\x12A\n" +

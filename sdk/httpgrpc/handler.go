@@ -137,6 +137,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return // the client is gone, or the status allows no body
 			}
 		}
+		if msg.GetLast() {
+			return // net/http completes the answer, with a Content-Length if it is small
+		}
 		_ = rc.Flush()
 		msg, err = stream.Recv()
 		if errors.Is(err, io.EOF) {

@@ -505,3 +505,27 @@ func TestHandlerInProcessAbort(t *testing.T) {
 		t.Errorf("body %q, want the part sent before the failure", rec.Body.String())
 	}
 }
+
+// TestHTTPContentLength: a response the plugin sends whole reaches the
+// client with a Content-Length, not chunked; a flushed one is streamed.
+func TestHTTPContentLength(t *testing.T) {
+	e := newEnv(t, envOptions{handlers: map[string]http.Handler{
+		"whole": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "hello") }),
+		"flushed": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, "hel")
+			w.(http.Flusher).Flush()
+			_, _ = io.WriteString(w, "lo")
+		}),
+	}})
+	for name, wantLen := range map[string]int64{"whole": 5, "flushed": -1} {
+		resp, err := http.Get(e.url("/ext/" + name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != "hello" || resp.ContentLength != wantLen {
+			t.Errorf("%s: body %q, Content-Length %d, want %d", name, body, resp.ContentLength, wantLen)
+		}
+	}
+}

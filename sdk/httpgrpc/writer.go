@@ -91,13 +91,24 @@ func (w *responseWriter) FlushError() error {
 	return w.send()
 }
 
-// finish sends what is left once the handler returned.
-func (w *responseWriter) finish() error { return w.FlushError() }
+// finish sends what is left once the handler returned, marked last.
+func (w *responseWriter) finish() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.sendMsg(true)
+}
 
 // send sends the buffer as one message, with status and headers if first.
-// A message must not change after Send, so the buffer is not reused.
-func (w *responseWriter) send() error {
-	msg := &pluginv1.HTTPResponse{Body: w.buf}
+func (w *responseWriter) send() error { return w.sendMsg(false) }
+
+// sendMsg sends the buffer as one message. A message must not change after
+// Send, so the buffer is not reused.
+func (w *responseWriter) sendMsg(last bool) error {
+	msg := &pluginv1.HTTPResponse{Body: w.buf, Last: last}
 	if !w.started {
 		msg.Status = int32(w.status)
 		msg.Headers = headersToProto(w.sent, nil)
