@@ -8,6 +8,14 @@ import (
 	"github.com/chainhost/chainhost/core/node"
 )
 
+// The local network's well-known funded key (public test values, never
+// for real funds), as the embedded default genesis of the C-Chain funds it.
+const (
+	localNetworkID  = 12345
+	localKeyAddress = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC"
+	localPrivateKey = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
+)
+
 // printBanner tells the operator where each API answers, like a dev node.
 func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 	base := "http://" + n.Addr().String()
@@ -40,6 +48,9 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 			for _, k := range inst.IndexKinds() {
 				fmt.Fprintf(w, "    index    %s/ext/index/%s/%s\n", base, c.Alias, k)
 			}
+		}
+		if c.Alias == "C" && c.VMName() == "evm" && cfg.NetworkID == localNetworkID {
+			fmt.Fprintf(w, "    funded   %s (private key %s, EVM chain ID 43112)\n", localKeyAddress, localPrivateKey)
 		}
 	}
 	fmt.Fprintln(w)

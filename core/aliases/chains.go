@@ -6,6 +6,7 @@ package aliases
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,21 +21,23 @@ const MaxLen = 512
 type Chains struct {
 	ns *storage.Namespace
 
-	mu      sync.RWMutex
-	byAlias map[string]ids.ID
-	byID    map[ids.ID][]string // in registration order: the primary alias first
+	mu        sync.RWMutex
+	byAlias   map[string]ids.ID
+	byID      map[ids.ID][]string // config aliases in registration order: the primary first
+	persisted map[string]bool     // aliases added at run time and stored
 }
 
 // NewChains loads the persisted aliases from ns. Persisted aliases are
 // registered lazily: they apply once their chain is known, see Register.
 func NewChains(ns *storage.Namespace) (*Chains, error) {
-	c := &Chains{ns: ns, byAlias: map[string]ids.ID{}, byID: map[ids.ID][]string{}}
+	c := &Chains{ns: ns, byAlias: map[string]ids.ID{}, byID: map[ids.ID][]string{}, persisted: map[string]bool{}}
 	err := ns.Iterate(nil, nil, func(k, v []byte) error {
 		id, err := ids.FromBytes(v)
 		if err != nil {
 			return fmt.Errorf("alias %q: %w", k, err)
 		}
-		c.add(id, string(k))
+		c.byAlias[string(k)] = id
+		c.persisted[string(k)] = true
 		return nil
 	})
 	if err != nil {
@@ -57,40 +60,49 @@ func Validate(alias string) error {
 }
 
 // Register adds alias for chain id. With persist, the alias is stored and
-// comes back at the next start. Registering the alias a chain already has
-// is a no-op; an alias of another chain, or one that reads as another
-// chain's ID, is an error.
-func (c *Chains) Register(id ids.ID, alias string, persist bool) error {
+// comes back at the next start; without, it is a config alias, registered
+// at every start, which wins over a stored alias of another chain (the
+// stored one is dropped and returned in replaced, for a warning).
+// Registering the alias a chain already has is a no-op; an alias of
+// another chain, or one that reads as another chain's ID, is an error.
+func (c *Chains) Register(id ids.ID, alias string, persist bool) (replaced *ids.ID, err error) {
 	if err := Validate(alias); err != nil {
-		return err
+		return nil, err
 	}
 	if other, err := ids.FromString(alias); err == nil && other != id {
-		return fmt.Errorf("alias %q is the ID of another chain", alias)
+		return nil, fmt.Errorf("alias %q is the ID of another chain", alias)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if owner, ok := c.byAlias[alias]; ok {
-		if owner != id {
-			return fmt.Errorf("alias %q is already used by chain %s", alias, owner)
-		}
-		if !persist {
-			return nil
+		switch {
+		case owner == id && !persist && c.persisted[alias]:
+			// A stored alias is now in the config: it becomes a config alias.
+		case owner == id:
+			return nil, nil
+		case !persist && c.persisted[alias]:
+			replaced = &owner
+		default:
+			return nil, fmt.Errorf("alias %q is already used by chain %s", alias, owner)
 		}
 	}
 	if persist {
 		if err := c.ns.Put([]byte(alias), id[:]); err != nil {
-			return fmt.Errorf("persist alias %q: %w", alias, err)
+			return nil, fmt.Errorf("persist alias %q: %w", alias, err)
 		}
+		c.persisted[alias] = true
+		c.byAlias[alias] = id
+		return nil, nil
 	}
-	if _, ok := c.byAlias[alias]; !ok {
-		c.add(id, alias)
+	if c.persisted[alias] {
+		if err := c.ns.Delete([]byte(alias)); err != nil {
+			return nil, fmt.Errorf("drop stored alias %q: %w", alias, err)
+		}
+		delete(c.persisted, alias)
 	}
-	return nil
-}
-
-func (c *Chains) add(id ids.ID, alias string) {
 	c.byAlias[alias] = id
 	c.byID[id] = append(c.byID[id], alias)
+	return replaced, nil
 }
 
 // Resolve returns the chain named by an alias or a CB58 chain ID.
@@ -105,9 +117,18 @@ func (c *Chains) Resolve(s string) (ids.ID, bool) {
 	return id, err == nil
 }
 
-// Aliases returns the aliases of a chain, the primary one first.
+// Aliases returns the aliases of a chain: the config ones in order (the
+// primary first), then the stored ones, sorted.
 func (c *Chains) Aliases(id ids.ID) []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return append([]string(nil), c.byID[id]...)
+	out := append([]string(nil), c.byID[id]...)
+	var stored []string
+	for a := range c.persisted {
+		if c.byAlias[a] == id {
+			stored = append(stored, a)
+		}
+	}
+	slices.Sort(stored)
+	return append(out, stored...)
 }

@@ -42,7 +42,7 @@ func TestRegisterResolve(t *testing.T) {
 		{b, a.String(), true, "ID of another chain"},
 	}
 	for _, s := range steps {
-		err := c.Register(s.id, s.alias, s.persist)
+		_, err := c.Register(s.id, s.alias, s.persist)
 		if s.wantErr == "" && err != nil {
 			t.Fatalf("Register(%q): %v", s.alias, err)
 		}
@@ -63,7 +63,8 @@ func TestRegisterResolve(t *testing.T) {
 	}
 	db.Close()
 
-	// Only persisted aliases come back.
+	// Only persisted aliases come back; config aliases, registered again at
+	// start, come first, and win over a stored alias of another chain.
 	db, c = open(t, dir)
 	defer db.Close()
 	if _, ok := c.Resolve("X"); !ok {
@@ -71,5 +72,21 @@ func TestRegisterResolve(t *testing.T) {
 	}
 	if _, ok := c.Resolve("C"); ok {
 		t.Error("config alias C was persisted")
+	}
+	if _, err := c.Register(b, "B", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Aliases(b); len(got) != 3 || got[0] != "B" || got[1] != "X" {
+		t.Errorf("Aliases(b) after restart = %v, want B first, then the stored ones", got)
+	}
+	replaced, err := c.Register(a, "X", false)
+	if err != nil || replaced == nil || *replaced != b {
+		t.Fatalf("config alias over a stored one: replaced %v, %v", replaced, err)
+	}
+	if got, _ := c.Resolve("X"); got != a {
+		t.Errorf("X resolves to %s, want %s", got, a)
+	}
+	if ok, _ := db.Namespace("aliases").Has([]byte("X")); ok {
+		t.Error("the replaced stored alias is still stored")
 	}
 }

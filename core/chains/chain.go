@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/pluginhost"
@@ -26,6 +27,47 @@ type Chain struct {
 	vmName   string
 	reason   string // why the chain is not running, when inst is nil
 	handlers map[string]http.Handler
+
+	// indexMu guards backfilling; every append holds it shared, so setting
+	// backfilling waits for the appends in flight.
+	indexMu sync.RWMutex
+	// backfilling is set while the host appends containers the index
+	// lacks; the VM's own appends are refused meanwhile (see
+	// Manager.backfillKind).
+	backfilling bool
+	// backfilled is set once a backfill of the chain's index has
+	// completed in this run.
+	backfilled atomic.Bool
+}
+
+// setBackfilling opens or closes the chain's index to the VM's appends;
+// closing it waits for the appends in flight.
+func (c *Chain) setBackfilling(on bool) {
+	c.indexMu.Lock()
+	defer c.indexMu.Unlock()
+	c.backfilling = on
+}
+
+// IsLegacyIndexKind reports whether kind is one of the chain's read-only
+// index kinds (legacy-index-kinds in its config): served from the history
+// the index holds, never appended to.
+func (c *Chain) IsLegacyIndexKind(kind string) bool {
+	return slices.Contains(c.Config.LegacyIndexKinds, kind)
+}
+
+// IndexKinds lists the index kinds served for the chain: those its VM
+// declares while it runs, then its legacy kinds.
+func (c *Chain) IndexKinds() []string {
+	var out []string
+	if inst, _ := c.Instance(); inst != nil {
+		out = inst.IndexKinds()
+	}
+	for _, k := range c.Config.LegacyIndexKinds {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Instance returns the running plugin instance, or nil and why there is none.

@@ -37,6 +37,9 @@ type Options struct {
 	Logs    *logging.Registry
 	Metrics *metrics.Metrics
 	Log     hclog.Logger
+	// OnIndexComplete, if set, is called once, when every chain has
+	// backfilled its index from its VM in this run (see backfill).
+	OnIndexComplete func()
 }
 
 // Manager owns the configured chains.
@@ -47,6 +50,8 @@ type Manager struct {
 	// startMu serialises starts, so a hot-load and a start-up never start
 	// the same chain twice.
 	startMu sync.Mutex
+	// indexComplete runs OnIndexComplete once.
+	indexComplete sync.Once
 }
 
 // New registers the configured, enabled chains and their aliases. Nothing
@@ -65,8 +70,13 @@ func New(opts Options) (*Manager, error) {
 			return nil, fmt.Errorf("chain %s: same VM and genesis as another chain with the same alias", c.Alias)
 		}
 		for _, a := range append([]string{cc.Alias}, cc.Aliases...) {
-			if err := opts.Aliases.Register(c.ID, a, false); err != nil {
+			replaced, err := opts.Aliases.Register(c.ID, a, false)
+			if err != nil {
 				return nil, fmt.Errorf("chain %s: %w", cc.Alias, err)
+			}
+			if replaced != nil {
+				opts.Log.Warn("a config alias replaces an alias stored for another chain",
+					"alias", a, "chain", cc.Alias, "was", replaced.String())
 			}
 		}
 		m.chains = append(m.chains, c)
@@ -217,43 +227,100 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *vms.VM) error {
 	return nil
 }
 
+// backfillBatch is how many containers a backfill appends per write.
+const backfillBatch = 256
+
 // backfill appends to the index the containers the VM accepted but the
 // index lacks (a crash between the VM's commit and the index write, or a
-// run with indexing off). They carry the time the chain bootstrapped.
+// run with indexing off), for every kind the VM declares except the
+// chain's legacy kinds. They carry the time the chain bootstrapped
+// (SPEC 2.1). Once every chain has been backfilled in this run,
+// OnIndexComplete is called.
 func (m *Manager) backfill(ctx context.Context, c *Chain, inst *pluginhost.Instance, bootstrap time.Time) error {
 	if m.opts.Indexes == nil {
 		return nil
 	}
-	for _, kind := range inst.IndexKinds() {
-		count, err := inst.AcceptedCount(ctx, kind)
-		if err != nil {
-			return fmt.Errorf("backfill %s/%s: accepted count: %w", c.Alias, kind, err)
+	if err := m.backfillKinds(ctx, c, inst, bootstrap); err != nil {
+		return err
+	}
+	c.backfilled.Store(true)
+	for _, other := range m.chains {
+		if !other.backfilled.Load() {
+			return nil
 		}
-		ix := m.opts.Indexes.Index(c.ID, kind)
-		have, err := ix.Len()
-		if err != nil {
+	}
+	if m.opts.OnIndexComplete != nil {
+		m.indexComplete.Do(m.opts.OnIndexComplete)
+	}
+	return nil
+}
+
+// backfillKinds backfills each kind of c's VM.
+func (m *Manager) backfillKinds(ctx context.Context, c *Chain, inst *pluginhost.Instance, bootstrap time.Time) error {
+	for _, kind := range inst.IndexKinds() {
+		if c.IsLegacyIndexKind(kind) {
+			m.opts.Log.Warn("the VM declares an index kind the chain config lists as legacy; it stays read-only",
+				"chain", c.Alias, "kind", kind)
+			continue
+		}
+		if err := m.backfillKind(ctx, c, inst, kind, bootstrap); err != nil {
 			return fmt.Errorf("backfill %s/%s: %w", c.Alias, kind, err)
+		}
+	}
+	return nil
+}
+
+// backfillKind appends the containers of kind from the index's length to
+// the VM's accepted count, backfillBatch per atomic write. While it
+// appends, the VM's own appends are refused (chainIndex.Accept), so none
+// lands among the backfilled ones; when the index is not behind, which is
+// the usual case, they are never refused.
+func (m *Manager) backfillKind(ctx context.Context, c *Chain, inst *pluginhost.Instance, kind string, bootstrap time.Time) error {
+	ix := m.opts.Indexes.Index(c.ID, kind)
+	behind := func() (have, count uint64, err error) {
+		if count, err = inst.AcceptedCount(ctx, kind); err != nil {
+			return 0, 0, fmt.Errorf("accepted count: %w", err)
+		}
+		if have, err = ix.Len(); err != nil {
+			return 0, 0, err
 		}
 		if have > count {
 			m.opts.Log.Warn("index is ahead of the VM: the VM lost accepted state", "chain", c.Alias, "kind", kind, "index", have, "vm", count)
-			continue
 		}
-		if have < count {
-			m.opts.Log.Info("backfilling index", "chain", c.Alias, "kind", kind, "from", have, "to", count)
-		}
-		for pos := have; pos < count; pos++ {
-			ct, err := inst.GetAccepted(ctx, kind, pos)
+		return have, count, nil
+	}
+	if have, count, err := behind(); err != nil || have >= count {
+		return err
+	}
+	// Close the index to the VM's appends (waiting for those in flight),
+	// then look again: an append may have landed meanwhile.
+	c.setBackfilling(true)
+	defer c.setBackfilling(false)
+	have, count, err := behind()
+	if err != nil || have >= count {
+		return err
+	}
+	m.opts.Log.Info("backfilling index", "chain", c.Alias, "kind", kind, "from", have, "to", count)
+	entries := make([]index.Entry, 0, min(backfillBatch, count-have))
+	for pos := have; pos < count; {
+		entries = entries[:0]
+		for k := range min(backfillBatch, count-pos) {
+			ct, err := inst.GetAccepted(ctx, kind, pos+k)
 			if err != nil {
-				return fmt.Errorf("backfill %s/%s at %d: %w", c.Alias, kind, pos, err)
+				return fmt.Errorf("container %d: %w", pos+k, err)
 			}
-			if _, err := ix.Accept(ct.ID, ct.Bytes, bootstrap, nil); err != nil {
-				return fmt.Errorf("backfill %s/%s at %d: %w", c.Alias, kind, pos, err)
-			}
-			if (pos+1)%10000 == 0 {
-				m.opts.Log.Info("backfilling index", "chain", c.Alias, "kind", kind, "at", pos+1, "of", count)
-			}
+			entries = append(entries, index.Entry{ID: ct.ID, Bytes: ct.Bytes, Timestamp: bootstrap})
+		}
+		if _, err := ix.AcceptMany(entries, nil); err != nil {
+			return fmt.Errorf("append containers %d to %d: %w", pos, pos+uint64(len(entries))-1, err)
+		}
+		before := pos
+		pos += uint64(len(entries))
+		if pos/10000 != before/10000 && pos < count {
+			m.opts.Log.Info("backfilling index", "chain", c.Alias, "kind", kind, "at", pos, "of", count)
 		}
 	}
+	m.opts.Log.Info("index backfilled", "chain", c.Alias, "kind", kind, "containers", count-have)
 	return nil
 }
 

@@ -69,10 +69,26 @@ type chainIndex struct {
 	state *storage.Namespace
 }
 
+// Accept appends a container, with the VM's state writes, to the chain's
+// index of kind. A legacy kind is refused. So is an append made while the
+// host backfills the chain's index, with an error saying to retry: it would
+// land before containers the VM accepted earlier. It is refused rather
+// than held, because a VM may hold a lock that the backfill's calls to it
+// need.
 func (x chainIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []byte, state []host.Op) (host.Accepted, error) {
+	if x.chain.IsLegacyIndexKind(kind) {
+		return host.Accepted{}, fmt.Errorf("chain %s: index kind %q is legacy (legacy-index-kinds in the chain config): "+
+			"it is read-only and receives no new containers", x.chain.Alias, kind)
+	}
 	inst, _ := x.chain.Instance()
 	if inst != nil && !slices.Contains(inst.IndexKinds(), kind) {
 		return host.Accepted{}, fmt.Errorf("chain %s does not declare index kind %q", x.chain.Alias, kind)
+	}
+	x.chain.indexMu.RLock()
+	defer x.chain.indexMu.RUnlock()
+	if x.chain.backfilling {
+		return host.Accepted{}, fmt.Errorf("chain %s: the host is backfilling the index from the VM's accepted history; "+
+			"retry the append when it is done", x.chain.Alias)
 	}
 	now := time.Now()
 	if x.m.opts.Indexes == nil {

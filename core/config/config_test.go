@@ -63,15 +63,20 @@ func TestLoadDefaults(t *testing.T) {
 		{"plugin-restart-backoff", c.PluginRestartBackoff, 100 * time.Millisecond},
 		{"plugin-restart-max-backoff", c.PluginRestartMaxBackoff, 5 * time.Second},
 		{"plugin-sha256", len(c.PluginSHA256), 0},
-		{"chains", len(c.Chains), 1},
+		{"chains", len(c.Chains), 2},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
 			t.Errorf("%s = %#v, want %#v", tt.key, tt.got, tt.want)
 		}
 	}
-	if len(c.Chains) == 1 {
-		ch := c.Chains[0]
+	for _, ch := range c.Chains {
+		if ch.Alias == "C" {
+			if ch.VM != "evm" || !ch.IsEnabled() {
+				t.Errorf("default C chain = %+v, want vm evm, enabled", ch)
+			}
+			continue
+		}
 		if ch.Alias != "example" || ch.VM != "example" || !ch.IsEnabled() || ch.Enabled == nil {
 			t.Errorf("default chain = %+v, want alias and vm example, enabled", ch)
 		}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -63,11 +62,11 @@ func (ix *Index) AcceptMany(entries []Entry, extra func(b *storage.Batch) error)
 		if i, dup := seen[e.ID]; dup {
 			return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
 		}
-		switch i, err := ix.indexOf(e.ID); {
-		case err == nil:
-			return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
-		case !errors.Is(err, ErrNotFound):
+		switch i, found, err := ix.lookup(e.ID); {
+		case err != nil:
 			return nil, fmt.Errorf("accept container %s: %w", e.ID, err)
+		case found:
+			return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
 		}
 		ts := e.Timestamp
 		if ts.IsZero() {

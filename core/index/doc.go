@@ -53,5 +53,7 @@
 //   - an index marked incomplete (CheckStartup) answers every method as
 //     usual, so clients that validate result shapes keep working, and every
 //     HTTP response carries the header "X-Chainhost-Index-Incomplete: true"
-//     (NewHandler).
+//     (NewHandler). MarkComplete clears the persisted mark; the host calls
+//     it once every chain's index has been backfilled from its VM
+//     (docs/index.md).
 package index

@@ -122,18 +122,31 @@ func (ix *Index) IndexOf(id ids.ID) (uint64, error) {
 
 // indexOf looks id up in the store.
 func (ix *Index) indexOf(id ids.ID) (uint64, error) {
+	i, found, err := ix.lookup(id)
+	switch {
+	case err != nil:
+		return 0, err
+	case !found:
+		return 0, notFound("no container with ID %s", id)
+	}
+	return i, nil
+}
+
+// lookup looks id up in the store; found is false when the index does not
+// hold it. Unlike indexOf it makes no error for a miss, which is what every
+// append looks for.
+func (ix *Index) lookup(id ids.ID) (i uint64, found bool, err error) {
 	v, err := ix.ns.Get(idKey(id))
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return 0, notFound("no container with ID %s", id)
+		return 0, false, nil
 	case err != nil:
-		return 0, fmt.Errorf("index %s: look up %s: %w", ix, id, err)
+		return 0, false, fmt.Errorf("index %s: look up %s: %w", ix, id, err)
 	}
-	i, err := decodeUint64(v)
-	if err != nil {
-		return 0, fmt.Errorf("index %s: entry of %s: %w: %v", ix, id, errCorrupt, err)
+	if i, err = decodeUint64(v); err != nil {
+		return 0, false, fmt.Errorf("index %s: entry of %s: %w: %v", ix, id, errCorrupt, err)
 	}
-	return i, nil
+	return i, true, nil
 }
 
 // GetByID returns container id; an error matching ErrNotFound if the index

@@ -13,10 +13,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/core/admin"
 	"github.com/chainhost/chainhost/core/aliases"
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/config"
@@ -44,18 +46,26 @@ type Node struct {
 	metrics *metrics.Metrics
 	router  *server.Router
 	srv     *server.Server
+	aliases *aliases.Chains
+	admin   *admin.Service // nil unless api-admin-enabled
 
-	incomplete bool
+	// indexFlags holds the persisted index start-up flags.
+	indexFlags *storage.Namespace
+	// incomplete says the index may miss containers accepted while
+	// indexing was off; cleared once every chain has been backfilled.
+	incomplete atomic.Bool
 	indexMu    sync.Mutex
 	indexAPIs  map[string]http.Handler
 }
 
 // New opens the node's state. display receives the human-readable log.
-func New(cfg *config.Config, display io.Writer) (n *Node, err error) {
-	n = &Node{cfg: cfg, metrics: metrics.New(), indexAPIs: map[string]http.Handler{}}
+func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
+	// n is not the named result: the error returns set that to nil, and the
+	// cleanup needs n.
+	n := &Node{cfg: cfg, metrics: metrics.New(), indexAPIs: map[string]http.Handler{}}
 	defer func() {
 		if err != nil {
-			n.close()
+			_ = n.close()
 		}
 	}()
 	n.logs, err = logging.NewRegistry(logging.Options{
@@ -70,8 +80,16 @@ func New(cfg *config.Config, display io.Writer) (n *Node, err error) {
 		return nil, err
 	}
 	hostNS := n.db.Namespace("host")
-	if n.incomplete, err = index.CheckStartup(hostNS.Namespace("index-flags"), cfg.IndexEnabled, cfg.IndexAllowIncomplete); err != nil {
+	n.indexFlags = hostNS.Namespace("index-flags")
+	incomplete, err := index.CheckStartup(n.indexFlags, cfg.IndexEnabled, cfg.IndexAllowIncomplete)
+	if err != nil {
 		return nil, err
+	}
+	n.incomplete.Store(incomplete)
+	var onIndexComplete func()
+	if cfg.IndexEnabled && incomplete {
+		n.log.Warn("the index is marked incomplete (a run had indexing off); it stays so until every chain's index is backfilled from its VM")
+		onIndexComplete = n.indexComplete
 	}
 	if cfg.IndexEnabled {
 		if n.indexes, err = index.New(index.Options{NS: hostNS.Namespace("index"), DB: n.db}); err != nil {
@@ -82,10 +100,11 @@ func New(cfg *config.Config, display io.Writer) (n *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	n.aliases = al
 	n.vms = vms.New(cfg.PluginDir)
 	n.chains, err = chains.New(chains.Options{
 		Config: cfg, DB: n.db, Indexes: n.indexes, Aliases: al, VMs: n.vms,
-		Logs: n.logs, Metrics: n.metrics, Log: n.log,
+		Logs: n.logs, Metrics: n.metrics, Log: n.log, OnIndexComplete: onIndexComplete,
 	})
 	if err != nil {
 		return nil, err
@@ -95,6 +114,9 @@ func New(cfg *config.Config, display io.Writer) (n *Node, err error) {
 		indexRoute = n.indexAPI
 	}
 	n.router = server.NewRouter(n.chains, n.metrics, indexRoute)
+	if err := n.router.LoadEndpointAliases(hostNS.Namespace("endpoint-aliases")); err != nil {
+		return nil, err
+	}
 	n.mountHostAPIs()
 	return n, nil
 }
@@ -115,6 +137,13 @@ func (n *Node) rpcOptions(route string) jsonrpc.Options {
 }
 
 func (n *Node) mountHostAPIs() {
+	if n.cfg.APIAdminEnabled {
+		n.admin = admin.New(admin.Options{
+			Router: n.router, Chains: n.chains, Aliases: n.aliases, VMs: n.vms, Logs: n.logs,
+			ProfileDir: n.cfg.ProfileDir, Log: n.log, RPC: n.rpcOptions("admin"),
+		})
+		n.router.Handle("admin", n.admin.Handler())
+	}
 	if n.cfg.APIHealthEnabled {
 		n.router.Handle("health", health.New(n.chains).Handler(n.rpcOptions("health")))
 	}
@@ -128,22 +157,45 @@ func (n *Node) mountHostAPIs() {
 	}
 }
 
-// indexAPI returns the index service of a chain's kind.
-func (n *Node) indexAPI(c *chains.Chain, kind string) (http.Handler, error) {
-	inst, reason := c.Instance()
-	if inst == nil {
-		return nil, fmt.Errorf("chain %s is not running: %s", c.Alias, reason)
+// indexComplete clears the incomplete mark once every chain's index has
+// been backfilled from its VM: the index then holds every container the
+// chains accepted, also those accepted while indexing was off.
+func (n *Node) indexComplete() {
+	if err := index.MarkComplete(n.indexFlags); err != nil {
+		n.log.Error("index backfilled, but clearing its incomplete mark failed", "error", err)
+		return
 	}
-	if !slices.Contains(inst.IndexKinds(), kind) {
-		return nil, fmt.Errorf("chain %s has no %q index; it indexes %s", c.Alias, kind, strings.Join(inst.IndexKinds(), ", "))
+	n.incomplete.Store(false)
+	n.log.Info("every chain's index is backfilled: the index is complete again")
+}
+
+// indexAPI returns the index service of a chain's kind: one its VM
+// declares, while the chain runs, or one of its legacy kinds, always.
+func (n *Node) indexAPI(c *chains.Chain, kind string) (http.Handler, error) {
+	if !c.IsLegacyIndexKind(kind) {
+		inst, reason := c.Instance()
+		if inst == nil {
+			return nil, fmt.Errorf("chain %s is not running: %s", c.Alias, reason)
+		}
+		if !slices.Contains(inst.IndexKinds(), kind) {
+			kinds := c.IndexKinds()
+			if len(kinds) == 0 {
+				return nil, fmt.Errorf("chain %s has no index", c.Alias)
+			}
+			return nil, fmt.Errorf("chain %s has no %q index; it indexes %s", c.Alias, kind, strings.Join(kinds, ", "))
+		}
 	}
 	key := c.ID.String() + "/" + kind
 	n.indexMu.Lock()
 	defer n.indexMu.Unlock()
 	h, ok := n.indexAPIs[key]
 	if !ok {
-		h = index.NewHandler(n.indexes.Index(c.ID, kind), index.ServiceOptions{
-			MaxBatchSize: n.cfg.APIMaxBatchSize, Incomplete: n.incomplete,
+		svc := index.NewHandler(n.indexes.Index(c.ID, kind), index.ServiceOptions{MaxBatchSize: n.cfg.APIMaxBatchSize})
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.incomplete.Load() {
+				w.Header().Set(index.HeaderIncomplete, "true")
+			}
+			svc.ServeHTTP(w, r)
 		})
 		n.indexAPIs[key] = h
 	}
@@ -198,6 +250,11 @@ func (n *Node) Stop(ctx context.Context) error {
 	if n.srv != nil {
 		if err := n.srv.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+		}
+	}
+	if n.admin != nil {
+		if err := n.admin.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("admin: %w", err))
 		}
 	}
 	if err := n.chains.Stop(ctx); err != nil {

@@ -1,6 +1,6 @@
 // Package server is the node's HTTP front: it routes /ext/... to the host's
-// own APIs and to the chains' plugin handlers, resolving chain aliases at
-// request time.
+// own APIs and to the chains' plugin handlers, resolving chain aliases and
+// endpoint aliases at request time.
 package server
 
 import (
@@ -12,6 +12,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/metrics"
+	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -28,12 +29,16 @@ type Router struct {
 
 	mu     sync.RWMutex
 	static map[string]http.Handler // first path segment after /ext/ -> handler
+	// endpoints maps an endpoint alias (a first path segment after /ext/)
+	// to the endpoint it stands for; see AliasEndpoint.
+	endpoints  map[string]string
+	endpointNS *storage.Namespace // where new endpoint aliases persist; nil: not persisted
 }
 
 // NewRouter returns a router over the chains; index may be nil when
 // indexing is off.
 func NewRouter(cm *chains.Manager, m *metrics.Metrics, index IndexRoute) *Router {
-	return &Router{chains: cm, metrics: m, index: index, static: map[string]http.Handler{}}
+	return &Router{chains: cm, metrics: m, index: index, static: map[string]http.Handler{}, endpoints: map[string]string{}}
 }
 
 // Handle serves an endpoint of the host at /ext/<name>, instrumented.
@@ -43,12 +48,18 @@ func (rt *Router) Handle(name string, h http.Handler) {
 	rt.static[name] = rt.metrics.Instrument(name, h)
 }
 
-// ServeHTTP routes one request.
+// ServeHTTP routes one request. A first segment that is an endpoint alias
+// is replaced by its endpoint first.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/ext/")
 	if !ok {
 		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("no API at %s: APIs are served under /ext/", r.URL.Path))
 		return
+	}
+	head, _, _ := strings.Cut(rest, "/")
+	if r2 := rt.rewriteAlias(r, head); r2 != r {
+		r = r2
+		rest = strings.TrimPrefix(r.URL.Path, "/ext/")
 	}
 	head, tail, _ := strings.Cut(rest, "/")
 	switch head {

@@ -16,6 +16,9 @@ const (
 	ProduceInterval = "interval"
 	// ProduceManual builds blocks only on evm_mine.
 	ProduceManual = "manual"
+	// ProduceNone builds no block at all (a chain serving imported history,
+	// the conformance mode).
+	ProduceNone = "none"
 )
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -59,7 +62,7 @@ type Config struct {
 	APIMaxBatchResponseSize int `json:"api-max-batch-response-size"`
 	// APIMaxRequestSize is the largest JSON-RPC request body, in bytes.
 	APIMaxRequestSize int `json:"api-max-request-size"`
-	// BlockProduction is auto, interval or manual.
+	// BlockProduction is auto, interval, manual or none.
 	BlockProduction string `json:"block-production"`
 	// BlockInterval is the block period in interval mode.
 	BlockInterval Duration `json:"block-interval"`
@@ -74,6 +77,9 @@ type Config struct {
 	// DevAPIEnabled serves the dev methods evm_mine, evm_setAutomine,
 	// evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp.
 	DevAPIEnabled bool `json:"dev-api-enabled"`
+	// TestingAPIEnabled serves testing_buildBlockV1 (builds a block without
+	// inserting it), for the execution-apis conformance suite.
+	TestingAPIEnabled bool `json:"testing-api-enabled"`
 	// TxPoolGlobalSlots is the most executable transactions in the pool.
 	TxPoolGlobalSlots uint64 `json:"txpool-global-slots"`
 	// TxPoolAccountSlots is the executable transactions guaranteed per account.
@@ -121,7 +127,7 @@ func DefaultConfig() Config {
 		RPCTxFeeCap:                100,
 		RPCEVMTimeout:              Duration(5 * time.Second),
 		CacheMB:                    64,
-		LogLevel:                   "info",
+		LogLevel:                   "warn",
 	}
 }
 
@@ -145,13 +151,13 @@ func ParseConfig(raw []byte) (Config, error) {
 func (c *Config) validate() error {
 	c.BlockProduction = strings.ToLower(c.BlockProduction)
 	switch c.BlockProduction {
-	case ProduceAuto, ProduceManual:
+	case ProduceAuto, ProduceManual, ProduceNone:
 	case ProduceInterval:
 		if c.BlockInterval < Duration(time.Second) {
 			return fmt.Errorf("block-interval must be at least 1s in interval mode, got %s", time.Duration(c.BlockInterval))
 		}
 	default:
-		return fmt.Errorf("block-production must be auto, interval or manual, got %q", c.BlockProduction)
+		return fmt.Errorf("block-production must be auto, interval, manual or none, got %q", c.BlockProduction)
 	}
 	if c.APIMaxBatchSize < 1 {
 		return fmt.Errorf("api-max-batch-size must be at least 1, got %d", c.APIMaxBatchSize)

@@ -31,6 +31,9 @@ func (c Config) namespaces() []string {
 	if c.DevAPIEnabled {
 		ns = append(ns, nsDev)
 	}
+	if c.TestingAPIEnabled {
+		ns = append(ns, nsTesting)
+	}
 	return ns
 }
 

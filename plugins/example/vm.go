@@ -151,6 +151,7 @@ func (vm *VM) put(ctx context.Context, a putArgs) (putReply, error) {
 	}
 	vm.count++
 	vm.parent = id
+	vm.env.Logger.Debug("block accepted", "height", uint64(blk.Height), "key", a.Key)
 	vm.notify(blk, id)
 	return putReply{Height: blk.Height, BlockID: id, Index: jsonrpc.Uint64(acc.Index)}, nil
 }

@@ -16,7 +16,8 @@ const (
 )
 
 // Handler serves one method. params is always a JSON object; the result is
-// encoded with encoding/json. Return an *Error to choose the error code.
+// encoded with encoding/json, except a RawResult, which is sent as it is.
+// Return an *Error to choose the error code.
 type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
 // Options tunes a Server; the zero value is usable.

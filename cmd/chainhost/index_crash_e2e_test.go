@@ -1,0 +1,174 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainhost/chainhost/core/nodetest"
+)
+
+// ixCrashRounds is how many times the crash tests kill a process (SPEC:
+// at least 20).
+const ixCrashRounds = 24
+
+// ixPutters makes blocks from several goroutines until stopped, keeping
+// the acknowledged puts. Failed puts (the host or plugin is down) are
+// retried with new keys after a short pause.
+type ixPutters struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	acks []ixAck
+	errs int
+}
+
+// startPutters starts workers goroutines putting to the example chain of
+// the node current returns; keys start with prefix.
+func startPutters(current func() *nodetest.Node, prefix string, workers int) *ixPutters {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &ixPutters{cancel: cancel}
+	for w := range workers {
+		p.wg.Go(func() {
+			for k := 0; ctx.Err() == nil; k++ {
+				key := fmt.Sprintf("%s-%d-%d", prefix, w, k)
+				a, err := ixPut(ctx, current(), "example", key, "v-"+key)
+				p.mu.Lock()
+				if err != nil {
+					p.errs++
+				} else {
+					p.acks = append(p.acks, a)
+				}
+				p.mu.Unlock()
+				if err != nil {
+					select {
+					case <-ctx.Done():
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+			}
+		})
+	}
+	return p
+}
+
+// stop stops the workers and returns the acknowledged puts and the number
+// of failed ones.
+func (p *ixPutters) stop() ([]ixAck, int) {
+	p.cancel()
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.acks), p.errs
+}
+
+// ixCrashSeed returns the seed of a crash test's random delays, logged so
+// that a failure can be replayed.
+func ixCrashSeed(t *testing.T) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("random delays from seed %d", seed)
+	return rand.New(rand.NewPCG(seed, 0))
+}
+
+// TestIndexCrashHost: the host is SIGKILLed at random moments while three
+// clients put blocks, and restarted on the same data dir, ixCrashRounds
+// times; some kills land during start-up. Afterwards the index is
+// contiguous from 0, has no duplicate ID, equals the VM's accepted history
+// block for block, and holds every acknowledged put.
+func TestIndexCrashHost(t *testing.T) {
+	rng := ixCrashSeed(t)
+	opts := nodetest.Options{DataDir: t.TempDir(), Config: ixOneChain}
+	var acks []ixAck
+	failed := 0
+	for round := range ixCrashRounds {
+		if round%4 == 3 {
+			// Killed while starting: opening the database, starting the
+			// plugin, backfilling or just listening.
+			o := opts
+			o.NoWait = true
+			n := nodetest.Start(t, o)
+			time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
+			n.Kill()
+			continue
+		}
+		n := nodetest.Start(t, opts)
+		p := startPutters(func() *nodetest.Node { return n }, fmt.Sprintf("h%d", round), 3)
+		time.Sleep(time.Duration(20+rng.IntN(400)) * time.Millisecond)
+		n.Kill()
+		a, errs := p.stop()
+		acks = append(acks, a...)
+		failed += errs
+	}
+	n := nodetest.Start(t, opts)
+	got := ixWalk(t, n, "/ext/index/example/block", 1024)
+	t.Logf("%d rounds: %d puts acknowledged, %d failed; the index holds %d containers", ixCrashRounds, len(acks), failed, len(got))
+	if len(acks) == 0 {
+		t.Fatal("no put was acknowledged: the test proved nothing")
+	}
+	ixCheckVM(t, n, "example", got)
+	ixCheckAcks(t, n, got, acks, true)
+	// Indexing still works after all that.
+	a, err := ixPut(context.Background(), n, "example", "after", "x")
+	if err != nil || a.Index != uint64(len(got)) {
+		t.Fatalf("put after the crashes: %+v, %v; want index %d", a, err, len(got))
+	}
+}
+
+// TestIndexCrashPlugin: the VM's plugin process is SIGKILLed at random
+// moments while clients put blocks, ixCrashRounds times; the host restarts
+// it each time. Afterwards the index equals the VM's history as in
+// TestIndexCrashHost.
+func TestIndexCrashPlugin(t *testing.T) {
+	rng := ixCrashSeed(t)
+	n := nodetest.Start(t, nodetest.Options{Config: ixOneChain,
+		Args: []string{"--plugin-restart-backoff=5ms", "--plugin-restart-max-backoff=20ms"}})
+	p := startPutters(func() *nodetest.Node { return n }, "p", 3)
+	old := 0
+	for round := range ixCrashRounds {
+		pid := ixWaitPlugin(t, n, old)
+		// Some kills land at once: while the host initializes the new
+		// process or backfills its index.
+		if round%4 != 3 {
+			time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("round %d: kill plugin %d: %v", round, pid, err)
+		}
+		old = pid
+	}
+	ixWaitPlugin(t, n, old)
+	// Let the putters see the last restart through.
+	time.Sleep(200 * time.Millisecond)
+	acks, failed := p.stop()
+	got := ixWalk(t, n, "/ext/index/example/block", 1024)
+	t.Logf("%d plugin kills: %d puts acknowledged, %d failed; the index holds %d containers", ixCrashRounds, len(acks), failed, len(got))
+	if len(acks) == 0 {
+		t.Fatal("no put was acknowledged: the test proved nothing")
+	}
+	ixCheckVM(t, n, "example", got)
+	ixCheckAcks(t, n, got, acks, true)
+}
+
+// ixWaitPlugin waits until the host runs an example plugin process other
+// than old and returns its PID.
+func ixWaitPlugin(t *testing.T, n *nodetest.Node, old int) int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		for _, pid := range n.PluginPIDs("example") {
+			if pid != old && nodetest.Alive(pid) {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no new plugin process 20s after %d was killed:\n%s", old, n.Output())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

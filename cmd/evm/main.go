@@ -1,0 +1,14 @@
+// Command evm is the EVM chain VM (go-ethereum) as a chainhost plugin binary.
+package main
+
+import (
+	"github.com/chainhost/chainhost/plugins/evm"
+	"github.com/chainhost/chainhost/sdk"
+)
+
+func main() {
+	sdk.Serve(sdk.ServeOpts{
+		Description: sdk.Description{Name: "evm", Version: evm.Version},
+		Plugin:      evm.New(),
+	})
+}

@@ -1,0 +1,116 @@
+// Package admin serves the node administration API at /ext/admin (SPEC A1):
+// endpoint and chain aliases, logger levels, hot-loading VM plugins, and
+// CPU, memory and mutex profiles. The node mounts it only when
+// api-admin-enabled is true.
+package admin
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/core/aliases"
+	"github.com/chainhost/chainhost/core/chains"
+	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/core/server"
+	"github.com/chainhost/chainhost/core/vms"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// MutexProfileFraction is the rate of mutex contention events sampled while
+// the admin API is on (see runtime.SetMutexProfileFraction), so that
+// admin.lockProfile has content.
+const MutexProfileFraction = 1
+
+// Options configures the service.
+type Options struct {
+	Router     *server.Router  // serves the endpoint aliases
+	Chains     *chains.Manager // resolves chains, starts hot-loaded ones
+	Aliases    *aliases.Chains // the chain alias table
+	VMs        *vms.Registry   // the plugin dir
+	Logs       *logging.Registry
+	ProfileDir string          // where profiles are written
+	Log        hclog.Logger    // nil: no log
+	RPC        jsonrpc.Options // JSON-RPC limits and hooks
+}
+
+// Service is the admin API.
+type Service struct {
+	opts Options
+	log  hclog.Logger
+	prof profiler
+	// loadMu serialises admin.loadVMs, so that two calls never describe
+	// and register the same binary at once.
+	loadMu sync.Mutex
+}
+
+// Empty is the `{}` result of the methods that return nothing.
+type Empty struct{}
+
+// New returns the service and turns on mutex profiling.
+func New(opts Options) *Service {
+	log := opts.Log
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	runtime.SetMutexProfileFraction(MutexProfileFraction)
+	return &Service{opts: opts, log: log, prof: profiler{dir: opts.ProfileDir}}
+}
+
+// Handler returns the JSON-RPC server of the ten admin.* methods.
+func (s *Service) Handler() *jsonrpc.Server {
+	srv := jsonrpc.NewServer(s.opts.RPC)
+	srv.Register("admin.alias", jsonrpc.Method(s.alias))
+	srv.Register("admin.aliasChain", jsonrpc.Method(s.aliasChain))
+	srv.Register("admin.getChainAliases", jsonrpc.Method(s.getChainAliases))
+	srv.Register("admin.getLoggerLevel", jsonrpc.Method(s.getLoggerLevel))
+	srv.Register("admin.setLoggerLevel", jsonrpc.Method(s.setLoggerLevel))
+	srv.Register("admin.loadVMs", jsonrpc.Method(s.loadVMs))
+	srv.Register("admin.startCPUProfiler", jsonrpc.Method(s.startCPUProfiler))
+	srv.Register("admin.stopCPUProfiler", jsonrpc.Method(s.stopCPUProfiler))
+	srv.Register("admin.memoryProfile", jsonrpc.Method(s.memoryProfile))
+	srv.Register("admin.lockProfile", jsonrpc.Method(s.lockProfile))
+	return srv
+}
+
+// Close stops a running CPU profile, writing cpu.profile.
+func (s *Service) Close() error {
+	return s.prof.close()
+}
+
+func (s *Service) startCPUProfiler(context.Context, struct{}) (Empty, error) {
+	if err := s.prof.startCPU(); err != nil {
+		return Empty{}, err
+	}
+	s.log.Info("CPU profiler started", "dir", s.opts.ProfileDir)
+	return Empty{}, nil
+}
+
+func (s *Service) stopCPUProfiler(context.Context, struct{}) (Empty, error) {
+	path, err := s.prof.stopCPU()
+	if err != nil {
+		return Empty{}, err
+	}
+	s.log.Info("CPU profile written", "file", path)
+	return Empty{}, nil
+}
+
+func (s *Service) memoryProfile(context.Context, struct{}) (Empty, error) {
+	path, err := s.prof.write(memoryFile, "heap")
+	if err != nil {
+		return Empty{}, err
+	}
+	s.log.Info("memory profile written", "file", path)
+	return Empty{}, nil
+}
+
+func (s *Service) lockProfile(context.Context, struct{}) (Empty, error) {
+	path, err := s.prof.write(lockFile, "mutex")
+	if err != nil {
+		return Empty{}, err
+	}
+	s.log.Info("lock profile written", "file", path)
+	return Empty{}, nil
+}

@@ -1,0 +1,54 @@
+package admin
+
+import (
+	"context"
+	"sort"
+
+	"github.com/chainhost/chainhost/core/chains"
+)
+
+// LoadVMsResult is the result of admin.loadVMs: the VMs registered by this
+// call, by CB58 VM ID, with their name and aliases; and the binaries that
+// failed, by file name, with why (left out when none failed).
+type LoadVMsResult struct {
+	NewVMs    map[string][]string `json:"newVMs"`
+	FailedVMs map[string]string   `json:"failedVMs,omitempty"`
+}
+
+// loadVMs registers the VM plugins added to the plugin dir since the last
+// scan, retrying binaries that failed before, then starts the chains that
+// were waiting for one of them.
+func (s *Service) loadVMs(ctx context.Context, _ struct{}) (LoadVMsResult, error) {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	added, failed, err := s.opts.VMs.Scan(ctx)
+	if err != nil {
+		return LoadVMsResult{}, err
+	}
+	res := LoadVMsResult{NewVMs: map[string][]string{}}
+	for _, vm := range added {
+		res.NewVMs[vm.ID.String()] = append([]string{vm.Desc.Name}, vm.Desc.Aliases...)
+		s.log.Info("VM registered", "name", vm.Desc.Name, "id", vm.ID, "version", vm.Desc.Version, "path", vm.Path)
+	}
+	if len(failed) > 0 {
+		res.FailedVMs = make(map[string]string, len(failed))
+		for file, ferr := range failed {
+			res.FailedVMs[file] = ferr.Error()
+			s.log.Warn("plugin not loaded", "file", file, "error", ferr)
+		}
+	}
+	// The chains outlive the request: a client that hangs up must not
+	// cancel their start.
+	started := s.opts.Chains.StartPending(context.WithoutCancel(ctx))
+	s.log.Info("VMs loaded", "new", len(added), "failed", len(failed), "chains started", chainNames(started))
+	return res, nil
+}
+
+func chainNames(cs []*chains.Chain) []string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.Alias)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,96 @@
+package evm
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		check   func(Config) bool
+		wantErr string
+	}{
+		{name: "empty gives defaults", raw: ``, check: func(c Config) bool {
+			return c.HistoricalProofQueryWindow == 43200 && c.APIMaxBatchSize == 40 && c.BlockProduction == ProduceAuto && !c.PruningEnabled && c.DebugAPIEnabled && !c.PersonalAPIEnabled
+		}},
+		{name: "null gives defaults", raw: `null`, check: func(c Config) bool { return c.APIMaxBatchSize == 40 }},
+		{name: "interval", raw: `{"block-production":"Interval","block-interval":"3s"}`, check: func(c Config) bool {
+			return c.BlockProduction == ProduceInterval && time.Duration(c.BlockInterval) == 3*time.Second
+		}},
+		{name: "interval in seconds", raw: `{"block-production":"interval","block-interval":2}`, check: func(c Config) bool {
+			return time.Duration(c.BlockInterval) == 2*time.Second
+		}},
+		{name: "window 0", raw: `{"historical-proof-query-window":0,"pruning-enabled":true}`, check: func(c Config) bool {
+			return c.HistoricalProofQueryWindow == 0 && c.PruningEnabled
+		}},
+		{name: "unknown key", raw: `{"pruning":true}`, wantErr: "unknown field"},
+		{name: "bad mode", raw: `{"block-production":"sometimes"}`, wantErr: "block-production"},
+		{name: "short interval", raw: `{"block-production":"interval","block-interval":"100ms"}`, wantErr: "block-interval"},
+		{name: "zero batch", raw: `{"api-max-batch-size":0}`, wantErr: "api-max-batch-size"},
+		{name: "bad level", raw: `{"log-level":"loud"}`, wantErr: "log level"},
+		{name: "head without file", raw: `{"import-head":"0x01"}`, wantErr: "import-chain-file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tt.raw))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(c) {
+				t.Fatalf("config %+v", c)
+			}
+		})
+	}
+}
+
+func TestParseGenesis(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		wantErr string
+	}{
+		{name: "fills merge and blobs", raw: `{"config":{"chainId":7,"homesteadBlock":0,"eip150Block":0,"eip155Block":0,"eip158Block":0,"byzantiumBlock":0,"constantinopleBlock":0,"petersburgBlock":0,"istanbulBlock":0,"berlinBlock":0,"londonBlock":0,"shanghaiTime":0,"cancunTime":0},"gasLimit":"0x0","difficulty":"0x0","alloc":{}}`},
+		{name: "no config", raw: `{"gasLimit":"0x1","difficulty":"0x0","alloc":{}}`, wantErr: "no \"config\""},
+		{name: "no chain id", raw: `{"config":{},"gasLimit":"0x1","difficulty":"0x0","alloc":{}}`, wantErr: "chainId"},
+		{name: "not json", raw: `{`, wantErr: "evm genesis"},
+		{name: "no gas limit", raw: `{"config":{"chainId":7},"difficulty":"0x0","alloc":{}}`, wantErr: "gasLimit"},
+		{name: "fork order", raw: `{"config":{"chainId":7,"londonBlock":0},"gasLimit":"0x1","difficulty":"0x0","alloc":{}}`, wantErr: "fork ordering"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := ParseGenesis([]byte(tt.raw))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Config.TerminalTotalDifficulty == nil || g.Config.TerminalTotalDifficulty.Sign() != 0 || g.Config.BlobScheduleConfig == nil || g.GasLimit == 0 {
+				t.Fatalf("defaults not filled: %+v", g.Config)
+			}
+		})
+	}
+}
+
+func TestParseLevel(t *testing.T) {
+	for _, name := range []string{"OFF", "fatal", "Error", "WARN", "info", "trace", "DEBUG", "verbo", "crit"} {
+		if _, err := parseLevel(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := parseLevel("loud"); err == nil {
+		t.Error("loud accepted")
+	}
+}

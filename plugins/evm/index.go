@@ -1,0 +1,190 @@
+package evm
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/rlp"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Kind is the one index kind the EVM reports: accepted blocks.
+const Kind = "block"
+
+// keyReported holds, in the chain's host database namespace, the height of
+// the last block reported to the index; it is written in the same atomic
+// batch as the index entry, so the two never disagree.
+var keyReported = []byte("reported")
+
+// reporter appends every accepted block to the host's index, in height
+// order: container ID = block hash, bytes = the block's RLP. Position p of
+// the index holds block p+1; the genesis block is not indexed, as it is
+// never accepted. Blocks go-ethereum committed but the index lacks (a crash
+// in between) are reported when the chain starts.
+type reporter struct {
+	chain *core.BlockChain
+	hs    host.Services
+	log   hclog.Logger
+
+	mu       sync.Mutex // serialises report
+	reported uint64
+
+	signal chan struct{}
+	stop   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// newReporter reads how far the index got.
+func newReporter(ctx context.Context, chain *core.BlockChain, hs host.Services, log hclog.Logger) (*reporter, error) {
+	r := &reporter{chain: chain, hs: hs, log: log, signal: make(chan struct{}, 1), stop: make(chan struct{})}
+	n, err := readReported(ctx, hs.DB)
+	if err != nil {
+		return nil, err
+	}
+	r.reported = n
+	if head := chain.CurrentBlock().Number.Uint64(); head < n {
+		log.Error("the index holds more blocks than the chain: the chain's directory lost blocks it had accepted", "indexed", n, "head", head)
+	}
+	return r, nil
+}
+
+func readReported(ctx context.Context, db host.Database) (uint64, error) {
+	b, err := db.Get(ctx, keyReported)
+	if errors.Is(err, host.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read reported height: %w", err)
+	}
+	if len(b) != 8 {
+		return 0, fmt.Errorf("reported height: %d bytes, want 8", len(b))
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// start follows the chain's head events: one goroutine drains the event
+// channel (go-ethereum's feed waits for every subscriber), another reports.
+func (r *reporter) start() {
+	ch := make(chan core.ChainHeadEvent, 64)
+	sub := r.chain.SubscribeChainHeadEvent(ch)
+	r.wg.Add(2)
+	go func() {
+		defer r.wg.Done()
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case <-ch:
+				select {
+				case r.signal <- struct{}{}:
+				default:
+				}
+			case <-sub.Err():
+				return
+			case <-r.stop:
+				return
+			}
+		}
+	}()
+	go func() {
+		defer r.wg.Done()
+		for {
+			select {
+			case <-r.signal:
+				r.reportWithRetry()
+			case <-r.stop:
+				return
+			}
+		}
+	}()
+	// Catch up with blocks accepted before the subscription.
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
+}
+
+// reportWithRetry reports until caught up, retrying while the host is
+// unreachable.
+func (r *reporter) reportWithRetry() {
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := r.report(ctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		r.log.Warn("report accepted blocks to the index", "err", err, "retry in", delay)
+		select {
+		case <-time.After(delay):
+		case <-r.stop:
+			return
+		}
+	}
+}
+
+// report appends the blocks after the last reported one up to the head.
+func (r *reporter) report(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	head := r.chain.CurrentBlock().Number.Uint64()
+	for r.reported < head {
+		n := r.reported + 1
+		blk := r.chain.GetBlockByNumber(n)
+		if blk == nil {
+			return fmt.Errorf("block %d missing below head %d", n, head)
+		}
+		raw, err := rlp.EncodeToBytes(blk)
+		if err != nil {
+			return fmt.Errorf("encode block %d: %w", n, err)
+		}
+		state := []host.Op{{Key: keyReported, Value: binary.BigEndian.AppendUint64(nil, n)}}
+		_, err = r.hs.Index.Accept(ctx, Kind, ids.ID(blk.Hash()), raw, state)
+		if err != nil && isAlreadyIndexed(err) {
+			// The host backfilled it (from GetAccepted) first.
+			err = r.hs.DB.Put(ctx, keyReported, state[0].Value)
+		}
+		if err != nil {
+			return fmt.Errorf("index block %d: %w", n, err)
+		}
+		r.reported = n
+	}
+	return nil
+}
+
+// isAlreadyIndexed matches the host's refusal of a container it holds.
+func isAlreadyIndexed(err error) bool { return strings.Contains(err.Error(), "already indexed") }
+
+// Stop ends the goroutines.
+func (r *reporter) Stop() {
+	close(r.stop)
+	r.wg.Wait()
+}
+
+// count is the number of blocks reported.
+func (r *reporter) count() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reported
+}
+
+// container returns the indexed form of the block at position pos.
+func containerAt(chain *core.BlockChain, pos uint64) (host.Container, error) {
+	blk := chain.GetBlockByNumber(pos + 1)
+	if blk == nil {
+		return host.Container{}, fmt.Errorf("block %d: %w", pos+1, host.ErrNotFound)
+	}
+	raw, err := rlp.EncodeToBytes(blk)
+	if err != nil {
+		return host.Container{}, fmt.Errorf("encode block %d: %w", pos+1, err)
+	}
+	return host.Container{ID: ids.ID(blk.Hash()), Bytes: raw}, nil
+}

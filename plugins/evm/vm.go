@@ -1,0 +1,220 @@
+// Package evm is the EVM chain VM: a go-ethereum node embedded in a
+// chainhost plugin, serving the standard JSON-RPC over HTTP and WebSocket
+// (web3, net, eth, txpool, debug, personal), the EVM administration of
+// SPEC A2, the chain-native endpoint, and reporting every accepted block to
+// the host's index. The default config runs it as the C-Chain; every
+// further EVM chain is another instance from its own genesis.
+package evm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/eth"
+	"github.com/ethereum/go-ethereum/eth/catalyst"
+	"github.com/ethereum/go-ethereum/log"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/ethereum/go-ethereum/version"
+
+	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/host"
+)
+
+// Version is the plugin's version.
+const Version = "0.1.0"
+
+// VM is one EVM chain.
+type VM struct {
+	env *sdk.Env
+	cfg Config
+
+	stack    *node.Node
+	backend  *eth.Ethereum
+	beacon   *catalyst.SimulatedBeacon
+	inner    *rpc.Server
+	innerCli *rpc.Client
+	public   *rpc.Server
+	adminSrv *rpc.Server
+	admin    *adminAPI
+	producer *producer
+	reporter *reporter
+}
+
+// New returns an uninitialized VM.
+func New() *VM { return &VM{} }
+
+// Initialize starts go-ethereum on the chain's directory, imports a chain
+// file when configured, reports blocks the index lacks, and starts block
+// production.
+func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
+	vm.env = env
+	cfg, err := ParseConfig(env.Config)
+	if err != nil {
+		return err
+	}
+	vm.cfg = cfg
+	genesis, err := ParseGenesis(env.Genesis)
+	if err != nil {
+		return err
+	}
+	level := new(slog.LevelVar)
+	lv, _ := parseLevel(cfg.LogLevel) // validated by ParseConfig
+	level.Set(lv)
+	log.SetDefault(log.NewLogger(newLogHandler(env.Logger, level)))
+
+	defer func() {
+		if err != nil {
+			_ = vm.Shutdown(context.Background())
+		}
+	}()
+	clientVersion := fmt.Sprintf("chainhost-evm/v%s/go-ethereum-v%d.%d.%d", Version, version.Major, version.Minor, version.Patch)
+	stack, backend, apis, err := newNode(env.DataDir, Version, genesis, cfg)
+	if err != nil {
+		return err
+	}
+	vm.stack, vm.backend = stack, backend
+	if vm.inner, err = newInnerServer(apis); err != nil {
+		return err
+	}
+	vm.innerCli = rpc.DialInProc(vm.inner)
+	extra := []rpc.API{
+		{Namespace: nsWeb3, Service: web3API{version: clientVersion}},
+		{Namespace: nsEth, Service: chainConfigAPI{config: backend.BlockChain().Config()}},
+		{Namespace: nsDebug, Service: refusedDebugAPI{}},
+		{Namespace: nsTesting, Service: testingAPI{eth: backend}},
+	}
+	if cfg.PersonalAPIEnabled {
+		n, p := keystore.StandardScryptN, keystore.StandardScryptP
+		if cfg.KeystoreLightKDF {
+			n, p = keystore.LightScryptN, keystore.LightScryptP
+		}
+		ks := keystore.NewKeyStore(stack.KeyStoreDir(), n, p)
+		stack.AccountManager().AddBackend(ks)
+		extra = append(extra, rpc.API{Namespace: nsPersonal, Service: personalAPI{ks: ks, inner: vm.innerCli}})
+	}
+	if err := stack.Start(); err != nil {
+		return fmt.Errorf("start go-ethereum node: %w", err)
+	}
+	chain := backend.BlockChain()
+	if cfg.ImportChainFile != "" {
+		path := cfg.ImportChainFile
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(env.DataDir, path)
+		}
+		var head common.Hash
+		if cfg.ImportHead != "" {
+			head = common.HexToHash(cfg.ImportHead)
+		}
+		n, err := importChain(chain, path, head)
+		if err != nil {
+			return fmt.Errorf("import %s: %w", path, err)
+		}
+		env.Logger.Info("imported chain file", "file", path, "inserted", n, "head", chain.CurrentBlock().Number)
+	}
+	if cfg.BlockProduction != ProduceNone {
+		if vm.beacon, err = catalyst.NewSimulatedBeacon(0, common.Address{}, backend); err != nil {
+			return fmt.Errorf("block producer: %w", err)
+		}
+	}
+
+	extra = append(extra, rpc.API{Namespace: nsEth, Service: proofAPI{
+		chain: chain, inner: vm.innerCli, pruning: cfg.PruningEnabled, window: cfg.HistoricalProofQueryWindow,
+	}})
+
+	if vm.reporter, err = newReporter(ctx, chain, env.Host, env.Logger); err != nil {
+		return err
+	}
+	if err := vm.reporter.report(ctx); err != nil {
+		return fmt.Errorf("report accepted blocks to the index: %w", err)
+	}
+	vm.reporter.start()
+	vm.producer = newProducer(backend, vm.beacon, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
+	extra = append(extra, rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}})
+
+	if vm.public, err = newPublicServer(cfg, apis, extra); err != nil {
+		return err
+	}
+	vm.admin = &adminAPI{profileDir: filepath.Join(env.DataDir, "profiles"), level: level, config: cfg}
+	vm.adminSrv = rpc.NewServer()
+	vm.adminSrv.SetBatchLimits(cfg.APIMaxBatchSize, cfg.APIMaxBatchResponseSize)
+	if err := vm.adminSrv.RegisterName("admin", vm.admin); err != nil {
+		return fmt.Errorf("register admin API: %w", err)
+	}
+	head := chain.CurrentBlock()
+	env.Logger.Info("EVM chain ready", "chainId", genesis.Config.ChainID, "head", head.Number, "hash", head.Hash(),
+		"production", cfg.BlockProduction, "archival", !cfg.PruningEnabled)
+	return nil
+}
+
+// Handlers serves JSON-RPC at rpc, the same over WebSocket at ws, the EVM
+// administration at admin, and the chain-native methods at native and avax.
+func (vm *VM) Handlers() map[string]http.Handler {
+	return map[string]http.Handler{
+		"rpc":    batchLimit{next: vm.public, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
+		"ws":     vm.public.WebsocketHandler([]string{"*"}),
+		"admin":  batchLimit{next: vm.adminSrv, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
+		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize),
+		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize),
+	}
+}
+
+// Shutdown stops block production and reporting, then go-ethereum, which
+// flushes its state to disk.
+func (vm *VM) Shutdown(context.Context) error {
+	if vm.producer != nil {
+		vm.producer.Stop()
+	}
+	if vm.reporter != nil {
+		vm.reporter.Stop()
+	}
+	if vm.admin != nil {
+		vm.admin.stop()
+	}
+	for _, s := range []*rpc.Server{vm.public, vm.adminSrv, vm.inner} {
+		if s != nil {
+			s.Stop()
+		}
+	}
+	if vm.innerCli != nil {
+		vm.innerCli.Close()
+	}
+	if vm.beacon != nil {
+		_ = vm.beacon.Stop()
+	}
+	if vm.stack != nil {
+		if err := vm.stack.Close(); err != nil && !errors.Is(err, node.ErrNodeStopped) {
+			return fmt.Errorf("stop go-ethereum: %w", err)
+		}
+	}
+	return nil
+}
+
+// Health reports the chain unhealthy when go-ethereum has no head block.
+func (vm *VM) Health(context.Context) error {
+	if vm.backend == nil || vm.backend.BlockChain().CurrentBlock() == nil {
+		return errors.New("go-ethereum is not running")
+	}
+	return nil
+}
+
+// IndexKinds makes the VM a container source for the host index.
+func (vm *VM) IndexKinds() []string { return []string{Kind} }
+
+// AcceptedCount is the number of blocks reported to the index (every
+// block after genesis up to the head, once caught up).
+func (vm *VM) AcceptedCount(context.Context, string) (uint64, error) {
+	return vm.reporter.count(), nil
+}
+
+// GetAccepted returns the block at index position pos: height pos+1.
+func (vm *VM) GetAccepted(_ context.Context, _ string, pos uint64) (host.Container, error) {
+	return containerAt(vm.backend.BlockChain(), pos)
+}
