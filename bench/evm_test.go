@@ -159,7 +159,7 @@ func evmDirect(b *testing.B) string {
 		DataDir: b.TempDir(),
 		Logger:  hclog.NewNullLogger(),
 	}
-	db := newEVMMemDB()
+	db := &memDB{m: map[string][]byte{}}
 	env.Host = host.Services{DB: db, Index: evmMemIndex{db: db}}
 	if err := vm.Initialize(context.Background(), env); err != nil {
 		b.Fatal(err)
@@ -376,61 +376,9 @@ func reportBurst(b *testing.B, c *ethclient.Client, elapsed time.Duration, last 
 	b.ReportMetric(float64(last-1), "blocks")
 }
 
-// evmMemDB is an in-memory host.Database for the direct EVM.
-type evmMemDB struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func newEVMMemDB() *evmMemDB { return &evmMemDB{m: map[string][]byte{}} }
-
-func (d *evmMemDB) Get(_ context.Context, key []byte) ([]byte, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	v, ok := d.m[string(key)]
-	if !ok {
-		return nil, host.ErrNotFound
-	}
-	return v, nil
-}
-
-func (d *evmMemDB) Has(ctx context.Context, key []byte) (bool, error) {
-	_, err := d.Get(ctx, key)
-	return err == nil, nil
-}
-
-func (d *evmMemDB) Put(_ context.Context, key, value []byte) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.m[string(key)] = append([]byte(nil), value...)
-	return nil
-}
-
-func (d *evmMemDB) Delete(_ context.Context, key []byte) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.m, string(key))
-	return nil
-}
-
-func (d *evmMemDB) Write(ctx context.Context, ops []host.Op, _ bool) error {
-	for _, op := range ops {
-		if op.Delete {
-			_ = d.Delete(ctx, op.Key)
-		} else {
-			_ = d.Put(ctx, op.Key, op.Value)
-		}
-	}
-	return nil
-}
-
-func (d *evmMemDB) Iterate(context.Context, []byte, []byte, func(k, v []byte) error) error {
-	return nil
-}
-
 // evmMemIndex applies the state writes of Accept and keeps no index.
 type evmMemIndex struct {
-	db *evmMemDB
+	db *memDB
 }
 
 func (x evmMemIndex) Accept(ctx context.Context, _ string, _ ids.ID, _ []byte, state []host.Op) (host.Accepted, error) {

@@ -97,7 +97,7 @@ func (d *memDB) Has(ctx context.Context, key []byte) (bool, error) {
 func (d *memDB) Put(_ context.Context, key, value []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.m[string(key)] = value
+	d.m[string(key)] = append([]byte(nil), value...)
 	return nil
 }
 
