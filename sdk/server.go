@@ -220,6 +220,15 @@ func (s *pluginServer) ServeHTTP(req *pluginv1.HTTPRequest, stream pluginv1.Plug
 	return run.http.ServeHTTP(req, stream)
 }
 
+// ServeHTTPChannel serves the requests of one long-lived channel stream.
+func (s *pluginServer) ServeHTTPChannel(stream pluginv1.Plugin_ServeHTTPChannelServer) error {
+	run, err := s.ready()
+	if err != nil {
+		return err
+	}
+	return run.http.ServeHTTPChannel(stream)
+}
+
 // ServeWebSocket serves one WebSocket connection with the named handler.
 func (s *pluginServer) ServeWebSocket(stream pluginv1.Plugin_ServeWebSocketServer) error {
 	run, err := s.ready()

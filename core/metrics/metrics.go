@@ -3,8 +3,10 @@
 package metrics
 
 import (
+	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +23,8 @@ type Metrics struct {
 	rpcLatency  *prometheus.HistogramVec
 	restarts    *prometheus.CounterVec
 	pluginState *prometheus.GaugeVec
+
+	routes sync.Map // route -> its instrumentation, for Serve
 }
 
 // New creates the registry with the Go and process collectors.
@@ -68,6 +72,26 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) Instrument(route string, h http.Handler) http.Handler {
 	return promhttp.InstrumentHandlerDuration(m.latency.MustCurryWith(prometheus.Labels{"route": route}),
 		promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(prometheus.Labels{"route": route}), h))
+}
+
+// Serve serves r with h, counted and timed under route as Instrument does.
+// It is for routes resolved per request (a chain and one of its handlers):
+// each route's instrumentation is built once, not on every request, which
+// would cost more than a cheap call it measures.
+func (m *Metrics) Serve(route string, h http.Handler, w http.ResponseWriter, r *http.Request) {
+	ih, ok := m.routes.Load(route)
+	if !ok {
+		ih, _ = m.routes.LoadOrStore(route, m.Instrument(route, http.HandlerFunc(serveTarget)))
+	}
+	ih.(http.Handler).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), targetKey{}, h)))
+}
+
+// targetKey carries Serve's handler through the cached instrumentation.
+type targetKey struct{}
+
+// serveTarget serves the request with the handler Serve put in its context.
+func serveTarget(w http.ResponseWriter, r *http.Request) {
+	r.Context().Value(targetKey{}).(http.Handler).ServeHTTP(w, r)
 }
 
 // ObserveCall records one JSON-RPC call; code is 0 on success.

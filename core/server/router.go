@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -99,8 +100,11 @@ func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string
 		r2.URL.Path = "/" + sub
 	}
 	r2.URL.RawPath = ""
-	h := c.Handler(handler, WriteJSONRPCError)
-	rt.metrics.Instrument("bc/"+c.Alias+"/"+handler, h).ServeHTTP(w, r2)
+	route := "bc/" + c.Alias + "/" + handler
+	if hs := c.Handlers(); hs != nil && !slices.Contains(hs, handler) {
+		route = "bc/" + c.Alias + "/unknown" // a client's typo must not become a metric
+	}
+	rt.metrics.Serve(route, c.Handler(handler, WriteJSONRPCError), w, r2)
 }
 
 // serveIndex serves /ext/index/<chain>/<kind>.
@@ -120,7 +124,7 @@ func (rt *Router) serveIndex(w http.ResponseWriter, r *http.Request, rest string
 		WriteJSONRPCError(w, r, http.StatusNotFound, err)
 		return
 	}
-	rt.metrics.Instrument("index/"+c.Alias+"/"+kind, h).ServeHTTP(w, r)
+	rt.metrics.Serve("index/"+c.Alias+"/"+kind, h, w, r)
 }
 
 // WriteJSONRPCError answers with a JSON-RPC error object (code -32000) and

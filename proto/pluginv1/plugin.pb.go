@@ -460,6 +460,155 @@ func (x *HTTPResponse) GetLast() bool {
 	return false
 }
 
+type HTTPChannelMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request the message belongs to, numbered by the host, unique on the
+	// stream.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*HTTPChannelMessage_Request
+	//	*HTTPChannelMessage_Response
+	//	*HTTPChannelMessage_Credit
+	//	*HTTPChannelMessage_Cancel
+	//	*HTTPChannelMessage_Abort
+	Kind          isHTTPChannelMessage_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HTTPChannelMessage) Reset() {
+	*x = HTTPChannelMessage{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HTTPChannelMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HTTPChannelMessage) ProtoMessage() {}
+
+func (x *HTTPChannelMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HTTPChannelMessage.ProtoReflect.Descriptor instead.
+func (*HTTPChannelMessage) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *HTTPChannelMessage) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *HTTPChannelMessage) GetKind() isHTTPChannelMessage_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *HTTPChannelMessage) GetRequest() *HTTPRequest {
+	if x != nil {
+		if x, ok := x.Kind.(*HTTPChannelMessage_Request); ok {
+			return x.Request
+		}
+	}
+	return nil
+}
+
+func (x *HTTPChannelMessage) GetResponse() *HTTPResponse {
+	if x != nil {
+		if x, ok := x.Kind.(*HTTPChannelMessage_Response); ok {
+			return x.Response
+		}
+	}
+	return nil
+}
+
+func (x *HTTPChannelMessage) GetCredit() uint32 {
+	if x != nil {
+		if x, ok := x.Kind.(*HTTPChannelMessage_Credit); ok {
+			return x.Credit
+		}
+	}
+	return 0
+}
+
+func (x *HTTPChannelMessage) GetCancel() bool {
+	if x != nil {
+		if x, ok := x.Kind.(*HTTPChannelMessage_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return false
+}
+
+func (x *HTTPChannelMessage) GetAbort() string {
+	if x != nil {
+		if x, ok := x.Kind.(*HTTPChannelMessage_Abort); ok {
+			return x.Abort
+		}
+	}
+	return ""
+}
+
+type isHTTPChannelMessage_Kind interface {
+	isHTTPChannelMessage_Kind()
+}
+
+type HTTPChannelMessage_Request struct {
+	// Host to plugin: a new request.
+	Request *HTTPRequest `protobuf:"bytes,2,opt,name=request,proto3,oneof"`
+}
+
+type HTTPChannelMessage_Response struct {
+	// Plugin to host: the next message of the request's response, as
+	// ServeHTTP sends them; the one marked last ends it.
+	Response *HTTPResponse `protobuf:"bytes,3,opt,name=response,proto3,oneof"`
+}
+
+type HTTPChannelMessage_Credit struct {
+	// Host to plugin: the client consumed this much more of the response;
+	// the plugin may send that much more.
+	Credit uint32 `protobuf:"varint,4,opt,name=credit,proto3,oneof"`
+}
+
+type HTTPChannelMessage_Cancel struct {
+	// Host to plugin: the client went away; cancel the request.
+	Cancel bool `protobuf:"varint,5,opt,name=cancel,proto3,oneof"`
+}
+
+type HTTPChannelMessage_Abort struct {
+	// Plugin to host: the response failed after it began (a handler panic
+	// or abort); the host cuts the client's response short. Ends the
+	// request like a last response.
+	Abort string `protobuf:"bytes,6,opt,name=abort,proto3,oneof"`
+}
+
+func (*HTTPChannelMessage_Request) isHTTPChannelMessage_Kind() {}
+
+func (*HTTPChannelMessage_Response) isHTTPChannelMessage_Kind() {}
+
+func (*HTTPChannelMessage_Credit) isHTTPChannelMessage_Kind() {}
+
+func (*HTTPChannelMessage_Cancel) isHTTPChannelMessage_Kind() {}
+
+func (*HTTPChannelMessage_Abort) isHTTPChannelMessage_Kind() {}
+
 type WebSocketFrame struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Frame:
@@ -475,7 +624,7 @@ type WebSocketFrame struct {
 
 func (x *WebSocketFrame) Reset() {
 	*x = WebSocketFrame{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[5]
+	mi := &file_pluginv1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -487,7 +636,7 @@ func (x *WebSocketFrame) String() string {
 func (*WebSocketFrame) ProtoMessage() {}
 
 func (x *WebSocketFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[5]
+	mi := &file_pluginv1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -500,7 +649,7 @@ func (x *WebSocketFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketFrame.ProtoReflect.Descriptor instead.
 func (*WebSocketFrame) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *WebSocketFrame) GetFrame() isWebSocketFrame_Frame {
@@ -588,7 +737,7 @@ type WebSocketOpened struct {
 
 func (x *WebSocketOpened) Reset() {
 	*x = WebSocketOpened{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[6]
+	mi := &file_pluginv1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -600,7 +749,7 @@ func (x *WebSocketOpened) String() string {
 func (*WebSocketOpened) ProtoMessage() {}
 
 func (x *WebSocketOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[6]
+	mi := &file_pluginv1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -613,7 +762,7 @@ func (x *WebSocketOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketOpened.ProtoReflect.Descriptor instead.
 func (*WebSocketOpened) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *WebSocketOpened) GetAccepted() bool {
@@ -655,7 +804,7 @@ type WebSocketMessage struct {
 
 func (x *WebSocketMessage) Reset() {
 	*x = WebSocketMessage{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[7]
+	mi := &file_pluginv1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -667,7 +816,7 @@ func (x *WebSocketMessage) String() string {
 func (*WebSocketMessage) ProtoMessage() {}
 
 func (x *WebSocketMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[7]
+	mi := &file_pluginv1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -680,7 +829,7 @@ func (x *WebSocketMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketMessage.ProtoReflect.Descriptor instead.
 func (*WebSocketMessage) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WebSocketMessage) GetType() int32 {
@@ -707,7 +856,7 @@ type WebSocketClose struct {
 
 func (x *WebSocketClose) Reset() {
 	*x = WebSocketClose{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[8]
+	mi := &file_pluginv1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -719,7 +868,7 @@ func (x *WebSocketClose) String() string {
 func (*WebSocketClose) ProtoMessage() {}
 
 func (x *WebSocketClose) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[8]
+	mi := &file_pluginv1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -732,7 +881,7 @@ func (x *WebSocketClose) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketClose.ProtoReflect.Descriptor instead.
 func (*WebSocketClose) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WebSocketClose) GetCode() int32 {
@@ -757,7 +906,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[9]
+	mi := &file_pluginv1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -769,7 +918,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[9]
+	mi := &file_pluginv1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -782,7 +931,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 type HealthResponse struct {
@@ -795,7 +944,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[10]
+	mi := &file_pluginv1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -807,7 +956,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[10]
+	mi := &file_pluginv1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -820,7 +969,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *HealthResponse) GetHealthy() bool {
@@ -846,7 +995,7 @@ type SetLogLevelRequest struct {
 
 func (x *SetLogLevelRequest) Reset() {
 	*x = SetLogLevelRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[11]
+	mi := &file_pluginv1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +1007,7 @@ func (x *SetLogLevelRequest) String() string {
 func (*SetLogLevelRequest) ProtoMessage() {}
 
 func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[11]
+	mi := &file_pluginv1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +1020,7 @@ func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelRequest.ProtoReflect.Descriptor instead.
 func (*SetLogLevelRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SetLogLevelRequest) GetLevel() string {
@@ -889,7 +1038,7 @@ type SetLogLevelResponse struct {
 
 func (x *SetLogLevelResponse) Reset() {
 	*x = SetLogLevelResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[12]
+	mi := &file_pluginv1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -901,7 +1050,7 @@ func (x *SetLogLevelResponse) String() string {
 func (*SetLogLevelResponse) ProtoMessage() {}
 
 func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[12]
+	mi := &file_pluginv1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -914,7 +1063,7 @@ func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelResponse.ProtoReflect.Descriptor instead.
 func (*SetLogLevelResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 type AcceptedCountRequest struct {
@@ -926,7 +1075,7 @@ type AcceptedCountRequest struct {
 
 func (x *AcceptedCountRequest) Reset() {
 	*x = AcceptedCountRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[13]
+	mi := &file_pluginv1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -938,7 +1087,7 @@ func (x *AcceptedCountRequest) String() string {
 func (*AcceptedCountRequest) ProtoMessage() {}
 
 func (x *AcceptedCountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[13]
+	mi := &file_pluginv1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -951,7 +1100,7 @@ func (x *AcceptedCountRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptedCountRequest.ProtoReflect.Descriptor instead.
 func (*AcceptedCountRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AcceptedCountRequest) GetKind() string {
@@ -970,7 +1119,7 @@ type AcceptedCountResponse struct {
 
 func (x *AcceptedCountResponse) Reset() {
 	*x = AcceptedCountResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[14]
+	mi := &file_pluginv1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1131,7 @@ func (x *AcceptedCountResponse) String() string {
 func (*AcceptedCountResponse) ProtoMessage() {}
 
 func (x *AcceptedCountResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[14]
+	mi := &file_pluginv1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1144,7 @@ func (x *AcceptedCountResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptedCountResponse.ProtoReflect.Descriptor instead.
 func (*AcceptedCountResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AcceptedCountResponse) GetCount() uint64 {
@@ -1015,7 +1164,7 @@ type GetAcceptedRequest struct {
 
 func (x *GetAcceptedRequest) Reset() {
 	*x = GetAcceptedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[15]
+	mi := &file_pluginv1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1176,7 @@ func (x *GetAcceptedRequest) String() string {
 func (*GetAcceptedRequest) ProtoMessage() {}
 
 func (x *GetAcceptedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[15]
+	mi := &file_pluginv1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1189,7 @@ func (x *GetAcceptedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAcceptedRequest.ProtoReflect.Descriptor instead.
 func (*GetAcceptedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetAcceptedRequest) GetKind() string {
@@ -1066,7 +1215,7 @@ type GetAcceptedResponse struct {
 
 func (x *GetAcceptedResponse) Reset() {
 	*x = GetAcceptedResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[16]
+	mi := &file_pluginv1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1227,7 @@ func (x *GetAcceptedResponse) String() string {
 func (*GetAcceptedResponse) ProtoMessage() {}
 
 func (x *GetAcceptedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[16]
+	mi := &file_pluginv1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1240,7 @@ func (x *GetAcceptedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAcceptedResponse.ProtoReflect.Descriptor instead.
 func (*GetAcceptedResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetAcceptedResponse) GetContainer() *Container {
@@ -1109,7 +1258,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[17]
+	mi := &file_pluginv1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1121,7 +1270,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[17]
+	mi := &file_pluginv1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1134,7 +1283,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{17}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 type ShutdownResponse struct {
@@ -1145,7 +1294,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[18]
+	mi := &file_pluginv1_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1306,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[18]
+	mi := &file_pluginv1_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1319,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{18}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 // Container is an accepted block, vertex or transaction.
@@ -1188,7 +1337,7 @@ type Container struct {
 
 func (x *Container) Reset() {
 	*x = Container{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[19]
+	mi := &file_pluginv1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1200,7 +1349,7 @@ func (x *Container) String() string {
 func (*Container) ProtoMessage() {}
 
 func (x *Container) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[19]
+	mi := &file_pluginv1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1213,7 +1362,7 @@ func (x *Container) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Container.ProtoReflect.Descriptor instead.
 func (*Container) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{19}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Container) GetId() []byte {
@@ -1253,7 +1402,7 @@ type GetRequest struct {
 
 func (x *GetRequest) Reset() {
 	*x = GetRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[20]
+	mi := &file_pluginv1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1414,7 @@ func (x *GetRequest) String() string {
 func (*GetRequest) ProtoMessage() {}
 
 func (x *GetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[20]
+	mi := &file_pluginv1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1427,7 @@ func (x *GetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequest.ProtoReflect.Descriptor instead.
 func (*GetRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{20}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetRequest) GetKey() []byte {
@@ -1298,7 +1447,7 @@ type GetResponse struct {
 
 func (x *GetResponse) Reset() {
 	*x = GetResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	mi := &file_pluginv1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1459,7 @@ func (x *GetResponse) String() string {
 func (*GetResponse) ProtoMessage() {}
 
 func (x *GetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	mi := &file_pluginv1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1472,7 @@ func (x *GetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResponse.ProtoReflect.Descriptor instead.
 func (*GetResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{21}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetResponse) GetValue() []byte {
@@ -1349,7 +1498,7 @@ type HasRequest struct {
 
 func (x *HasRequest) Reset() {
 	*x = HasRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	mi := &file_pluginv1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +1510,7 @@ func (x *HasRequest) String() string {
 func (*HasRequest) ProtoMessage() {}
 
 func (x *HasRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	mi := &file_pluginv1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +1523,7 @@ func (x *HasRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HasRequest.ProtoReflect.Descriptor instead.
 func (*HasRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{22}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *HasRequest) GetKey() []byte {
@@ -1393,7 +1542,7 @@ type HasResponse struct {
 
 func (x *HasResponse) Reset() {
 	*x = HasResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[23]
+	mi := &file_pluginv1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1554,7 @@ func (x *HasResponse) String() string {
 func (*HasResponse) ProtoMessage() {}
 
 func (x *HasResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[23]
+	mi := &file_pluginv1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1567,7 @@ func (x *HasResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HasResponse.ProtoReflect.Descriptor instead.
 func (*HasResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{23}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *HasResponse) GetFound() bool {
@@ -1438,7 +1587,7 @@ type PutRequest struct {
 
 func (x *PutRequest) Reset() {
 	*x = PutRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[24]
+	mi := &file_pluginv1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1450,7 +1599,7 @@ func (x *PutRequest) String() string {
 func (*PutRequest) ProtoMessage() {}
 
 func (x *PutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[24]
+	mi := &file_pluginv1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1463,7 +1612,7 @@ func (x *PutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutRequest.ProtoReflect.Descriptor instead.
 func (*PutRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{24}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PutRequest) GetKey() []byte {
@@ -1488,7 +1637,7 @@ type PutResponse struct {
 
 func (x *PutResponse) Reset() {
 	*x = PutResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[25]
+	mi := &file_pluginv1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1500,7 +1649,7 @@ func (x *PutResponse) String() string {
 func (*PutResponse) ProtoMessage() {}
 
 func (x *PutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[25]
+	mi := &file_pluginv1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1513,7 +1662,7 @@ func (x *PutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutResponse.ProtoReflect.Descriptor instead.
 func (*PutResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{25}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 type DeleteRequest struct {
@@ -1525,7 +1674,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[26]
+	mi := &file_pluginv1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1537,7 +1686,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[26]
+	mi := &file_pluginv1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1550,7 +1699,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{26}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteRequest) GetKey() []byte {
@@ -1568,7 +1717,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[27]
+	mi := &file_pluginv1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +1729,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[27]
+	mi := &file_pluginv1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +1742,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{27}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 type BatchOp struct {
@@ -1607,7 +1756,7 @@ type BatchOp struct {
 
 func (x *BatchOp) Reset() {
 	*x = BatchOp{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[28]
+	mi := &file_pluginv1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1619,7 +1768,7 @@ func (x *BatchOp) String() string {
 func (*BatchOp) ProtoMessage() {}
 
 func (x *BatchOp) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[28]
+	mi := &file_pluginv1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1632,7 +1781,7 @@ func (x *BatchOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchOp.ProtoReflect.Descriptor instead.
 func (*BatchOp) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{28}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *BatchOp) GetKey() []byte {
@@ -1667,7 +1816,7 @@ type WriteBatchRequest struct {
 
 func (x *WriteBatchRequest) Reset() {
 	*x = WriteBatchRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[29]
+	mi := &file_pluginv1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1679,7 +1828,7 @@ func (x *WriteBatchRequest) String() string {
 func (*WriteBatchRequest) ProtoMessage() {}
 
 func (x *WriteBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[29]
+	mi := &file_pluginv1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1692,7 +1841,7 @@ func (x *WriteBatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteBatchRequest.ProtoReflect.Descriptor instead.
 func (*WriteBatchRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{29}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *WriteBatchRequest) GetOps() []*BatchOp {
@@ -1717,7 +1866,7 @@ type WriteBatchResponse struct {
 
 func (x *WriteBatchResponse) Reset() {
 	*x = WriteBatchResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[30]
+	mi := &file_pluginv1_plugin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +1878,7 @@ func (x *WriteBatchResponse) String() string {
 func (*WriteBatchResponse) ProtoMessage() {}
 
 func (x *WriteBatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[30]
+	mi := &file_pluginv1_plugin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +1891,7 @@ func (x *WriteBatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteBatchResponse.ProtoReflect.Descriptor instead.
 func (*WriteBatchResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{30}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{31}
 }
 
 type IterateRequest struct {
@@ -1755,7 +1904,7 @@ type IterateRequest struct {
 
 func (x *IterateRequest) Reset() {
 	*x = IterateRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[31]
+	mi := &file_pluginv1_plugin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1767,7 +1916,7 @@ func (x *IterateRequest) String() string {
 func (*IterateRequest) ProtoMessage() {}
 
 func (x *IterateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[31]
+	mi := &file_pluginv1_plugin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1780,7 +1929,7 @@ func (x *IterateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IterateRequest.ProtoReflect.Descriptor instead.
 func (*IterateRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{31}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *IterateRequest) GetPrefix() []byte {
@@ -1807,7 +1956,7 @@ type KeyValue struct {
 
 func (x *KeyValue) Reset() {
 	*x = KeyValue{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[32]
+	mi := &file_pluginv1_plugin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1819,7 +1968,7 @@ func (x *KeyValue) String() string {
 func (*KeyValue) ProtoMessage() {}
 
 func (x *KeyValue) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[32]
+	mi := &file_pluginv1_plugin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1832,7 +1981,7 @@ func (x *KeyValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyValue.ProtoReflect.Descriptor instead.
 func (*KeyValue) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{32}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *KeyValue) GetKey() []byte {
@@ -1858,7 +2007,7 @@ type IterateResponse struct {
 
 func (x *IterateResponse) Reset() {
 	*x = IterateResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[33]
+	mi := &file_pluginv1_plugin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1870,7 +2019,7 @@ func (x *IterateResponse) String() string {
 func (*IterateResponse) ProtoMessage() {}
 
 func (x *IterateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[33]
+	mi := &file_pluginv1_plugin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1883,7 +2032,7 @@ func (x *IterateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IterateResponse.ProtoReflect.Descriptor instead.
 func (*IterateResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{33}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *IterateResponse) GetPairs() []*KeyValue {
@@ -1905,7 +2054,7 @@ type AcceptRequest struct {
 
 func (x *AcceptRequest) Reset() {
 	*x = AcceptRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[34]
+	mi := &file_pluginv1_plugin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1917,7 +2066,7 @@ func (x *AcceptRequest) String() string {
 func (*AcceptRequest) ProtoMessage() {}
 
 func (x *AcceptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[34]
+	mi := &file_pluginv1_plugin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1930,7 +2079,7 @@ func (x *AcceptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptRequest.ProtoReflect.Descriptor instead.
 func (*AcceptRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{34}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AcceptRequest) GetKind() string {
@@ -1971,7 +2120,7 @@ type AcceptResponse struct {
 
 func (x *AcceptResponse) Reset() {
 	*x = AcceptResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[35]
+	mi := &file_pluginv1_plugin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1983,7 +2132,7 @@ func (x *AcceptResponse) String() string {
 func (*AcceptResponse) ProtoMessage() {}
 
 func (x *AcceptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[35]
+	mi := &file_pluginv1_plugin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1996,7 +2145,7 @@ func (x *AcceptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptResponse.ProtoReflect.Descriptor instead.
 func (*AcceptResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{35}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AcceptResponse) GetIndex() uint64 {
@@ -2027,7 +2176,7 @@ type FeedRequest struct {
 
 func (x *FeedRequest) Reset() {
 	*x = FeedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[36]
+	mi := &file_pluginv1_plugin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2039,7 +2188,7 @@ func (x *FeedRequest) String() string {
 func (*FeedRequest) ProtoMessage() {}
 
 func (x *FeedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[36]
+	mi := &file_pluginv1_plugin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2052,7 +2201,7 @@ func (x *FeedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FeedRequest.ProtoReflect.Descriptor instead.
 func (*FeedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{36}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *FeedRequest) GetChain() string {
@@ -2091,7 +2240,7 @@ type ListChainsRequest struct {
 
 func (x *ListChainsRequest) Reset() {
 	*x = ListChainsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[37]
+	mi := &file_pluginv1_plugin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2103,7 +2252,7 @@ func (x *ListChainsRequest) String() string {
 func (*ListChainsRequest) ProtoMessage() {}
 
 func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[37]
+	mi := &file_pluginv1_plugin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2116,7 +2265,7 @@ func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsRequest.ProtoReflect.Descriptor instead.
 func (*ListChainsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{37}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{38}
 }
 
 type ChainInfo struct {
@@ -2134,7 +2283,7 @@ type ChainInfo struct {
 
 func (x *ChainInfo) Reset() {
 	*x = ChainInfo{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[38]
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2146,7 +2295,7 @@ func (x *ChainInfo) String() string {
 func (*ChainInfo) ProtoMessage() {}
 
 func (x *ChainInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[38]
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2159,7 +2308,7 @@ func (x *ChainInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainInfo.ProtoReflect.Descriptor instead.
 func (*ChainInfo) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{38}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ChainInfo) GetId() string {
@@ -2220,7 +2369,7 @@ type ListChainsResponse struct {
 
 func (x *ListChainsResponse) Reset() {
 	*x = ListChainsResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2232,7 +2381,7 @@ func (x *ListChainsResponse) String() string {
 func (*ListChainsResponse) ProtoMessage() {}
 
 func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2245,7 +2394,7 @@ func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsResponse.ProtoReflect.Descriptor instead.
 func (*ListChainsResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListChainsResponse) GetChains() []*ChainInfo {
@@ -2264,7 +2413,7 @@ type ResolveRequest struct {
 
 func (x *ResolveRequest) Reset() {
 	*x = ResolveRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2276,7 +2425,7 @@ func (x *ResolveRequest) String() string {
 func (*ResolveRequest) ProtoMessage() {}
 
 func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2289,7 +2438,7 @@ func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveRequest.ProtoReflect.Descriptor instead.
 func (*ResolveRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ResolveRequest) GetAlias() string {
@@ -2308,7 +2457,7 @@ type ResolveResponse struct {
 
 func (x *ResolveResponse) Reset() {
 	*x = ResolveResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2320,7 +2469,7 @@ func (x *ResolveResponse) String() string {
 func (*ResolveResponse) ProtoMessage() {}
 
 func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2333,7 +2482,7 @@ func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveResponse.ProtoReflect.Descriptor instead.
 func (*ResolveResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ResolveResponse) GetChain() *ChainInfo {
@@ -2355,7 +2504,7 @@ type ChainCallRequest struct {
 
 func (x *ChainCallRequest) Reset() {
 	*x = ChainCallRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2367,7 +2516,7 @@ func (x *ChainCallRequest) String() string {
 func (*ChainCallRequest) ProtoMessage() {}
 
 func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2380,7 +2529,7 @@ func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallRequest.ProtoReflect.Descriptor instead.
 func (*ChainCallRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ChainCallRequest) GetChain() string {
@@ -2414,7 +2563,7 @@ type ChainCallResponse struct {
 
 func (x *ChainCallResponse) Reset() {
 	*x = ChainCallResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2426,7 +2575,7 @@ func (x *ChainCallResponse) String() string {
 func (*ChainCallResponse) ProtoMessage() {}
 
 func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2439,7 +2588,7 @@ func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallResponse.ProtoReflect.Descriptor instead.
 func (*ChainCallResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ChainCallResponse) GetStatus() int32 {
@@ -2499,7 +2648,15 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x125\n" +
 	"\aheaders\x18\x02 \x03(\v2\x1b.chainhost.plugin.v1.HeaderR\aheaders\x12\x12\n" +
 	"\x04body\x18\x03 \x01(\fR\x04body\x12\x12\n" +
-	"\x04last\x18\x04 \x01(\bR\x04last\"\x91\x02\n" +
+	"\x04last\x18\x04 \x01(\bR\x04last\"\xf7\x01\n" +
+	"\x12HTTPChannelMessage\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12<\n" +
+	"\arequest\x18\x02 \x01(\v2 .chainhost.plugin.v1.HTTPRequestH\x00R\arequest\x12?\n" +
+	"\bresponse\x18\x03 \x01(\v2!.chainhost.plugin.v1.HTTPResponseH\x00R\bresponse\x12\x18\n" +
+	"\x06credit\x18\x04 \x01(\rH\x00R\x06credit\x12\x18\n" +
+	"\x06cancel\x18\x05 \x01(\bH\x00R\x06cancel\x12\x16\n" +
+	"\x05abort\x18\x06 \x01(\tH\x00R\x05abortB\x06\n" +
+	"\x04kind\"\x91\x02\n" +
 	"\x0eWebSocketFrame\x126\n" +
 	"\x04open\x18\x01 \x01(\v2 .chainhost.plugin.v1.HTTPRequestH\x00R\x04open\x12>\n" +
 	"\x06opened\x18\x02 \x01(\v2$.chainhost.plugin.v1.WebSocketOpenedH\x00R\x06opened\x12A\n" +
@@ -2610,11 +2767,12 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x04body\x18\x03 \x01(\fR\x04body\"?\n" +
 	"\x11ChainCallResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x12\x12\n" +
-	"\x04body\x18\x02 \x01(\fR\x04body2\xf3\x05\n" +
+	"\x04body\x18\x02 \x01(\fR\x04body2\xdd\x06\n" +
 	"\x06Plugin\x12]\n" +
 	"\n" +
 	"Initialize\x12&.chainhost.plugin.v1.InitializeRequest\x1a'.chainhost.plugin.v1.InitializeResponse\x12R\n" +
-	"\tServeHTTP\x12 .chainhost.plugin.v1.HTTPRequest\x1a!.chainhost.plugin.v1.HTTPResponse0\x01\x12^\n" +
+	"\tServeHTTP\x12 .chainhost.plugin.v1.HTTPRequest\x1a!.chainhost.plugin.v1.HTTPResponse0\x01\x12h\n" +
+	"\x10ServeHTTPChannel\x12'.chainhost.plugin.v1.HTTPChannelMessage\x1a'.chainhost.plugin.v1.HTTPChannelMessage(\x010\x01\x12^\n" +
 	"\x0eServeWebSocket\x12#.chainhost.plugin.v1.WebSocketFrame\x1a#.chainhost.plugin.v1.WebSocketFrame(\x010\x01\x12Q\n" +
 	"\x06Health\x12\".chainhost.plugin.v1.HealthRequest\x1a#.chainhost.plugin.v1.HealthResponse\x12`\n" +
 	"\vSetLogLevel\x12'.chainhost.plugin.v1.SetLogLevelRequest\x1a(.chainhost.plugin.v1.SetLogLevelResponse\x12f\n" +
@@ -2652,110 +2810,115 @@ func file_pluginv1_plugin_proto_rawDescGZIP() []byte {
 	return file_pluginv1_plugin_proto_rawDescData
 }
 
-var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_pluginv1_plugin_proto_goTypes = []any{
 	(*InitializeRequest)(nil),     // 0: chainhost.plugin.v1.InitializeRequest
 	(*InitializeResponse)(nil),    // 1: chainhost.plugin.v1.InitializeResponse
 	(*Header)(nil),                // 2: chainhost.plugin.v1.Header
 	(*HTTPRequest)(nil),           // 3: chainhost.plugin.v1.HTTPRequest
 	(*HTTPResponse)(nil),          // 4: chainhost.plugin.v1.HTTPResponse
-	(*WebSocketFrame)(nil),        // 5: chainhost.plugin.v1.WebSocketFrame
-	(*WebSocketOpened)(nil),       // 6: chainhost.plugin.v1.WebSocketOpened
-	(*WebSocketMessage)(nil),      // 7: chainhost.plugin.v1.WebSocketMessage
-	(*WebSocketClose)(nil),        // 8: chainhost.plugin.v1.WebSocketClose
-	(*HealthRequest)(nil),         // 9: chainhost.plugin.v1.HealthRequest
-	(*HealthResponse)(nil),        // 10: chainhost.plugin.v1.HealthResponse
-	(*SetLogLevelRequest)(nil),    // 11: chainhost.plugin.v1.SetLogLevelRequest
-	(*SetLogLevelResponse)(nil),   // 12: chainhost.plugin.v1.SetLogLevelResponse
-	(*AcceptedCountRequest)(nil),  // 13: chainhost.plugin.v1.AcceptedCountRequest
-	(*AcceptedCountResponse)(nil), // 14: chainhost.plugin.v1.AcceptedCountResponse
-	(*GetAcceptedRequest)(nil),    // 15: chainhost.plugin.v1.GetAcceptedRequest
-	(*GetAcceptedResponse)(nil),   // 16: chainhost.plugin.v1.GetAcceptedResponse
-	(*ShutdownRequest)(nil),       // 17: chainhost.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 18: chainhost.plugin.v1.ShutdownResponse
-	(*Container)(nil),             // 19: chainhost.plugin.v1.Container
-	(*GetRequest)(nil),            // 20: chainhost.plugin.v1.GetRequest
-	(*GetResponse)(nil),           // 21: chainhost.plugin.v1.GetResponse
-	(*HasRequest)(nil),            // 22: chainhost.plugin.v1.HasRequest
-	(*HasResponse)(nil),           // 23: chainhost.plugin.v1.HasResponse
-	(*PutRequest)(nil),            // 24: chainhost.plugin.v1.PutRequest
-	(*PutResponse)(nil),           // 25: chainhost.plugin.v1.PutResponse
-	(*DeleteRequest)(nil),         // 26: chainhost.plugin.v1.DeleteRequest
-	(*DeleteResponse)(nil),        // 27: chainhost.plugin.v1.DeleteResponse
-	(*BatchOp)(nil),               // 28: chainhost.plugin.v1.BatchOp
-	(*WriteBatchRequest)(nil),     // 29: chainhost.plugin.v1.WriteBatchRequest
-	(*WriteBatchResponse)(nil),    // 30: chainhost.plugin.v1.WriteBatchResponse
-	(*IterateRequest)(nil),        // 31: chainhost.plugin.v1.IterateRequest
-	(*KeyValue)(nil),              // 32: chainhost.plugin.v1.KeyValue
-	(*IterateResponse)(nil),       // 33: chainhost.plugin.v1.IterateResponse
-	(*AcceptRequest)(nil),         // 34: chainhost.plugin.v1.AcceptRequest
-	(*AcceptResponse)(nil),        // 35: chainhost.plugin.v1.AcceptResponse
-	(*FeedRequest)(nil),           // 36: chainhost.plugin.v1.FeedRequest
-	(*ListChainsRequest)(nil),     // 37: chainhost.plugin.v1.ListChainsRequest
-	(*ChainInfo)(nil),             // 38: chainhost.plugin.v1.ChainInfo
-	(*ListChainsResponse)(nil),    // 39: chainhost.plugin.v1.ListChainsResponse
-	(*ResolveRequest)(nil),        // 40: chainhost.plugin.v1.ResolveRequest
-	(*ResolveResponse)(nil),       // 41: chainhost.plugin.v1.ResolveResponse
-	(*ChainCallRequest)(nil),      // 42: chainhost.plugin.v1.ChainCallRequest
-	(*ChainCallResponse)(nil),     // 43: chainhost.plugin.v1.ChainCallResponse
+	(*HTTPChannelMessage)(nil),    // 5: chainhost.plugin.v1.HTTPChannelMessage
+	(*WebSocketFrame)(nil),        // 6: chainhost.plugin.v1.WebSocketFrame
+	(*WebSocketOpened)(nil),       // 7: chainhost.plugin.v1.WebSocketOpened
+	(*WebSocketMessage)(nil),      // 8: chainhost.plugin.v1.WebSocketMessage
+	(*WebSocketClose)(nil),        // 9: chainhost.plugin.v1.WebSocketClose
+	(*HealthRequest)(nil),         // 10: chainhost.plugin.v1.HealthRequest
+	(*HealthResponse)(nil),        // 11: chainhost.plugin.v1.HealthResponse
+	(*SetLogLevelRequest)(nil),    // 12: chainhost.plugin.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),   // 13: chainhost.plugin.v1.SetLogLevelResponse
+	(*AcceptedCountRequest)(nil),  // 14: chainhost.plugin.v1.AcceptedCountRequest
+	(*AcceptedCountResponse)(nil), // 15: chainhost.plugin.v1.AcceptedCountResponse
+	(*GetAcceptedRequest)(nil),    // 16: chainhost.plugin.v1.GetAcceptedRequest
+	(*GetAcceptedResponse)(nil),   // 17: chainhost.plugin.v1.GetAcceptedResponse
+	(*ShutdownRequest)(nil),       // 18: chainhost.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 19: chainhost.plugin.v1.ShutdownResponse
+	(*Container)(nil),             // 20: chainhost.plugin.v1.Container
+	(*GetRequest)(nil),            // 21: chainhost.plugin.v1.GetRequest
+	(*GetResponse)(nil),           // 22: chainhost.plugin.v1.GetResponse
+	(*HasRequest)(nil),            // 23: chainhost.plugin.v1.HasRequest
+	(*HasResponse)(nil),           // 24: chainhost.plugin.v1.HasResponse
+	(*PutRequest)(nil),            // 25: chainhost.plugin.v1.PutRequest
+	(*PutResponse)(nil),           // 26: chainhost.plugin.v1.PutResponse
+	(*DeleteRequest)(nil),         // 27: chainhost.plugin.v1.DeleteRequest
+	(*DeleteResponse)(nil),        // 28: chainhost.plugin.v1.DeleteResponse
+	(*BatchOp)(nil),               // 29: chainhost.plugin.v1.BatchOp
+	(*WriteBatchRequest)(nil),     // 30: chainhost.plugin.v1.WriteBatchRequest
+	(*WriteBatchResponse)(nil),    // 31: chainhost.plugin.v1.WriteBatchResponse
+	(*IterateRequest)(nil),        // 32: chainhost.plugin.v1.IterateRequest
+	(*KeyValue)(nil),              // 33: chainhost.plugin.v1.KeyValue
+	(*IterateResponse)(nil),       // 34: chainhost.plugin.v1.IterateResponse
+	(*AcceptRequest)(nil),         // 35: chainhost.plugin.v1.AcceptRequest
+	(*AcceptResponse)(nil),        // 36: chainhost.plugin.v1.AcceptResponse
+	(*FeedRequest)(nil),           // 37: chainhost.plugin.v1.FeedRequest
+	(*ListChainsRequest)(nil),     // 38: chainhost.plugin.v1.ListChainsRequest
+	(*ChainInfo)(nil),             // 39: chainhost.plugin.v1.ChainInfo
+	(*ListChainsResponse)(nil),    // 40: chainhost.plugin.v1.ListChainsResponse
+	(*ResolveRequest)(nil),        // 41: chainhost.plugin.v1.ResolveRequest
+	(*ResolveResponse)(nil),       // 42: chainhost.plugin.v1.ResolveResponse
+	(*ChainCallRequest)(nil),      // 43: chainhost.plugin.v1.ChainCallRequest
+	(*ChainCallResponse)(nil),     // 44: chainhost.plugin.v1.ChainCallResponse
 }
 var file_pluginv1_plugin_proto_depIdxs = []int32{
 	2,  // 0: chainhost.plugin.v1.HTTPRequest.headers:type_name -> chainhost.plugin.v1.Header
 	2,  // 1: chainhost.plugin.v1.HTTPResponse.headers:type_name -> chainhost.plugin.v1.Header
-	3,  // 2: chainhost.plugin.v1.WebSocketFrame.open:type_name -> chainhost.plugin.v1.HTTPRequest
-	6,  // 3: chainhost.plugin.v1.WebSocketFrame.opened:type_name -> chainhost.plugin.v1.WebSocketOpened
-	7,  // 4: chainhost.plugin.v1.WebSocketFrame.message:type_name -> chainhost.plugin.v1.WebSocketMessage
-	8,  // 5: chainhost.plugin.v1.WebSocketFrame.close:type_name -> chainhost.plugin.v1.WebSocketClose
-	2,  // 6: chainhost.plugin.v1.WebSocketOpened.headers:type_name -> chainhost.plugin.v1.Header
-	19, // 7: chainhost.plugin.v1.GetAcceptedResponse.container:type_name -> chainhost.plugin.v1.Container
-	28, // 8: chainhost.plugin.v1.WriteBatchRequest.ops:type_name -> chainhost.plugin.v1.BatchOp
-	32, // 9: chainhost.plugin.v1.IterateResponse.pairs:type_name -> chainhost.plugin.v1.KeyValue
-	28, // 10: chainhost.plugin.v1.AcceptRequest.state:type_name -> chainhost.plugin.v1.BatchOp
-	38, // 11: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
-	38, // 12: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
-	0,  // 13: chainhost.plugin.v1.Plugin.Initialize:input_type -> chainhost.plugin.v1.InitializeRequest
-	3,  // 14: chainhost.plugin.v1.Plugin.ServeHTTP:input_type -> chainhost.plugin.v1.HTTPRequest
-	5,  // 15: chainhost.plugin.v1.Plugin.ServeWebSocket:input_type -> chainhost.plugin.v1.WebSocketFrame
-	9,  // 16: chainhost.plugin.v1.Plugin.Health:input_type -> chainhost.plugin.v1.HealthRequest
-	11, // 17: chainhost.plugin.v1.Plugin.SetLogLevel:input_type -> chainhost.plugin.v1.SetLogLevelRequest
-	13, // 18: chainhost.plugin.v1.Plugin.AcceptedCount:input_type -> chainhost.plugin.v1.AcceptedCountRequest
-	15, // 19: chainhost.plugin.v1.Plugin.GetAccepted:input_type -> chainhost.plugin.v1.GetAcceptedRequest
-	17, // 20: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
-	20, // 21: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
-	22, // 22: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
-	24, // 23: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
-	26, // 24: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
-	29, // 25: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
-	31, // 26: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
-	34, // 27: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
-	36, // 28: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
-	37, // 29: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
-	40, // 30: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
-	42, // 31: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
-	1,  // 32: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
-	4,  // 33: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
-	5,  // 34: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
-	10, // 35: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
-	12, // 36: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
-	14, // 37: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
-	16, // 38: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
-	18, // 39: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
-	21, // 40: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
-	23, // 41: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
-	25, // 42: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
-	27, // 43: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
-	30, // 44: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
-	33, // 45: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
-	35, // 46: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
-	19, // 47: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
-	39, // 48: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
-	41, // 49: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
-	43, // 50: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
-	32, // [32:51] is the sub-list for method output_type
-	13, // [13:32] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	3,  // 2: chainhost.plugin.v1.HTTPChannelMessage.request:type_name -> chainhost.plugin.v1.HTTPRequest
+	4,  // 3: chainhost.plugin.v1.HTTPChannelMessage.response:type_name -> chainhost.plugin.v1.HTTPResponse
+	3,  // 4: chainhost.plugin.v1.WebSocketFrame.open:type_name -> chainhost.plugin.v1.HTTPRequest
+	7,  // 5: chainhost.plugin.v1.WebSocketFrame.opened:type_name -> chainhost.plugin.v1.WebSocketOpened
+	8,  // 6: chainhost.plugin.v1.WebSocketFrame.message:type_name -> chainhost.plugin.v1.WebSocketMessage
+	9,  // 7: chainhost.plugin.v1.WebSocketFrame.close:type_name -> chainhost.plugin.v1.WebSocketClose
+	2,  // 8: chainhost.plugin.v1.WebSocketOpened.headers:type_name -> chainhost.plugin.v1.Header
+	20, // 9: chainhost.plugin.v1.GetAcceptedResponse.container:type_name -> chainhost.plugin.v1.Container
+	29, // 10: chainhost.plugin.v1.WriteBatchRequest.ops:type_name -> chainhost.plugin.v1.BatchOp
+	33, // 11: chainhost.plugin.v1.IterateResponse.pairs:type_name -> chainhost.plugin.v1.KeyValue
+	29, // 12: chainhost.plugin.v1.AcceptRequest.state:type_name -> chainhost.plugin.v1.BatchOp
+	39, // 13: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
+	39, // 14: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
+	0,  // 15: chainhost.plugin.v1.Plugin.Initialize:input_type -> chainhost.plugin.v1.InitializeRequest
+	3,  // 16: chainhost.plugin.v1.Plugin.ServeHTTP:input_type -> chainhost.plugin.v1.HTTPRequest
+	5,  // 17: chainhost.plugin.v1.Plugin.ServeHTTPChannel:input_type -> chainhost.plugin.v1.HTTPChannelMessage
+	6,  // 18: chainhost.plugin.v1.Plugin.ServeWebSocket:input_type -> chainhost.plugin.v1.WebSocketFrame
+	10, // 19: chainhost.plugin.v1.Plugin.Health:input_type -> chainhost.plugin.v1.HealthRequest
+	12, // 20: chainhost.plugin.v1.Plugin.SetLogLevel:input_type -> chainhost.plugin.v1.SetLogLevelRequest
+	14, // 21: chainhost.plugin.v1.Plugin.AcceptedCount:input_type -> chainhost.plugin.v1.AcceptedCountRequest
+	16, // 22: chainhost.plugin.v1.Plugin.GetAccepted:input_type -> chainhost.plugin.v1.GetAcceptedRequest
+	18, // 23: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
+	21, // 24: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
+	23, // 25: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
+	25, // 26: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
+	27, // 27: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
+	30, // 28: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
+	32, // 29: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
+	35, // 30: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
+	37, // 31: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
+	38, // 32: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
+	41, // 33: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
+	43, // 34: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
+	1,  // 35: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
+	4,  // 36: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
+	5,  // 37: chainhost.plugin.v1.Plugin.ServeHTTPChannel:output_type -> chainhost.plugin.v1.HTTPChannelMessage
+	6,  // 38: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
+	11, // 39: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
+	13, // 40: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
+	15, // 41: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
+	17, // 42: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
+	19, // 43: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
+	22, // 44: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
+	24, // 45: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
+	26, // 46: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
+	28, // 47: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
+	31, // 48: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
+	34, // 49: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
+	36, // 50: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
+	20, // 51: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
+	40, // 52: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
+	42, // 53: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
+	44, // 54: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
+	35, // [35:55] is the sub-list for method output_type
+	15, // [15:35] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_pluginv1_plugin_proto_init() }
@@ -2764,6 +2927,13 @@ func file_pluginv1_plugin_proto_init() {
 		return
 	}
 	file_pluginv1_plugin_proto_msgTypes[5].OneofWrappers = []any{
+		(*HTTPChannelMessage_Request)(nil),
+		(*HTTPChannelMessage_Response)(nil),
+		(*HTTPChannelMessage_Credit)(nil),
+		(*HTTPChannelMessage_Cancel)(nil),
+		(*HTTPChannelMessage_Abort)(nil),
+	}
+	file_pluginv1_plugin_proto_msgTypes[6].OneofWrappers = []any{
 		(*WebSocketFrame_Open)(nil),
 		(*WebSocketFrame_Opened)(nil),
 		(*WebSocketFrame_Message)(nil),
@@ -2775,7 +2945,7 @@ func file_pluginv1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pluginv1_plugin_proto_rawDesc), len(file_pluginv1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   5,
 		},

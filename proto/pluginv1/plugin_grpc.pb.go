@@ -29,14 +29,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Plugin_Initialize_FullMethodName     = "/chainhost.plugin.v1.Plugin/Initialize"
-	Plugin_ServeHTTP_FullMethodName      = "/chainhost.plugin.v1.Plugin/ServeHTTP"
-	Plugin_ServeWebSocket_FullMethodName = "/chainhost.plugin.v1.Plugin/ServeWebSocket"
-	Plugin_Health_FullMethodName         = "/chainhost.plugin.v1.Plugin/Health"
-	Plugin_SetLogLevel_FullMethodName    = "/chainhost.plugin.v1.Plugin/SetLogLevel"
-	Plugin_AcceptedCount_FullMethodName  = "/chainhost.plugin.v1.Plugin/AcceptedCount"
-	Plugin_GetAccepted_FullMethodName    = "/chainhost.plugin.v1.Plugin/GetAccepted"
-	Plugin_Shutdown_FullMethodName       = "/chainhost.plugin.v1.Plugin/Shutdown"
+	Plugin_Initialize_FullMethodName       = "/chainhost.plugin.v1.Plugin/Initialize"
+	Plugin_ServeHTTP_FullMethodName        = "/chainhost.plugin.v1.Plugin/ServeHTTP"
+	Plugin_ServeHTTPChannel_FullMethodName = "/chainhost.plugin.v1.Plugin/ServeHTTPChannel"
+	Plugin_ServeWebSocket_FullMethodName   = "/chainhost.plugin.v1.Plugin/ServeWebSocket"
+	Plugin_Health_FullMethodName           = "/chainhost.plugin.v1.Plugin/Health"
+	Plugin_SetLogLevel_FullMethodName      = "/chainhost.plugin.v1.Plugin/SetLogLevel"
+	Plugin_AcceptedCount_FullMethodName    = "/chainhost.plugin.v1.Plugin/AcceptedCount"
+	Plugin_GetAccepted_FullMethodName      = "/chainhost.plugin.v1.Plugin/GetAccepted"
+	Plugin_Shutdown_FullMethodName         = "/chainhost.plugin.v1.Plugin/Shutdown"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -51,6 +52,17 @@ type PluginClient interface {
 	// ServeHTTP handles one HTTP request. The first response message carries
 	// the status and headers; every message may carry a piece of the body.
 	ServeHTTP(ctx context.Context, in *HTTPRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[HTTPResponse], error)
+	// ServeHTTPChannel carries many HTTP requests, each one as ServeHTTP
+	// would, on one long-lived stream: the host opens it once and reuses it,
+	// sparing each request the setup and teardown of a call of its own. The
+	// host numbers its requests; the plugin answers with the responses of
+	// each (in order per request, interleaved across requests). A response
+	// body is flow-controlled per request: the plugin sends at most
+	// HTTPChannelWindow bytes of body (each message counting at least
+	// HTTPChannelMinCost) beyond the credit the host has granted. A host may
+	// fall back to ServeHTTP for any request, and when the plugin answers
+	// Unimplemented (a plugin built before this call existed).
+	ServeHTTPChannel(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[HTTPChannelMessage, HTTPChannelMessage], error)
 	// ServeWebSocket carries one WebSocket connection terminated at the host.
 	// The host's first message is an open; the plugin answers opened (accepted
 	// or refused with an HTTP status), then both sides send messages.
@@ -105,9 +117,22 @@ func (c *pluginClient) ServeHTTP(ctx context.Context, in *HTTPRequest, opts ...g
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_ServeHTTPClient = grpc.ServerStreamingClient[HTTPResponse]
 
+func (c *pluginClient) ServeHTTPChannel(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[HTTPChannelMessage, HTTPChannelMessage], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Plugin_ServiceDesc.Streams[1], Plugin_ServeHTTPChannel_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[HTTPChannelMessage, HTTPChannelMessage]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Plugin_ServeHTTPChannelClient = grpc.BidiStreamingClient[HTTPChannelMessage, HTTPChannelMessage]
+
 func (c *pluginClient) ServeWebSocket(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[WebSocketFrame, WebSocketFrame], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &Plugin_ServiceDesc.Streams[1], Plugin_ServeWebSocket_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &Plugin_ServiceDesc.Streams[2], Plugin_ServeWebSocket_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +205,17 @@ type PluginServer interface {
 	// ServeHTTP handles one HTTP request. The first response message carries
 	// the status and headers; every message may carry a piece of the body.
 	ServeHTTP(*HTTPRequest, grpc.ServerStreamingServer[HTTPResponse]) error
+	// ServeHTTPChannel carries many HTTP requests, each one as ServeHTTP
+	// would, on one long-lived stream: the host opens it once and reuses it,
+	// sparing each request the setup and teardown of a call of its own. The
+	// host numbers its requests; the plugin answers with the responses of
+	// each (in order per request, interleaved across requests). A response
+	// body is flow-controlled per request: the plugin sends at most
+	// HTTPChannelWindow bytes of body (each message counting at least
+	// HTTPChannelMinCost) beyond the credit the host has granted. A host may
+	// fall back to ServeHTTP for any request, and when the plugin answers
+	// Unimplemented (a plugin built before this call existed).
+	ServeHTTPChannel(grpc.BidiStreamingServer[HTTPChannelMessage, HTTPChannelMessage]) error
 	// ServeWebSocket carries one WebSocket connection terminated at the host.
 	// The host's first message is an open; the plugin answers opened (accepted
 	// or refused with an HTTP status), then both sides send messages.
@@ -210,6 +246,9 @@ func (UnimplementedPluginServer) Initialize(context.Context, *InitializeRequest)
 }
 func (UnimplementedPluginServer) ServeHTTP(*HTTPRequest, grpc.ServerStreamingServer[HTTPResponse]) error {
 	return status.Errorf(codes.Unimplemented, "method ServeHTTP not implemented")
+}
+func (UnimplementedPluginServer) ServeHTTPChannel(grpc.BidiStreamingServer[HTTPChannelMessage, HTTPChannelMessage]) error {
+	return status.Errorf(codes.Unimplemented, "method ServeHTTPChannel not implemented")
 }
 func (UnimplementedPluginServer) ServeWebSocket(grpc.BidiStreamingServer[WebSocketFrame, WebSocketFrame]) error {
 	return status.Errorf(codes.Unimplemented, "method ServeWebSocket not implemented")
@@ -278,6 +317,13 @@ func _Plugin_ServeHTTP_Handler(srv interface{}, stream grpc.ServerStream) error 
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_ServeHTTPServer = grpc.ServerStreamingServer[HTTPResponse]
+
+func _Plugin_ServeHTTPChannel_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(PluginServer).ServeHTTPChannel(&grpc.GenericServerStream[HTTPChannelMessage, HTTPChannelMessage]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Plugin_ServeHTTPChannelServer = grpc.BidiStreamingServer[HTTPChannelMessage, HTTPChannelMessage]
 
 func _Plugin_ServeWebSocket_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(PluginServer).ServeWebSocket(&grpc.GenericServerStream[WebSocketFrame, WebSocketFrame]{ServerStream: stream})
@@ -413,6 +459,12 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "ServeHTTP",
 			Handler:       _Plugin_ServeHTTP_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "ServeHTTPChannel",
+			Handler:       _Plugin_ServeHTTPChannel_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 		{
 			StreamName:    "ServeWebSocket",

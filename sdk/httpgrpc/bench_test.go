@@ -27,6 +27,40 @@ func BenchmarkRoundTrip(b *testing.B) {
 	benchPost(b, e.front.Client(), e.url("/ext/rpc"))
 }
 
+// BenchmarkRoundTripParallel is BenchmarkRoundTrip from 8 concurrent
+// clients, every request on the shared channel stream (channel) against a
+// ServeHTTP call per request (call-per-request, a plugin without the
+// channel). On two cores ns/op is the CPU a request costs both sides.
+func BenchmarkRoundTripParallel(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		noChannel bool
+	}{{"channel", false}, {"call-per-request", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			e := newEnv(b, envOptions{handlers: map[string]http.Handler{"rpc": benchHandler()}, unix: true, noChannel: tc.noChannel})
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			url := e.url("/ext/rpc")
+			b.SetParallelism(4)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := client.Post(url, "application/json", bytes.NewReader(benchBody))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
 // BenchmarkDirect is the same POST to the same handler served in-process.
 func BenchmarkDirect(b *testing.B) {
 	srv := httptest.NewServer(benchHandler())

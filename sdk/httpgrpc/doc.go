@@ -1,7 +1,8 @@
 // Package httpgrpc carries HTTP requests and WebSocket connections between the
-// host and a plugin over the Plugin service's ServeHTTP and ServeWebSocket
-// RPCs (DESIGN.md "Plugin protocol"). Both ends live here so that the host
-// (core/pluginhost) and the SDK's test harness share one implementation:
+// host and a plugin over the Plugin service's ServeHTTPChannel, ServeHTTP
+// and ServeWebSocket RPCs (DESIGN.md "Plugin protocol"). Both ends live here
+// so that the host (core/pluginhost) and the SDK's test harness share one
+// implementation:
 //
 //   - NewHandler, on the host, is an http.Handler that forwards each request
 //     to a named handler of a plugin and streams the answer back.
@@ -10,6 +11,17 @@
 //
 // Wire decisions:
 //
+//   - Requests travel on one long-lived ServeHTTPChannel stream per host
+//     handler and plugin process, numbered by the host, so that a request
+//     costs two messages rather than a call set up and torn down. The
+//     messages of each request are those ServeHTTP would send. A response
+//     body is flow-controlled per request (pluginv1.HTTPChannelWindow of
+//     credit, granted back as the host writes to its client), so a client
+//     that stops reading stalls only its own response; a plugin that
+//     overruns the window has that response aborted. A client that goes
+//     away cancels its request in the plugin. Bodies over 1 MiB, and every
+//     request to a plugin whose SDK predates the channel (it answers
+//     Unimplemented), use a ServeHTTP call of their own.
 //   - The request body is read whole, capped by HandlerOptions.MaxBodyBytes,
 //     and sent in the one HTTPRequest message; the gRPC message limits of
 //     both sides must exceed that cap. A body over it is refused with 413

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,11 +27,23 @@ const maxMessage = 64 << 20
 // testPlugin is a Plugin service whose HTTP RPCs are served by a Server.
 type testPlugin struct {
 	pluginv1.UnimplementedPluginServer
-	srv *Server
+	srv       *Server
+	noChannel bool         // answer ServeHTTPChannel Unimplemented, as an old plugin
+	channels  atomic.Int32 // ServeHTTPChannel calls
+	calls     atomic.Int32 // ServeHTTP calls
 }
 
 func (p *testPlugin) ServeHTTP(req *pluginv1.HTTPRequest, stream pluginv1.Plugin_ServeHTTPServer) error {
+	p.calls.Add(1)
 	return p.srv.ServeHTTP(req, stream)
+}
+
+func (p *testPlugin) ServeHTTPChannel(stream pluginv1.Plugin_ServeHTTPChannelServer) error {
+	p.channels.Add(1)
+	if p.noChannel {
+		return p.UnimplementedPluginServer.ServeHTTPChannel(stream)
+	}
+	return p.srv.ServeHTTPChannel(stream)
 }
 
 func (p *testPlugin) ServeWebSocket(stream pluginv1.Plugin_ServeWebSocketServer) error {
@@ -44,11 +57,15 @@ type envOptions struct {
 	host      HandlerOptions          // Handler, Client and OnError are filled in unless set
 	chunkSize int
 	unix      bool // a unix socket instead of bufconn (benchmarks)
+	noChannel bool // the plugin lacks ServeHTTPChannel
+	// service replaces the Plugin service (a misbehaving plugin).
+	service pluginv1.PluginServer
 }
 
 // env is a plugin served over real in-process gRPC, and a real HTTP server
 // in front of NewHandler, routing /ext/<name>/... to handler <name>.
 type env struct {
+	plugin *testPlugin
 	grpc   *grpc.Server
 	conn   *grpc.ClientConn
 	front  *httptest.Server
@@ -94,7 +111,12 @@ func newEnv(tb testing.TB, o envOptions) *env {
 		ChunkSize: o.chunkSize,
 	})
 	e.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
-	pluginv1.RegisterPluginServer(e.grpc, &testPlugin{srv: srv})
+	e.plugin = &testPlugin{srv: srv, noChannel: o.noChannel}
+	var service pluginv1.PluginServer = e.plugin
+	if o.service != nil {
+		service = o.service
+	}
+	pluginv1.RegisterPluginServer(e.grpc, service)
 
 	var lis net.Listener
 	dialOpts := []grpc.DialOption{

@@ -58,7 +58,8 @@ type HandlerOptions struct {
 
 // handler forwards requests to one plugin handler.
 type handler struct {
-	opts HandlerOptions
+	opts  HandlerOptions
+	chans channels
 }
 
 // NewHandler returns an http.Handler that forwards each request, or
@@ -105,9 +106,52 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, code, err)
 		return
 	}
+	req := requestToProto(r, h.opts.Handler, body, dropContentLength)
+	if len(body) <= channelMaxBody {
+		if ch := h.chans.get(client); ch != nil && h.serveChannel(w, r, client, ch, req) {
+			return
+		}
+	}
+	h.serveCall(w, r, client, req)
+}
+
+// serveChannel serves a request on the plugin's channel. It returns false,
+// having answered nothing, when the plugin turns out not to serve
+// channels: the request is then for a call of its own.
+func (h *handler) serveChannel(w http.ResponseWriter, r *http.Request, client pluginv1.PluginClient, ch *clientChannel, req *pluginv1.HTTPRequest) bool {
+	cr, err := ch.start(req)
+	if err != nil {
+		if status.Code(err) == codes.Unimplemented {
+			h.chans.unsupported(client, ch)
+			return false
+		}
+		h.fail(w, r, callStatus(err), h.callError(err))
+		return true
+	}
+	complete := false
+	defer func() { ch.end(cr, complete) }()
+	first, err := ch.recv(r.Context(), cr)
+	if err != nil {
+		if status.Code(err) == codes.Unimplemented && !cr.received {
+			h.chans.unsupported(client, ch)
+			return false
+		}
+		h.fail(w, r, callStatus(err), h.callError(err))
+		return true
+	}
+	complete = h.relay(w, r, first, func() (*pluginv1.HTTPResponse, error) {
+		return ch.recv(r.Context(), cr)
+	}, func(msg *pluginv1.HTTPResponse) error {
+		return ch.consumed(cr, msg)
+	})
+	return true
+}
+
+// serveCall serves a request with a ServeHTTP call of its own.
+func (h *handler) serveCall(w http.ResponseWriter, r *http.Request, client pluginv1.PluginClient, req *pluginv1.HTTPRequest) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stream, err := client.ServeHTTP(ctx, requestToProto(r, h.opts.Handler, body, dropContentLength))
+	stream, err := client.ServeHTTP(ctx, req)
 	if err != nil {
 		h.fail(w, r, callStatus(err), h.callError(err))
 		return
@@ -121,10 +165,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, callStatus(err), h.callError(err))
 		return
 	}
+	h.relay(w, r, first, stream.Recv, nil)
+}
+
+// relay writes the plugin's response to the client: status and headers
+// from first, then the body of every message until the one marked last
+// (or the end of next's messages). consumed, if set, is told of each
+// message written. It reports whether the response completed.
+func (h *handler) relay(w http.ResponseWriter, r *http.Request, first *pluginv1.HTTPResponse,
+	next func() (*pluginv1.HTTPResponse, error), consumed func(*pluginv1.HTTPResponse) error) bool {
 	code := int(first.GetStatus())
 	if code < 200 || code > 999 {
 		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: status %d", ErrBadResponse, h.opts.Handler, code))
-		return
+		return false
 	}
 	resp := make(http.Header, len(first.GetHeaders()))
 	headersFromProto(first.GetHeaders(), resp, nil)
@@ -134,20 +187,27 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for msg := first; ; {
 		if len(msg.GetBody()) > 0 {
 			if _, err := w.Write(msg.GetBody()); err != nil {
-				return // the client is gone, or the status allows no body
+				return false // the client is gone, or the status allows no body
 			}
 		}
 		if msg.GetLast() {
-			return // net/http completes the answer, with a Content-Length if it is small
+			return true // net/http completes the answer, with a Content-Length if it is small
 		}
 		_ = rc.Flush()
-		msg, err = stream.Recv()
+		if consumed != nil {
+			if err := consumed(msg); err != nil {
+				h.abort(w, r, err)
+				return false
+			}
+		}
+		var err error
+		msg, err = next()
 		if errors.Is(err, io.EOF) {
-			return
+			return true
 		}
 		if err != nil {
 			h.abort(w, r, err)
-			return
+			return false
 		}
 	}
 }

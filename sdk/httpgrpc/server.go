@@ -1,6 +1,7 @@
 package httpgrpc
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -22,7 +23,7 @@ type ServerOptions struct {
 	// Logger receives handler panics and relay failures; nil discards them.
 	Logger hclog.Logger
 	// ChunkSize is the body buffer of a response, sent when full; 0 or less
-	// means DefaultChunkSize.
+	// means DefaultChunkSize, and it is at most pluginv1.HTTPChannelWindow.
 	ChunkSize int
 }
 
@@ -46,19 +47,28 @@ func NewServer(opts ServerOptions) *Server {
 	if s.chunkSize <= 0 {
 		s.chunkSize = DefaultChunkSize
 	}
+	s.chunkSize = min(s.chunkSize, pluginv1.HTTPChannelWindow)
 	return s
 }
 
 // ServeHTTP serves one request with the named handler and streams the
 // response: status and headers in the first message, body in chunks.
 func (s *Server) ServeHTTP(req *pluginv1.HTTPRequest, stream pluginv1.Plugin_ServeHTTPServer) error {
+	return s.serveRequest(stream.Context(), req, stream.Send)
+}
+
+// serveRequest serves one request with the named handler, handing each
+// response message to send. An error is a response cut short (the handler
+// panicked or aborted after answering began, or send failed), as a gRPC
+// status.
+func (s *Server) serveRequest(ctx context.Context, req *pluginv1.HTTPRequest, send func(*pluginv1.HTTPResponse) error) error {
 	name := req.GetHandler()
-	w := newResponseWriter(stream, s.chunkSize, req.GetMethod() == http.MethodHead)
+	w := newResponseWriter(send, s.chunkSize, req.GetMethod() == http.MethodHead)
 	h, ok := s.lookup(name)
 	if !ok {
 		return w.sendError(http.StatusNotFound, fmt.Sprintf("no handler %q", name))
 	}
-	r, err := requestFromProto(stream.Context(), req)
+	r, err := requestFromProto(ctx, req)
 	if err != nil {
 		return w.sendError(http.StatusBadRequest, err.Error())
 	}

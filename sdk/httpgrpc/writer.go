@@ -8,10 +8,10 @@ import (
 )
 
 // responseWriter is the http.ResponseWriter of a plugin handler: it buffers
-// the body up to a chunk and sends HTTPResponse messages on the stream, the
-// first with status and headers.
+// the body up to a chunk and sends HTTPResponse messages, the first with
+// status and headers.
 type responseWriter struct {
-	stream  pluginv1.Plugin_ServeHTTPServer
+	send    func(*pluginv1.HTTPResponse) error // sends one message to the host
 	chunk   int
 	head    bool // a HEAD request: the body is discarded
 	header  http.Header
@@ -27,8 +27,8 @@ var (
 	_ http.Flusher        = (*responseWriter)(nil)
 )
 
-func newResponseWriter(stream pluginv1.Plugin_ServeHTTPServer, chunk int, head bool) *responseWriter {
-	return &responseWriter{stream: stream, chunk: chunk, head: head, header: make(http.Header)}
+func newResponseWriter(send func(*pluginv1.HTTPResponse) error, chunk int, head bool) *responseWriter {
+	return &responseWriter{send: send, chunk: chunk, head: head, header: make(http.Header)}
 }
 
 // Header returns the response headers, sent at the first flush.
@@ -66,7 +66,7 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 		w.buf = append(w.buf, p[:k]...)
 		p = p[k:]
 		if len(w.buf) == w.chunk {
-			if err := w.send(); err != nil {
+			if err := w.sendMsg(false); err != nil {
 				return n - len(p), err
 			}
 		}
@@ -88,7 +88,7 @@ func (w *responseWriter) FlushError() error {
 	if w.started && len(w.buf) == 0 {
 		return nil
 	}
-	return w.send()
+	return w.sendMsg(false)
 }
 
 // finish sends what is left once the handler returned, marked last.
@@ -102,11 +102,9 @@ func (w *responseWriter) finish() error {
 	return w.sendMsg(true)
 }
 
-// send sends the buffer as one message, with status and headers if first.
-func (w *responseWriter) send() error { return w.sendMsg(false) }
-
-// sendMsg sends the buffer as one message. A message must not change after
-// Send, so the buffer is not reused.
+// sendMsg sends the buffer as one message, with status and headers if
+// first. A message must not change after it is sent, so the buffer is not
+// reused.
 func (w *responseWriter) sendMsg(last bool) error {
 	msg := &pluginv1.HTTPResponse{Body: w.buf, Last: last}
 	if !w.started {
@@ -115,7 +113,7 @@ func (w *responseWriter) sendMsg(last bool) error {
 	}
 	w.buf = nil
 	w.started = true
-	if err := w.stream.Send(msg); err != nil {
+	if err := w.send(msg); err != nil {
 		w.err = fmt.Errorf("send http response: %w", err)
 		return w.err
 	}

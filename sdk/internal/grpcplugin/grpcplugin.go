@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -34,11 +35,18 @@ func Handshake() plugin.HandshakeConfig {
 // calls on a local socket.
 const windowSize = 4 << 20
 
+// streamWorkers is the number of goroutines that serve calls. Reused
+// goroutines keep the stacks that deep handlers (go-ethereum's RPC server)
+// have grown; a fresh goroutine per call grows and copies its stack each
+// time. Calls beyond the workers still get goroutines of their own.
+var streamWorkers = uint32(max(4, 2*runtime.GOMAXPROCS(0)))
+
 // NewGRPCServer returns a gRPC server with opts and the raised message
 // limits; it fits plugin.ServeConfig.GRPCServer and broker.AcceptAndServe.
 func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize))
+		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
+		grpc.NumStreamWorkers(streamWorkers))
 	return grpc.NewServer(opts...)
 }
 
