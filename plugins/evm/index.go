@@ -50,10 +50,18 @@ func newReporter(ctx context.Context, chain *core.BlockChain, hs host.Services, 
 	if err != nil {
 		return nil, err
 	}
-	r.reported = n
 	if head := chain.CurrentBlock().Number.Uint64(); head < n {
-		log.Error("the index holds more blocks than the chain: the chain's directory lost blocks it had accepted", "indexed", n, "head", head)
+		// recoverAccepted re-imports the indexed blocks, so this is a node
+		// without an index whose chain lost state in a crash: the blocks
+		// built from here on are reported in their place.
+		log.Error("blocks reported as accepted are lost: go-ethereum's head is below them and the node keeps no index to re-import them from",
+			"reported", n, "head", head)
+		if err := hs.DB.Put(ctx, keyReported, binary.BigEndian.AppendUint64(nil, head)); err != nil {
+			return nil, fmt.Errorf("lower the reported height to %d: %w", head, err)
+		}
+		n = head
 	}
+	r.reported = n
 	return r, nil
 }
 

@@ -51,7 +51,8 @@ type VM struct {
 // New returns an uninitialized VM.
 func New() *VM { return &VM{} }
 
-// Initialize starts go-ethereum on the chain's directory, imports a chain
+// Initialize starts go-ethereum on the chain's directory, re-imports the
+// accepted blocks it lost in a crash (see startNode), imports a chain
 // file when configured, reports blocks the index lacks, and starts block
 // production.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
@@ -76,7 +77,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		}
 	}()
 	clientVersion := fmt.Sprintf("chainhost-evm/v%s/go-ethereum-v%d.%d.%d", Version, version.Major, version.Minor, version.Patch)
-	stack, backend, apis, err := newNode(env.DataDir, Version, genesis, cfg)
+	stack, backend, apis, err := startNode(ctx, env, genesis, cfg)
 	if err != nil {
 		return err
 	}
@@ -99,9 +100,6 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		ks := keystore.NewKeyStore(stack.KeyStoreDir(), n, p)
 		stack.AccountManager().AddBackend(ks)
 		extra = append(extra, rpc.API{Namespace: nsPersonal, Service: personalAPI{ks: ks, inner: vm.innerCli}})
-	}
-	if err := stack.Start(); err != nil {
-		return fmt.Errorf("start go-ethereum node: %w", err)
 	}
 	chain := backend.BlockChain()
 	if cfg.ImportChainFile != "" {
