@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -151,25 +152,36 @@ func deployERC20(b *testing.B, c *ethclient.Client, tok erc20, key *ecdsa.Privat
 // without the host and the plugin hop.
 func evmDirect(b *testing.B) string {
 	b.Helper()
-	vm := evm.New()
-	env := &sdk.Env{
-		Name:    "C",
-		Genesis: []byte(evmBenchGenesis),
-		Config:  []byte(`{"cache-mb": 128}`),
-		DataDir: b.TempDir(),
-		Logger:  hclog.NewNullLogger(),
-	}
-	db := &memDB{m: map[string][]byte{}}
-	env.Host = host.Services{DB: db, Index: evmMemIndex{db: db}}
-	if err := vm.Initialize(context.Background(), env); err != nil {
+	vm, h, err := newDirectEVM(b.TempDir())
+	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(vm.Handlers()["rpc"])
+	srv := httptest.NewServer(h)
 	b.Cleanup(func() {
 		srv.Close()
 		_ = vm.Shutdown(context.Background())
 	})
 	return srv.URL
+}
+
+// newDirectEVM initialises the C-Chain VM in this process, its data in
+// dataDir and the host services in memory, and returns it with its rpc
+// handler.
+func newDirectEVM(dataDir string) (*evm.VM, http.Handler, error) {
+	vm := evm.New()
+	env := &sdk.Env{
+		Name:    "C",
+		Genesis: []byte(evmBenchGenesis),
+		Config:  []byte(`{"cache-mb": 128}`),
+		DataDir: dataDir,
+		Logger:  hclog.NewNullLogger(),
+	}
+	db := &memDB{m: map[string][]byte{}}
+	env.Host = host.Services{DB: db, Index: evmMemIndex{db: db}}
+	if err := vm.Initialize(context.Background(), env); err != nil {
+		return nil, nil, fmt.Errorf("initialize the EVM: %w", err)
+	}
+	return vm, vm.Handlers()["rpc"], nil
 }
 
 // evmHost starts the host binary with the C-Chain and returns its rpc URL.
@@ -182,14 +194,15 @@ func evmHost(b *testing.B) string {
 // BenchmarkEVMRPC measures requests per second of eth_blockNumber,
 // eth_getBalance and eth_call (an ERC-20 balanceOf) from 8 concurrent
 // clients, through the host to the plugin and against the same go-ethereum
-// RPC server served directly.
+// RPC server served directly: in the benchmark's process (direct) and by a
+// process of its own, as a standalone node is (standalone).
 func BenchmarkEVMRPC(b *testing.B) {
 	tok := loadERC20(b)
 	key := benchKey(b)
 	for _, target := range []struct {
 		name string
 		url  func(*testing.B) string
-	}{{"direct", evmDirect}, {"host", evmHost}} {
+	}{{"direct", evmDirect}, {"standalone", evmStandalone}, {"host", evmHost}} {
 		b.Run(target.name, func(b *testing.B) {
 			url := target.url(b)
 			c, err := ethclient.Dial(url)
@@ -226,13 +239,15 @@ func evmThroughput(b *testing.B, url, body string) {
 				failed.Add(1)
 				continue
 			}
+			// Read to the end, as ethclient does, so the connection is reused.
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
 			var out struct {
 				Error *struct{ Message string } `json:"error"`
 			}
-			if json.NewDecoder(resp.Body).Decode(&out) != nil || out.Error != nil {
+			if err != nil || json.Unmarshal(body, &out) != nil || out.Error != nil {
 				failed.Add(1)
 			}
-			resp.Body.Close()
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")

@@ -6,6 +6,8 @@ package admin
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/vms"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/profile"
 )
 
 // MutexProfileFraction is the rate of mutex contention events sampled while
@@ -40,7 +43,7 @@ type Options struct {
 type Service struct {
 	opts Options
 	log  hclog.Logger
-	prof profiler
+	prof *profile.Profiler
 	// loadMu serialises admin.loadVMs, so that two calls never describe
 	// and register the same binary at once.
 	loadMu sync.Mutex
@@ -56,7 +59,7 @@ func New(opts Options) *Service {
 		log = hclog.NewNullLogger()
 	}
 	runtime.SetMutexProfileFraction(MutexProfileFraction)
-	return &Service{opts: opts, log: log, prof: profiler{dir: opts.ProfileDir}}
+	return &Service{opts: opts, log: log, prof: profile.New(opts.ProfileDir)}
 }
 
 // Handler returns the JSON-RPC server of the ten admin.* methods.
@@ -77,11 +80,14 @@ func (s *Service) Handler() *jsonrpc.Server {
 
 // Close stops a running CPU profile, writing cpu.profile.
 func (s *Service) Close() error {
-	return s.prof.close()
+	return s.prof.Close()
 }
 
 func (s *Service) startCPUProfiler(context.Context, struct{}) (Empty, error) {
-	if err := s.prof.startCPU(); err != nil {
+	if err := s.prof.StartCPU(); err != nil {
+		if errors.Is(err, profile.ErrCPURunning) {
+			return Empty{}, fmt.Errorf("%w: call admin.stopCPUProfiler first", err)
+		}
 		return Empty{}, err
 	}
 	s.log.Info("CPU profiler started", "dir", s.opts.ProfileDir)
@@ -89,7 +95,10 @@ func (s *Service) startCPUProfiler(context.Context, struct{}) (Empty, error) {
 }
 
 func (s *Service) stopCPUProfiler(context.Context, struct{}) (Empty, error) {
-	path, err := s.prof.stopCPU()
+	path, err := s.prof.StopCPU()
+	if errors.Is(err, profile.ErrCPUNotRunning) {
+		return Empty{}, fmt.Errorf("%w: call admin.startCPUProfiler first", err)
+	}
 	if err != nil {
 		return Empty{}, err
 	}
@@ -98,7 +107,7 @@ func (s *Service) stopCPUProfiler(context.Context, struct{}) (Empty, error) {
 }
 
 func (s *Service) memoryProfile(context.Context, struct{}) (Empty, error) {
-	path, err := s.prof.write(memoryFile, "heap")
+	path, err := s.prof.Memory()
 	if err != nil {
 		return Empty{}, err
 	}
@@ -107,7 +116,7 @@ func (s *Service) memoryProfile(context.Context, struct{}) (Empty, error) {
 }
 
 func (s *Service) lockProfile(context.Context, struct{}) (Empty, error) {
-	path, err := s.prof.write(lockFile, "mutex")
+	path, err := s.prof.Lock()
 	if err != nil {
 		return Empty{}, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/core/vms"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/profile"
 )
 
 // fixture is a host with two configured chains, "example" and "other"
@@ -254,7 +255,7 @@ func TestCloseWritesCPUProfile(t *testing.T) {
 	if err := f.svc.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(f.profileDir, cpuFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(f.profileDir, profile.CPUFile)); err != nil {
 		t.Fatalf("Close while profiling: %v", err)
 	}
 	f.run(t, []expect{{method: "admin.stopCPUProfiler", code: -32000, want: []string{"not running"}}})

@@ -26,6 +26,7 @@ import (
 
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/profile"
 )
 
 // Version is the plugin's version.
@@ -140,7 +141,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if vm.public, err = newPublicServer(cfg, apis, extra); err != nil {
 		return err
 	}
-	vm.admin = &adminAPI{profileDir: filepath.Join(env.DataDir, "profiles"), level: level, config: cfg}
+	vm.admin = &adminAPI{prof: profile.New(filepath.Join(env.DataDir, "profiles")), level: level, config: cfg}
 	vm.adminSrv = rpc.NewServer()
 	vm.adminSrv.SetBatchLimits(cfg.APIMaxBatchSize, cfg.APIMaxBatchResponseSize)
 	if err := vm.adminSrv.RegisterName("admin", vm.admin); err != nil {

@@ -1,4 +1,7 @@
-package admin
+// Package profile writes the CPU, memory and lock profiles of a process
+// into a directory, for the admin APIs of the node and of plugins (SPEC A1,
+// A2): the host profiles itself, a plugin profiles its own process.
+package profile
 
 import (
 	"errors"
@@ -12,29 +15,40 @@ import (
 
 // The profile files, in the profile dir (SPEC A1).
 const (
-	cpuFile    = "cpu.profile"
-	memoryFile = "mem.profile"
-	lockFile   = "lock.profile"
+	CPUFile    = "cpu.profile"
+	MemoryFile = "mem.profile"
+	LockFile   = "lock.profile"
 )
 
-// profiler writes profiles into dir. A profile is written to a temporary
-// file and renamed into place once complete, so the previous profile stays
-// readable until the new one replaces it.
-type profiler struct {
+// Errors of StartCPU and StopCPU, for errors.Is.
+var (
+	ErrCPURunning    = errors.New("the CPU profiler is already running")
+	ErrCPUNotRunning = errors.New("the CPU profiler is not running")
+)
+
+// Profiler writes profiles into a directory. A profile is written to a
+// temporary file and renamed into place once complete, so the previous
+// profile stays readable until the new one replaces it. It is safe for
+// concurrent use.
+type Profiler struct {
 	dir string
 
 	mu  sync.Mutex
 	cpu *os.File // the CPU profile being written; nil when not profiling
 }
 
-// startCPU starts CPU profiling.
-func (p *profiler) startCPU() error {
+// New returns a Profiler writing into dir, created on first use; an empty
+// dir makes every profile fail with an error saying so.
+func New(dir string) *Profiler { return &Profiler{dir: dir} }
+
+// StartCPU starts CPU profiling into CPUFile.
+func (p *Profiler) StartCPU() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cpu != nil {
-		return errors.New("the CPU profiler is already running: call admin.stopCPUProfiler first")
+		return ErrCPURunning
 	}
-	f, err := p.create(cpuFile)
+	f, err := p.create(CPUFile)
 	if err != nil {
 		return err
 	}
@@ -46,23 +60,31 @@ func (p *profiler) startCPU() error {
 	return nil
 }
 
-// stopCPU stops CPU profiling and writes cpu.profile; it returns its path.
-func (p *profiler) stopCPU() (string, error) {
+// StopCPU stops CPU profiling and writes CPUFile; it returns its path.
+func (p *Profiler) StopCPU() (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cpu == nil {
-		return "", errors.New("the CPU profiler is not running: call admin.startCPUProfiler first")
+		return "", ErrCPUNotRunning
 	}
 	pprof.StopCPUProfile()
 	f := p.cpu
 	p.cpu = nil
-	return p.commit(f, cpuFile)
+	return p.commit(f, CPUFile)
 }
 
+// Memory writes the heap profile, after a garbage collection so that it
+// shows the live heap as of now, to MemoryFile; it returns its path.
+func (p *Profiler) Memory() (string, error) { return p.write(MemoryFile, "heap") }
+
+// Lock writes the mutex contention profile to LockFile; it returns its
+// path. The process must have set runtime.SetMutexProfileFraction for it
+// to hold samples.
+func (p *Profiler) Lock() (string, error) { return p.write(LockFile, "mutex") }
+
 // write writes the named runtime profile ("heap", "mutex") to file and
-// returns its path. A heap profile follows a garbage collection, so that it
-// shows the live heap as of now.
-func (p *profiler) write(file, profile string) (string, error) {
+// returns its path.
+func (p *Profiler) write(file, profile string) (string, error) {
 	prof := pprof.Lookup(profile)
 	if prof == nil {
 		return "", fmt.Errorf("no %s profile in this runtime", profile)
@@ -81,21 +103,21 @@ func (p *profiler) write(file, profile string) (string, error) {
 	return p.commit(f, file)
 }
 
-// close stops a running CPU profile and writes it.
-func (p *profiler) close() error {
+// Close stops a running CPU profile and writes it.
+func (p *Profiler) Close() error {
 	p.mu.Lock()
 	running := p.cpu != nil
 	p.mu.Unlock()
 	if !running {
 		return nil
 	}
-	_, err := p.stopCPU()
+	_, err := p.StopCPU()
 	return err
 }
 
 // create opens a temporary file for file in the profile dir, creating the
 // dir if needed.
-func (p *profiler) create(file string) (*os.File, error) {
+func (p *Profiler) create(file string) (*os.File, error) {
 	if p.dir == "" {
 		return nil, errors.New("no profile dir configured (set --profile-dir)")
 	}
@@ -110,7 +132,7 @@ func (p *profiler) create(file string) (*os.File, error) {
 }
 
 // commit closes the temporary file f and renames it to file.
-func (p *profiler) commit(f *os.File, file string) (string, error) {
+func (p *Profiler) commit(f *os.File, file string) (string, error) {
 	path := filepath.Join(p.dir, file)
 	if err := f.Close(); err != nil {
 		_ = os.Remove(f.Name())
