@@ -94,12 +94,15 @@ func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string
 		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Alias, c.Handlers()))
 		return
 	}
-	r2 := r.Clone(r.Context())
-	r2.URL.Path = ""
+	// A shallow copy with its own URL: the handler sees the path below it,
+	// and nothing else of the request needs copying.
+	u := *r.URL
+	u.Path, u.RawPath = "", ""
 	if sub != "" {
-		r2.URL.Path = "/" + sub
+		u.Path = "/" + sub
 	}
-	r2.URL.RawPath = ""
+	r2 := r.WithContext(r.Context())
+	r2.URL = &u
 	route := "bc/" + c.Alias + "/" + handler
 	if hs := c.Handlers(); hs != nil && !slices.Contains(hs, handler) {
 		route = "bc/" + c.Alias + "/unknown" // a client's typo must not become a metric

@@ -30,16 +30,25 @@ func BenchmarkRoundTrip(b *testing.B) {
 // BenchmarkRoundTripParallel is BenchmarkRoundTrip from 8 concurrent
 // clients, every request on the shared channel stream (channel) against a
 // ServeHTTP call per request (call-per-request, a plugin without the
-// channel). On two cores ns/op is the CPU a request costs both sides.
+// channel) and the handler served directly (direct). Client, host and
+// plugin share one process and the two cores: ns/op is CPU-bound.
 func BenchmarkRoundTripParallel(b *testing.B) {
 	for _, tc := range []struct {
 		name      string
 		noChannel bool
-	}{{"channel", false}, {"call-per-request", true}} {
+		direct    bool
+	}{{"channel", false, false}, {"call-per-request", true, false}, {"direct", false, true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			e := newEnv(b, envOptions{handlers: map[string]http.Handler{"rpc": benchHandler()}, unix: true, noChannel: tc.noChannel})
+			var url string
+			if tc.direct {
+				srv := httptest.NewServer(benchHandler())
+				b.Cleanup(srv.Close)
+				url = srv.URL + "/"
+			} else {
+				e := newEnv(b, envOptions{handlers: map[string]http.Handler{"rpc": benchHandler()}, unix: true, noChannel: tc.noChannel})
+				url = e.url("/ext/rpc")
+			}
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-			url := e.url("/ext/rpc")
 			b.SetParallelism(4)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
