@@ -45,8 +45,12 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 			fmt.Fprintf(w, "    %-8s %s/ext/bc/%s/%s\n", h, base, c.Alias, h)
 		}
 		if cfg.IndexEnabled {
-			for _, k := range inst.IndexKinds() {
-				fmt.Fprintf(w, "    index    %s/ext/index/%s/%s\n", base, c.Alias, k)
+			for _, k := range c.IndexKinds() {
+				note := ""
+				if c.IsLegacyIndexKind(k) {
+					note = " (legacy, read-only)"
+				}
+				fmt.Fprintf(w, "    index    %s/ext/index/%s/%s%s\n", base, c.Alias, k, note)
 			}
 		}
 		if c.Alias == "C" && c.VMName() == "evm" && cfg.NetworkID == localNetworkID {

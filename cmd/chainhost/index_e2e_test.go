@@ -800,6 +800,12 @@ chains:
 	if got := ixWalk(t, n, "/ext/index/example/block", 3); !slices.EqualFunc(got, history, ixSame) {
 		t.Fatalf("legacy index answers %+v, want its history %+v", got, history)
 	}
+	// The banner (written before the walk could start) lists them as such.
+	for _, kind := range []string{"block", "vtx"} {
+		if line := "/ext/index/example/" + kind + " (legacy, read-only)"; !strings.Contains(n.Output(), line) {
+			t.Errorf("the start-up banner does not list %s:\n%s", line, n.Output())
+		}
+	}
 	_, err := ixPut(context.Background(), n, "example", "new", "x")
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, `index kind "block" is legacy`) {
