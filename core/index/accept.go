@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -15,6 +16,10 @@ var (
 	maxStamp = time.Unix(0, 1<<63-1)
 )
 
+// maxKept is the largest batch, and record buffer, in bytes, that an
+// index keeps for its next append.
+const maxKept = 1 << 20
+
 // Entry is a container to append.
 type Entry struct {
 	ID        ids.ID    // container ID, not yet in the index
@@ -26,8 +31,9 @@ type Entry struct {
 // (zero means now), in one atomic batch. extra, if not nil, adds the
 // caller's own writes to that batch so that they commit with the index
 // entry or not at all; it must write through b.In(its own namespace), as b
-// itself writes the index's namespace. An error from extra aborts the
-// append. An ID the index already holds is refused with an
+// itself writes the index's namespace, and must not keep b or its views
+// past the call (the index reuses the batch). An error from extra aborts
+// the append. An ID the index already holds is refused with an
 // *AlreadyIndexedError and nothing is written.
 func (ix *Index) Accept(id ids.ID, bytes []byte, ts time.Time, extra func(b *storage.Batch) error) (Container, error) {
 	out, err := ix.AcceptMany([]Entry{{ID: id, Bytes: bytes, Timestamp: ts}}, extra)
@@ -51,22 +57,28 @@ func (ix *Index) AcceptMany(entries []Entry, extra func(b *storage.Batch) error)
 		return nil, err
 	}
 	next := ix.next.Load()
+	ix.growFilterLocked(next + uint64(len(entries)))
 	now := time.Time{}
 	var seen map[ids.ID]uint64 // IDs of this batch, when it has several
 	if len(entries) > 1 {
 		seen = make(map[ids.ID]uint64, len(entries))
 	}
 	out := make([]Container, len(entries))
-	b := ix.ns.NewBatch()
+	b := ix.takeBatchLocked()
+	defer ix.keepBatchLocked(b)
+	var keyBuf [max(recordKeyLen, idKeyLen)]byte
+	var valBuf [8]byte
 	for k, e := range entries {
 		if i, dup := seen[e.ID]; dup {
 			return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
 		}
-		switch i, found, err := ix.lookup(e.ID); {
-		case err != nil:
-			return nil, fmt.Errorf("accept container %s: %w", e.ID, err)
-		case found:
-			return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
+		if ix.mayHoldLocked(e.ID) {
+			switch i, found, err := ix.lookup(e.ID); {
+			case err != nil:
+				return nil, fmt.Errorf("accept container %s: %w", e.ID, err)
+			case found:
+				return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
+			}
 		}
 		ts := e.Timestamp
 		if ts.IsZero() {
@@ -83,17 +95,21 @@ func (ix *Index) AcceptMany(entries []Entry, extra func(b *storage.Batch) error)
 			seen[e.ID] = i
 		}
 		nanos := ts.UnixNano()
-		b.Put(recordKey(i), encodeRecord(e.ID, e.Bytes, nanos))
-		b.Put(idKey(e.ID), encodeUint64(i))
+		// The batch copies keys and values: their buffers are reused.
+		ix.record = appendRecord(ix.record[:0], e.ID, e.Bytes, nanos)
+		b.Put(appendRecordKey(keyBuf[:0], i), ix.record)
+		b.Put(appendIDKey(keyBuf[:0], e.ID), binary.BigEndian.AppendUint64(valBuf[:0], i))
 		out[k] = Container{ID: e.ID, Bytes: e.Bytes, Index: i, Timestamp: stamp(nanos)}
 	}
 	newNext := next + uint64(len(entries))
-	b.Put(keyNext, encodeUint64(newNext))
+	b.Put(keyNext, binary.BigEndian.AppendUint64(valBuf[:0], newNext))
 	if extra != nil {
 		if err := extra(b); err != nil {
 			return nil, fmt.Errorf("index %s: accept: extra writes: %w", ix, err)
 		}
 	}
+	// Before the write: an ID that may be stored must be in the filters.
+	ix.filterAddLocked(entries)
 	if err := ix.db.Write(b, ix.sync); err != nil {
 		return nil, fmt.Errorf("index %s: accept %d containers at %d: %w", ix, len(entries), next, err)
 	}
@@ -115,4 +131,27 @@ func (ix *Index) watch() (uint64, <-chan struct{}) {
 	ix.notifyMu.Lock()
 	defer ix.notifyMu.Unlock()
 	return ix.next.Load(), ix.notify
+}
+
+// takeBatchLocked returns an empty batch of the index's namespace: the one
+// the last append kept, if any. ix.mu must be held.
+func (ix *Index) takeBatchLocked() *storage.Batch {
+	if b := ix.batch; b != nil {
+		ix.batch = nil
+		return b
+	}
+	return ix.ns.NewBatch()
+}
+
+// keepBatchLocked empties b and keeps it, and the record buffer, for the
+// next append, unless they grew large. Reusing them saves allocating and
+// growing their memory on every append. ix.mu must be held.
+func (ix *Index) keepBatchLocked(b *storage.Batch) {
+	if cap(ix.record) > maxKept {
+		ix.record = nil
+	}
+	if b.Size() <= maxKept {
+		b.Reset()
+		ix.batch = b
+	}
 }

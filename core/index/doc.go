@@ -22,7 +22,9 @@
 // entry, so neither can exist without the other. Appends to one index are
 // serialised; a container ID already in the index is refused and nothing
 // is written. One Indexes must own a namespace: the counter is cached in
-// memory.
+// memory, and so is a bloom filter of the IDs each index holds, built in
+// the background, which spares the duplicate check its database lookup for
+// most new IDs (filter.go, docs/index.md).
 //
 // # Wire decisions (where SPEC is silent, compatible with avalanchego)
 //

@@ -35,13 +35,14 @@ func openDBAt(t testing.TB, dir string) *storage.DB {
 }
 
 // newIndexes returns the indexes of db's "index" namespace, stamping with
-// now (nil: time.Now).
+// now (nil: time.Now), closed at the end of the test (before db).
 func newIndexes(t testing.TB, db *storage.DB, now func() time.Time) *Indexes {
 	t.Helper()
 	x, err := New(Options{NS: db.Namespace("index"), DB: db, Now: now})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	t.Cleanup(x.Close)
 	return x
 }
 

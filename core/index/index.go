@@ -29,9 +29,15 @@ type Index struct {
 	now   func() time.Time
 	sync  bool
 
+	params filterParams // sizes the ID filter
+	work   *workers     // runs the ID filter's builder
+
 	mu     sync.Mutex  // serialises appends and the first load
 	loaded atomic.Bool // next holds the stored counter
 	next   atomic.Uint64
+	filter idFilter       // the IDs the index holds, guarded by mu
+	batch  *storage.Batch // reused by appends, guarded by mu
+	record []byte         // reused to encode records, guarded by mu
 
 	notifyMu sync.Mutex    // orders next with notify for Subscribe
 	notify   chan struct{} // closed and replaced after every append

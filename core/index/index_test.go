@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -418,5 +419,51 @@ func TestAcceptAfterClose(t *testing.T) {
 	}
 	if _, err := ix.GetByIndex(1); !errors.Is(err, storage.ErrClosed) {
 		t.Fatalf("GetByIndex after Close: error %v, want storage.ErrClosed", err)
+	}
+}
+
+func TestRefusedAppendLeavesNothingForTheNext(t *testing.T) {
+	db, _ := openDB(t)
+	other, _ := openDB(t)
+	vmNS := db.Namespace("vm")
+	ix := newIndexes(t, db, nil).Index(testChain, "block")
+	mustAccept(t, ix, 0, 2)
+	refused := []struct {
+		name    string
+		entries []Entry
+		extra   func(b *storage.Batch) error
+	}{
+		{"duplicate", []Entry{entry(2), entry(0)}, func(b *storage.Batch) error {
+			b.In(vmNS).Put([]byte("dup"), []byte("v"))
+			return nil
+		}},
+		{"extra fails", []Entry{entry(2)}, func(b *storage.Batch) error {
+			b.In(vmNS).Put([]byte("failed"), []byte("v"))
+			return errors.New("broken")
+		}},
+		{"extra writes another database", []Entry{entry(2)}, func(b *storage.Batch) error {
+			b.In(other.Namespace("vm")).Put([]byte("other"), []byte("v"))
+			return nil
+		}},
+	}
+	for _, r := range refused {
+		if _, err := ix.AcceptMany(r.entries, r.extra); err == nil {
+			t.Fatalf("%s: AcceptMany succeeded", r.name)
+		}
+	}
+	keysBefore := rawKeys(t, ix)
+	c, err := ix.Accept(entry(2).ID, entry(2).Bytes, entry(2).Timestamp, nil)
+	if err != nil {
+		t.Fatalf("Accept after refusals: %v", err)
+	}
+	checkContainer(t, c, 2)
+	// A record and an ID entry; the counter is rewritten.
+	if got := rawKeys(t, ix); got != keysBefore+2 {
+		t.Fatalf("index holds %d keys, want %d", got, keysBefore+2)
+	}
+	if err := vmNS.Iterate(nil, nil, func(k, _ []byte) error {
+		return fmt.Errorf("VM key %q written by a refused append", k)
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -28,7 +28,9 @@ type Options struct {
 // Indexes holds the container indexes of every (chain, kind) pair. It is
 // safe for concurrent use.
 type Indexes struct {
-	opts Options
+	opts   Options
+	params filterParams // sizes the indexes' ID filters
+	work   *workers     // builds the indexes' ID filters
 
 	mu      sync.Mutex
 	indexes map[indexKey]*Index
@@ -48,7 +50,21 @@ func New(opts Options) (*Indexes, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Indexes{opts: opts, indexes: make(map[indexKey]*Index)}, nil
+	return &Indexes{
+		opts:    opts,
+		params:  defaultFilterParams(),
+		work:    &workers{stop: make(chan struct{})},
+		indexes: make(map[indexKey]*Index),
+	}, nil
+}
+
+// Close stops the background work of the indexes, the building of their
+// in-memory ID filters, and waits for it to return. The indexes stay
+// usable: an append checks its IDs in the database where no filter is
+// ready. Closing the database also stops that work; Close is for a caller
+// that must know it has returned. Close may be called more than once.
+func (x *Indexes) Close() {
+	x.work.close()
 }
 
 // Index returns the index of containers of the given kind (such as "block",
@@ -68,6 +84,8 @@ func (x *Indexes) Index(chain ids.ID, kind string) *Index {
 		db:     x.opts.DB,
 		now:    x.opts.Now,
 		sync:   x.opts.Sync,
+		params: x.params,
+		work:   x.work,
 		notify: make(chan struct{}),
 	}
 	x.indexes[key] = ix

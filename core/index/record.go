@@ -26,14 +26,30 @@ const recordHeaderLen = 1 + 8 + ids.Len
 // keyNext is the key of the next-index counter.
 var keyNext = []byte{prefixNext}
 
+// Lengths of the keys.
+const (
+	recordKeyLen = 1 + 8
+	idKeyLen     = 1 + ids.Len
+)
+
 // recordKey returns the key of the record at index i.
 func recordKey(i uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{prefixRecord}, i)
+	return appendRecordKey(make([]byte, 0, recordKeyLen), i)
+}
+
+// appendRecordKey appends the key of the record at index i to dst.
+func appendRecordKey(dst []byte, i uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixRecord), i)
 }
 
 // idKey returns the key of the index of container id.
 func idKey(id ids.ID) []byte {
-	return append([]byte{prefixID}, id[:]...)
+	return appendIDKey(make([]byte, 0, idKeyLen), id)
+}
+
+// appendIDKey appends the key of the index of container id to dst.
+func appendIDKey(dst []byte, id ids.ID) []byte {
+	return append(append(dst, prefixID), id[:]...)
 }
 
 // encodeUint64 returns the 8-byte big-endian form of v.
@@ -49,13 +65,12 @@ func decodeUint64(b []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(b), nil
 }
 
-// encodeRecord returns the stored form of a container.
-func encodeRecord(id ids.ID, b []byte, unixNano int64) []byte {
-	out := make([]byte, 0, recordHeaderLen+len(b))
-	out = append(out, recordVersion)
-	out = binary.BigEndian.AppendUint64(out, uint64(unixNano))
-	out = append(out, id[:]...)
-	return append(out, b...)
+// appendRecord appends the stored form of a container to dst.
+func appendRecord(dst []byte, id ids.ID, b []byte, unixNano int64) []byte {
+	dst = append(dst, recordVersion)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(unixNano))
+	dst = append(dst, id[:]...)
+	return append(dst, b...)
 }
 
 // decodeRecord reads a stored container found at index i. The container
