@@ -266,6 +266,9 @@ func (n *Node) Stop(ctx context.Context) error {
 
 func (n *Node) close() error {
 	var errs []error
+	if n.indexes != nil {
+		n.indexes.Close() // stop the ID filter builders before their database
+	}
 	if n.db != nil {
 		errs = append(errs, n.db.Close())
 	}
