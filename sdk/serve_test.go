@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/httpgrpc"
@@ -130,27 +130,9 @@ func TestPluginBinary(t *testing.T) {
 	t.Run("served over go-plugin", func(t *testing.T) { testServed(t, bin) })
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // testServed starts the binary the way the node does and talks to it.
 func testServed(t *testing.T, bin string) {
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcplugin.Handshake(),
 		VersionedPlugins: map[int]plugin.PluginSet{pluginv1.ProtocolVersion: {pluginv1.PluginName: &grpcplugin.Plugin{}}},

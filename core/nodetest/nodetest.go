@@ -14,11 +14,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -45,7 +45,7 @@ type Node struct {
 	DataDir string
 	Opts    Options
 	cmd     *exec.Cmd
-	out     *syncBuffer
+	out     *syncbuf.Buffer
 	done    chan struct{}
 	waitErr error
 }
@@ -74,7 +74,7 @@ func Start(t testing.TB, opts Options) *Node {
 	args = append(args, opts.Args...)
 	cmd := exec.Command(hostBin, args...)
 	cmd.Env = append(Environ(), opts.Env...)
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	pr, pw := io.Pipe()
 	cmd.Stdout = io.MultiWriter(out, pw)
 	cmd.Stderr = out
@@ -200,23 +200,6 @@ func Alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // PluginPIDs lists the host's plugin processes whose binary is named name.

@@ -1,7 +1,6 @@
 package pluginhost
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,12 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 )
@@ -48,29 +47,11 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // testEnv is a started test plugin with what the host side gave it.
 type testEnv struct {
 	inst *Instance
 	db   *memDB
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	// errs records what OnError was told.
 	errs chan httpError
 	srv  *httptest.Server
@@ -84,10 +65,10 @@ type httpError struct {
 
 // testOptions returns Options for the test plugin with a fresh in-memory
 // database and a Trace logger writing to logs.
-func testOptions(t *testing.T) (Options, *memDB, *syncBuffer) {
+func testOptions(t *testing.T) (Options, *memDB, *syncbuf.Buffer) {
 	t.Helper()
 	db := newMemDB()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	return Options{
 		Path: testPluginPath,
 		Init: Init{
@@ -103,7 +84,7 @@ func testOptions(t *testing.T) (Options, *memDB, *syncBuffer) {
 
 // startEnv starts the test plugin with opts (from testOptions, possibly
 // changed) and serves its handlers under /<name>/ on an httptest server.
-func startEnv(t *testing.T, opts Options, db *memDB, logs *syncBuffer) *testEnv {
+func startEnv(t *testing.T, opts Options, db *memDB, logs *syncbuf.Buffer) *testEnv {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

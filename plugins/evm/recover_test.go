@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/plugins/evm"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -168,7 +169,7 @@ func (x fakeIndex) Feed(ctx context.Context, chain, kind string, start uint64, f
 type directVM struct {
 	vm     *evm.VM
 	client *ethclient.Client
-	logs   *safeLog
+	logs   *syncbuf.Buffer
 	stop   func()
 }
 
@@ -181,7 +182,7 @@ const pruneConfig = `{"pruning-enabled": true, "cache-mb": 16, "log-level": "war
 // initVM initializes the VM on dir and fh; the test's cleanup stops it.
 func initVM(t *testing.T, dir string, fh *fakeHost) (*directVM, error) {
 	t.Helper()
-	logs := &safeLog{}
+	logs := &syncbuf.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "C", Level: hclog.Info, Output: logs})
 	vm := evm.New()
 	env := &sdk.Env{Name: "C", Genesis: []byte(testGenesis(43112)), Config: []byte(pruneConfig), DataDir: dir,
@@ -209,24 +210,6 @@ func initVM(t *testing.T, dir string, fh *fakeHost) (*directVM, error) {
 	}
 	t.Cleanup(d.stop)
 	return d, nil
-}
-
-// safeLog collects a VM's log lines.
-type safeLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *safeLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *safeLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // mustInitVM is initVM that must succeed.

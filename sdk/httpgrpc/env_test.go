@@ -1,7 +1,6 @@
 package httpgrpc
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
@@ -69,7 +69,7 @@ type env struct {
 	grpc   *grpc.Server
 	conn   *grpc.ClientConn
 	front  *httptest.Server
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 	mu     sync.Mutex
 	errors []recordedError
 }
@@ -80,27 +80,9 @@ type recordedError struct {
 	err    error
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes (the plugin log).
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func newEnv(tb testing.TB, o envOptions) *env {
 	tb.Helper()
-	e := &env{logs: &syncBuffer{}}
+	e := &env{logs: &syncbuf.Buffer{}}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: e.logs, Level: hclog.Debug})
 	srv := NewServer(ServerOptions{
 		Lookup: func(name string) (http.Handler, bool) {
