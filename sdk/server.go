@@ -147,7 +147,7 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 	}
 	if err := s.plugin.Initialize(ctx, env); err != nil {
 		closeQuietly(closer)
-		return nil, nil, nil, grpcerr.ToStatus(fmt.Errorf("initialize %s: %w", env.Name, err), host.ErrNotFound)
+		return nil, nil, nil, grpcerr.ToStatus(fmt.Errorf("initialize %s: %w", env.Name, err), notFound)
 	}
 	handlers := make(map[string]http.Handler)
 	for name, h := range s.plugin.Handlers() {
@@ -210,6 +210,9 @@ func envFromRequest(req *pluginv1.InitializeRequest) (*Env, hclog.Level, error) 
 		BootstrapTime: wire.TimeFromProto(req.GetBootstrapTimeUnixNano()),
 	}, level, nil
 }
+
+// notFound maps host.ErrNotFound to its gRPC code; read only.
+var notFound = grpcerr.Sentinels{codes.NotFound: host.ErrNotFound}
 
 // ServeHTTP serves one request with the named handler.
 func (s *pluginServer) ServeHTTP(req *pluginv1.HTTPRequest, stream pluginv1.Plugin_ServeHTTPServer) error {
@@ -275,7 +278,7 @@ func (s *pluginServer) AcceptedCount(ctx context.Context, req *pluginv1.Accepted
 	}
 	n, err := src.AcceptedCount(ctx, req.GetKind())
 	if err != nil {
-		return nil, grpcerr.ToStatus(fmt.Errorf("accepted %s count: %w", req.GetKind(), err), host.ErrNotFound)
+		return nil, grpcerr.ToStatus(fmt.Errorf("accepted %s count: %w", req.GetKind(), err), notFound)
 	}
 	return &pluginv1.AcceptedCountResponse{Count: n}, nil
 }
@@ -288,7 +291,7 @@ func (s *pluginServer) GetAccepted(ctx context.Context, req *pluginv1.GetAccepte
 	}
 	c, err := src.GetAccepted(ctx, req.GetKind(), req.GetPosition())
 	if err != nil {
-		return nil, grpcerr.ToStatus(fmt.Errorf("accepted %s %d: %w", req.GetKind(), req.GetPosition(), err), host.ErrNotFound)
+		return nil, grpcerr.ToStatus(fmt.Errorf("accepted %s %d: %w", req.GetKind(), req.GetPosition(), err), notFound)
 	}
 	return &pluginv1.GetAcceptedResponse{Container: wire.ContainerToProto(c.ID, c.Bytes, c.Index, c.Timestamp)}, nil
 }
@@ -308,7 +311,7 @@ func (s *pluginServer) source() (ContainerSource, error) {
 // Shutdown stops the plugin once; later calls return nil.
 func (s *pluginServer) Shutdown(ctx context.Context, _ *pluginv1.ShutdownRequest) (*pluginv1.ShutdownResponse, error) {
 	if err := s.shutdown(ctx); err != nil {
-		return nil, grpcerr.ToStatus(err, host.ErrNotFound)
+		return nil, grpcerr.ToStatus(err, notFound)
 	}
 	return &pluginv1.ShutdownResponse{}, nil
 }

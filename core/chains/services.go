@@ -101,6 +101,10 @@ func (x chainIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []by
 		addOps(b.In(x.state), state)
 		return nil
 	})
+	var dup *index.AlreadyIndexedError
+	if errors.As(err, &dup) {
+		return host.Accepted{}, fmt.Errorf("%w: %w", host.ErrAlreadyIndexed, err)
+	}
 	if err != nil {
 		return host.Accepted{}, err
 	}
@@ -109,7 +113,7 @@ func (x chainIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []by
 
 func (x chainIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
 	if x.m.opts.Indexes == nil {
-		return errors.New("indexing is disabled on this node (--index-enabled=false)")
+		return fmt.Errorf("%w: indexing is disabled on this node (--index-enabled=false)", host.ErrNoIndex)
 	}
 	target := x.chain
 	if chain != "" {

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -169,7 +168,7 @@ func (r *reporter) report(ctx context.Context) error {
 }
 
 // isAlreadyIndexed matches the host's refusal of a container it holds.
-func isAlreadyIndexed(err error) bool { return strings.Contains(err.Error(), "already indexed") }
+func isAlreadyIndexed(err error) bool { return errors.Is(err, host.ErrAlreadyIndexed) }
 
 // Stop ends the goroutines.
 func (r *reporter) Stop() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -216,7 +215,7 @@ func reinsertOwnBlocks(chain *core.BlockChain, log hclog.Logger) (int, error) {
 
 // isIndexingDisabled matches the host's answer to a feed when it keeps no
 // index.
-func isIndexingDisabled(err error) bool { return strings.Contains(err.Error(), "indexing is disabled") }
+func isIndexingDisabled(err error) bool { return errors.Is(err, host.ErrNoIndex) }
 
 // startNode starts go-ethereum on the chain's directory and recovers the
 // accepted blocks it lost in a crash (recoverAccepted). go-ethereum that

@@ -136,7 +136,7 @@ func (x fakeIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []byt
 	}
 	for _, c := range x.f.cts {
 		if c.ID == id {
-			return host.Accepted{}, fmt.Errorf("container %s already indexed", id)
+			return host.Accepted{}, fmt.Errorf("container %s: %w", id, host.ErrAlreadyIndexed)
 		}
 	}
 	c := host.Container{ID: id, Bytes: slices.Clone(bytes), Index: uint64(len(x.f.cts)), Timestamp: time.Now()}
@@ -147,7 +147,7 @@ func (x fakeIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []byt
 
 func (x fakeIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
 	if x.f.noIndex {
-		return errors.New("host index feed : indexing is disabled on this node (--index-enabled=false)")
+		return fmt.Errorf("host index feed: %w", host.ErrNoIndex)
 	}
 	if chain != "" || kind != evm.Kind || follow {
 		return fmt.Errorf("fakeIndex: feed of %q %q follow %v", chain, kind, follow)

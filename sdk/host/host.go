@@ -20,6 +20,13 @@ const (
 	// ErrStop, returned by an Iterate or Feed callback, ends the walk early
 	// without error.
 	ErrStop = Error("stop")
+	// ErrAlreadyIndexed is Index.Accept's refusal of a container ID the
+	// index already holds (a VM that re-sends its last container after a
+	// crash can take it as done).
+	ErrAlreadyIndexed = Error("container already indexed")
+	// ErrNoIndex is Index.Feed's answer on a node that keeps no index
+	// (--index-enabled=false).
+	ErrNoIndex = Error("the node keeps no index")
 )
 
 // Op is one write of an atomic batch: a put of Value at Key, or a delete.

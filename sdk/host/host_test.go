@@ -467,3 +467,36 @@ func TestMissingServiceIsUnimplemented(t *testing.T) {
 		t.Errorf("List on a host without a registry = %v, want an unimplemented error", err)
 	}
 }
+
+// failingIndex answers every call with err.
+type failingIndex struct{ err error }
+
+func (f failingIndex) Accept(context.Context, string, ids.ID, []byte, []host.Op) (host.Accepted, error) {
+	return host.Accepted{}, f.err
+}
+
+func (f failingIndex) Feed(context.Context, string, string, uint64, bool, func(host.Container) error) error {
+	return f.err
+}
+
+func TestIndexErrorsCrossTheWire(t *testing.T) {
+	ctx := t.Context()
+	for _, sentinel := range []error{host.ErrAlreadyIndexed, host.ErrNoIndex, host.ErrNotFound} {
+		t.Run(sentinel.Error(), func(t *testing.T) {
+			sent := fmt.Errorf("chain C: %w", sentinel)
+			ix := serve(t, host.Services{Index: failingIndex{sent}}).Index
+			_, acceptErr := ix.Accept(ctx, "block", ids.ID{1}, []byte("x"), nil)
+			feedErr := ix.Feed(ctx, "", "block", 0, false, func(host.Container) error { return nil })
+			for name, err := range map[string]error{"accept": acceptErr, "feed": feedErr} {
+				if !errors.Is(err, sentinel) || !strings.HasSuffix(err.Error(), sent.Error()) {
+					t.Errorf("%s error = %v, want one ending %q and matching %v", name, err, sent, sentinel)
+				}
+				for _, other := range []error{host.ErrAlreadyIndexed, host.ErrNoIndex, host.ErrNotFound} {
+					if other != sentinel && errors.Is(err, other) {
+						t.Errorf("%s error %v also matches %v", name, err, other)
+					}
+				}
+			}
+		})
+	}
+}

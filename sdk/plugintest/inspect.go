@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -65,6 +67,9 @@ func (h *Harness) GetAccepted(ctx context.Context, kind string, position uint64)
 	return host.Container{ID: id, Bytes: c.GetBytes(), Index: c.GetIndex(), Timestamp: wire.TimeFromProto(c.GetTimestampUnixNano())}, nil
 }
 
+// notFound maps host.ErrNotFound to its gRPC code; read only.
+var notFound = grpcerr.Sentinels{codes.NotFound: host.ErrNotFound}
+
 // fromStatus turns a gRPC error from the plugin into a Go error that keeps
 // its message and matches host.ErrNotFound and the context errors.
-func fromStatus(err error) error { return grpcerr.FromStatus(err, host.ErrNotFound) }
+func fromStatus(err error) error { return grpcerr.FromStatus(err, notFound) }

@@ -10,18 +10,27 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// ToStatus returns err as a gRPC status error. notFound is the sentinel that
-// maps to codes.NotFound; context errors keep their codes; an error that
+// Sentinels lists a service's sentinel errors by the gRPC code each travels
+// as; a code stands for one sentinel only.
+type Sentinels map[codes.Code]error
+
+// ToStatus returns err as a gRPC status error. An error matching one of
+// sentinels gets its code; context errors keep their codes; an error that
 // already carries a status keeps it; anything else is codes.Unknown. The
 // message is always err.Error().
-func ToStatus(err error, notFound error) error {
+func ToStatus(err error, sentinels Sentinels) error {
 	if err == nil {
 		return nil
 	}
-	var code codes.Code
+	code, matched := codes.Unknown, false
+	for c, sentinel := range sentinels {
+		if errors.Is(err, sentinel) {
+			code, matched = c, true
+			break
+		}
+	}
 	switch {
-	case notFound != nil && errors.Is(err, notFound):
-		code = codes.NotFound
+	case matched:
 	case errors.Is(err, context.Canceled):
 		code = codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -33,10 +42,10 @@ func ToStatus(err error, notFound error) error {
 }
 
 // FromStatus returns the Go error for a gRPC error received by a client: an
-// *Error that keeps the message and matches notFound (for codes.NotFound) or
-// the context errors (for codes.Canceled and codes.DeadlineExceeded) under
-// errors.Is. A nil error stays nil.
-func FromStatus(err error, notFound error) error {
+// *Error that keeps the message and matches, under errors.Is, the sentinel
+// of its code or the context errors (for codes.Canceled and
+// codes.DeadlineExceeded). A nil error stays nil.
+func FromStatus(err error, sentinels Sentinels) error {
 	if err == nil {
 		return nil
 	}
@@ -44,7 +53,7 @@ func FromStatus(err error, notFound error) error {
 	if !ok {
 		return err
 	}
-	return &Error{Code: st.Code(), Message: st.Message(), notFound: notFound}
+	return &Error{Code: st.Code(), Message: st.Message(), sentinel: sentinels[st.Code()]}
 }
 
 // Error is an error received from the other side of a gRPC connection.
@@ -53,7 +62,7 @@ type Error struct {
 	Code codes.Code
 	// Message is the remote error's text.
 	Message  string
-	notFound error
+	sentinel error // what the code stands for, if anything
 }
 
 // Error returns the remote message.
@@ -61,9 +70,10 @@ func (e *Error) Error() string { return e.Message }
 
 // Is reports whether the remote error stands for target.
 func (e *Error) Is(target error) bool {
+	if e.sentinel != nil && target == e.sentinel {
+		return true
+	}
 	switch e.Code {
-	case codes.NotFound:
-		return e.notFound != nil && target == e.notFound
 	case codes.Canceled:
 		return target == context.Canceled
 	case codes.DeadlineExceeded:
