@@ -17,8 +17,8 @@ import (
 // stream, concurrently, until the host ends the stream; then it cancels the
 // requests still running and returns once their handlers have.
 func (s *Server) ServeHTTPChannel(stream pluginv1.Plugin_ServeHTTPChannelServer) error {
-	ch := &serverChannel{srv: s, stream: stream, reqs: make(map[uint64]*serverRequest)}
-	ch.startWorkers()
+	ch := &serverChannel{srv: s, stream: stream, reqs: make(map[uint64]*serverRequest),
+		work: make(chan func()), quit: make(chan struct{})}
 	defer ch.stop()
 	for {
 		msg, err := stream.Recv()
@@ -76,12 +76,6 @@ type serverRequest struct {
 // The pool grows to the concurrency the host sends, up to this bound;
 // requests beyond it get goroutines of their own.
 const maxChannelWorkers = 64
-
-// startWorkers prepares the channel's worker pool.
-func (c *serverChannel) startWorkers() {
-	c.work = make(chan func())
-	c.quit = make(chan struct{})
-}
 
 // worker runs f, then, while the pool has room, serves further requests
 // until the channel stops.
