@@ -23,7 +23,7 @@ import (
 // under load; every pruneCrashEarly-th kill lands as soon as the new
 // process exists (while go-ethereum starts or re-imports blocks).
 const (
-	pruneCrashKills = 7
+	pruneCrashKills = 12
 	pruneCrashEarly = 4
 )
 

@@ -90,7 +90,7 @@ func Start(t testing.TB, opts Options) *Node {
 	t.Cleanup(func() {
 		n.Kill()
 		if t.Failed() {
-			t.Logf("chainhost output:\n%s", n.Output())
+			n.logOutput(t)
 		}
 	})
 	if opts.NoWait {
@@ -129,6 +129,30 @@ func (n *Node) Restart(t testing.TB) *Node {
 
 // Output is everything the process wrote so far.
 func (n *Node) Output() string { return n.out.String() }
+
+// outputTail is how many of the node's last lines a failed test logs: few
+// enough that the failure above them stays in view of a CI summary.
+const outputTail = 40
+
+// logOutput logs the end of the node's output and keeps all of it in a file
+// that outlives the test's temporary directories.
+func (n *Node) logOutput(t testing.TB) {
+	out := n.Output()
+	lines := strings.SplitAfter(strings.TrimSuffix(out, "\n"), "\n")
+	where := "not kept"
+	if f, err := os.CreateTemp("", "chainhost-output-*.log"); err == nil {
+		_, werr := f.WriteString(out)
+		if cerr := f.Close(); werr == nil && cerr == nil {
+			where = f.Name()
+		}
+	}
+	if len(lines) > outputTail {
+		t.Logf("chainhost output, last %d of %d lines (all of them: %s):\n%s",
+			outputTail, len(lines), where, strings.Join(lines[len(lines)-outputTail:], ""))
+		return
+	}
+	t.Logf("chainhost output:\n%s", out)
+}
 
 // PID is the host process ID.
 func (n *Node) PID() int { return n.cmd.Process.Pid }

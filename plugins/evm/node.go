@@ -23,12 +23,14 @@ import (
 // gethDir is the directory under the chain's data dir that go-ethereum owns.
 const gethDir = "geth"
 
-// newNode assembles an in-process go-ethereum node: no HTTP, WebSocket or
+// chainDB is the name of go-ethereum's chain database in its directory (the
+// one eth.New opens).
+const chainDB = "chaindata"
+
+// newStack makes the in-process go-ethereum node: no HTTP, WebSocket or
 // IPC listener and no peer-to-peer networking, with its database (leveldb)
-// in the chain's own directory. It returns the node not yet started, with
-// the eth service and the APIs to serve (eth's own, the filters and the
-// tracers, which geth's command line would otherwise add).
-func newNode(dataDir, version string, genesis *core.Genesis, cfg Config) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+// in the chain's own directory. Services are attached by attachEth.
+func newStack(dataDir, version string, cfg Config) (*node.Node, error) {
 	nodeCfg := node.DefaultConfig
 	nodeCfg.Name = "chainhost-evm"
 	nodeCfg.Version = version
@@ -44,9 +46,16 @@ func newNode(dataDir, version string, genesis *core.Genesis, cfg Config) (*node.
 	nodeCfg.AllowUnprotectedTxs = cfg.AllowUnprotectedTxs
 	stack, err := node.New(&nodeCfg)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("create geth node in %s: %w", nodeCfg.DataDir, err)
+		return nil, fmt.Errorf("create geth node in %s: %w", nodeCfg.DataDir, err)
 	}
+	return stack, nil
+}
 
+// attachEth registers the eth service on stack, which opens the chain (and
+// repairs it after a crash). It returns the service and the APIs to serve:
+// eth's own, the filters and the tracers, which geth's command line would
+// otherwise add.
+func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config) (*eth.Ethereum, []rpc.API, error) {
 	ec := ethconfig.Defaults
 	ec.Genesis = genesis
 	ec.NetworkId = genesis.Config.ChainID.Uint64()
@@ -77,12 +86,11 @@ func newNode(dataDir, version string, genesis *core.Genesis, cfg Config) (*node.
 	ec.RPCEVMTimeout = time.Duration(cfg.RPCEVMTimeout)
 	backend, err := eth.New(stack, &ec)
 	if err != nil {
-		_ = stack.Close()
-		return nil, nil, nil, fmt.Errorf("start go-ethereum: %w", err)
+		return nil, nil, fmt.Errorf("start go-ethereum: %w", err)
 	}
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	apis := backend.APIs()
 	apis = append(apis, rpc.API{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)})
 	apis = append(apis, tracers.APIs(backend.APIBackend)...)
-	return stack, backend, apis, nil
+	return backend, apis, nil
 }

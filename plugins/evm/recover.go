@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -36,12 +39,11 @@ var errIndexingDisabled = errors.New("the node runs without an index (--index-en
 // head to the last state it flushed, below blocks already accepted. The
 // host index is the durable record of what was accepted: its blocks above
 // the head are re-executed, each checked against its container ID, and
-// then the blocks go-ethereum itself wrote above them (made head, so their
-// receipts may have been served, but not yet indexed). Any mismatch fails:
-// building on a different history would fork the chain silently.
+// then the rescued blocks (see rescueUnreported) above them. Any mismatch
+// fails: building on a different history would fork the chain silently.
 // reported is the height of the last block reported to the index.
 // It returns how many blocks it re-imported.
-func recoverAccepted(ctx context.Context, chain *core.BlockChain, idx host.Index, reported uint64, log hclog.Logger) (int, error) {
+func recoverAccepted(ctx context.Context, chain *core.BlockChain, idx host.Index, reported uint64, rescued types.Blocks, log hclog.Logger) (int, error) {
 	fromIndex := 0
 	if head := chain.CurrentBlock().Number.Uint64(); reported > head {
 		log.Warn("go-ethereum's head is below the last block the index holds (its state was not flushed before a crash): re-importing from the index",
@@ -54,7 +56,7 @@ func recoverAccepted(ctx context.Context, chain *core.BlockChain, idx host.Index
 			return fromIndex, err
 		}
 	}
-	own, err := reinsertOwnBlocks(chain, log)
+	own, err := reinsertRescued(chain, rescued, log)
 	return fromIndex + own, err
 }
 
@@ -193,19 +195,52 @@ func decodeContainer(c host.Container) (*types.Block, error) {
 	return blk, nil
 }
 
-// reinsertOwnBlocks re-executes the blocks go-ethereum wrote above its head
-// before a crash and that extend it: they were made head (their receipts
-// may have been served) but their state was lost, and the index may not
-// have them yet.
-func reinsertOwnBlocks(chain *core.BlockChain, log hclog.Logger) (int, error) {
-	r := newReimporter(chain, log, "go-ethereum's database")
-	parent := chain.CurrentBlock().Hash()
-	for n := chain.CurrentBlock().Number.Uint64() + 1; ; n++ {
-		blk := chain.GetBlockByNumber(n)
-		if blk == nil || blk.ParentHash() != parent {
-			break
+// rescueUnreported reads, before go-ethereum opens the chain, the canonical
+// blocks above the last one reported to the index: they were made head, so
+// their receipts may have been served, but a crash came before the index
+// had them. They must be read first because go-ethereum's repair after a
+// crash deletes every block above the state it rewinds to once that is
+// below the frozen (ancient) blocks. The reporter keeps them few: it
+// follows the head.
+func rescueUnreported(stack *node.Node, reported uint64) (types.Blocks, error) {
+	if _, err := os.Stat(stack.ResolvePath(chainDB)); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // a new chain
+	}
+	// The same open as go-ethereum's next: it repairs a torn freezer tail,
+	// and leaves the head alone.
+	db, err := stack.OpenDatabaseWithOptions(chainDB, node.DatabaseOptions{Cache: 16, Handles: 64})
+	if err != nil {
+		return nil, fmt.Errorf("open the chain database to rescue unreported blocks: %w", err)
+	}
+	defer db.Close()
+	head, ok := rawdb.ReadHeaderNumber(db, rawdb.ReadHeadBlockHash(db))
+	if !ok {
+		return nil, nil
+	}
+	var out types.Blocks
+	for n := reported + 1; n <= head; n++ {
+		blk := rawdb.ReadBlock(db, rawdb.ReadCanonicalHash(db, n), n)
+		if blk == nil || (len(out) > 0 && blk.ParentHash() != out[len(out)-1].Hash()) {
+			break // the torn end of a crashed write
 		}
-		parent = blk.Hash()
+		out = append(out, blk)
+	}
+	return out, nil
+}
+
+// reinsertRescued re-executes the rescued blocks that extend the head; those
+// at or below it must be the chain's own.
+func reinsertRescued(chain *core.BlockChain, rescued types.Blocks, log hclog.Logger) (int, error) {
+	r := newReimporter(chain, log, "go-ethereum's database")
+	head := chain.CurrentBlock().Number.Uint64()
+	for _, blk := range rescued {
+		if n := blk.NumberU64(); n <= head {
+			if have := chain.GetCanonicalHash(n); have != blk.Hash() {
+				return 0, fmt.Errorf("block %d: go-ethereum wrote %s before the crash, but the chain recovered %s: refusing to fork",
+					n, blk.Hash(), have)
+			}
+			continue
+		}
 		if err := r.add(blk); err != nil {
 			return r.done, err
 		}
@@ -230,15 +265,25 @@ func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Con
 		return nil, nil, nil, err
 	}
 	for restarted := false; ; restarted = true {
-		stack, backend, apis, err := newNode(env.DataDir, Version, genesis, cfg)
+		stack, err := newStack(env.DataDir, Version, cfg)
 		if err != nil {
+			return nil, nil, nil, err
+		}
+		rescued, err := rescueUnreported(stack, reported)
+		if err != nil {
+			_ = stack.Close()
+			return nil, nil, nil, err
+		}
+		backend, apis, err := attachEth(stack, genesis, cfg)
+		if err != nil {
+			_ = stack.Close()
 			return nil, nil, nil, err
 		}
 		if err := stack.Start(); err != nil {
 			_ = stack.Close()
 			return nil, nil, nil, fmt.Errorf("start go-ethereum node: %w", err)
 		}
-		n, err := recoverAccepted(ctx, backend.BlockChain(), env.Host.Index, reported, env.Logger)
+		n, err := recoverAccepted(ctx, backend.BlockChain(), env.Host.Index, reported, rescued, env.Logger)
 		if err != nil {
 			_ = stack.Close()
 			return nil, nil, nil, fmt.Errorf("recover accepted blocks: %w", err)

@@ -276,6 +276,27 @@ func crash(t *testing.T, dir string) {
 	}
 }
 
+// freeze runs the chain on dir until go-ethereum has moved its finalized
+// blocks to the ancient store (it does so when it opens a chain), then
+// stops it cleanly. A later repair below them wipes every block above.
+func freeze(t *testing.T, dir string, fh *fakeHost) {
+	t.Helper()
+	d := mustInitVM(t, dir, fh)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var frozen uint64
+		if err := d.client.Client().Call(&frozen, "debug_dbAncients"); err != nil {
+			t.Fatalf("debug_dbAncients: %v", err)
+		}
+		if frozen > 32 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("go-ethereum froze %d blocks, want 33 (up to the finalized block 32)", frozen)
+		}
+	}
+	d.stop()
+}
+
 // checkChain checks that d's chain holds b's blocks and receipts, that the
 // index holds exactly them, and that a new transfer is built on top and
 // indexed after them.
@@ -338,6 +359,9 @@ func checkChain(t *testing.T, d *directVM, fh *fakeHost, b builtChain) {
 // a chain ahead of its index reports the missing blocks.
 func TestRecoverAccepted(t *testing.T) {
 	base := buildChain(t, 5, recoverTo)
+	// long reaches go-ethereum's first finalized block (32), which a start
+	// then moves to the ancient store.
+	long := buildChain(t, 34, recoverTo)
 	// other is another history of the same genesis: two blocks paying
 	// someone else.
 	other := buildChain(t, 2, common.HexToAddress("0x0300000000000000000000000000000000000003"))
@@ -361,6 +385,8 @@ func TestRecoverAccepted(t *testing.T) {
 		wantErr string
 		// wantLogs are parts of the log of a successful start.
 		wantLogs []string
+		// chain is the chain dir and host come from; base when nil.
+		chain *builtChain
 	}{{
 		name:     "empty directory, whole index re-imported",
 		dir:      func(t *testing.T) string { return t.TempDir() },
@@ -380,6 +406,21 @@ func TestRecoverAccepted(t *testing.T) {
 			"re-imported accepted blocks: source=index blocks=3 from=1 head=3",
 			`re-imported accepted blocks: source="go-ethereum's database" blocks=2 from=4 head=5`,
 			"restarting go-ethereum on the recovered head: head=5",
+		},
+	}, {
+		name:  "crashed after freezing: the repair wipes the unreported blocks, rescued first",
+		chain: &long,
+		dir: func(t *testing.T) string {
+			d := copyDir(t, long.dir)
+			freeze(t, d, long.fh.clone(-1))
+			crash(t, d)
+			return d
+		},
+		host: func() *fakeHost { return long.fh.clone(32) },
+		wantLogs: []string{
+			"Truncating freezer table",
+			"re-imported accepted blocks: source=index blocks=32 from=1 head=32",
+			`re-imported accepted blocks: source="go-ethereum's database" blocks=2 from=33 head=34`,
 		},
 	}, {
 		name:     "chain ahead of the index: reported at start",
@@ -418,7 +459,11 @@ func TestRecoverAccepted(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Initialize: %v", err)
 			}
-			checkChain(t, d, fh, base)
+			chain := tt.chain
+			if chain == nil {
+				chain = &base
+			}
+			checkChain(t, d, fh, *chain)
 			for _, want := range tt.wantLogs {
 				if !strings.Contains(d.logs.String(), want) {
 					t.Fatalf("log lacks %q:\n%s", want, d.logs.String())
