@@ -144,8 +144,9 @@ func evmWaitPlugin(t *testing.T, n *nodetest.Node, old int) int {
 // TestEVMPruneCrash: a pruning chain (state in memory, flushed only on a
 // clean stop) whose plugin is SIGKILLed under load, pruneCrashKills times,
 // loses no accepted block: go-ethereum rewinds to its last flushed state,
-// and the VM re-imports the blocks above it from the host index before it
-// serves or builds. Afterwards the index is one contiguous chain equal to
+// and the VM re-imports the blocks above it before it serves or builds:
+// those of the host index, then those go-ethereum made head but the index
+// did not get yet (read before go-ethereum's repair wipes them). Afterwards the index is one contiguous chain equal to
 // go-ethereum's canonical chain, the head is not below it, and every
 // receipt the node returned before a kill is still there, in the same
 // block.
