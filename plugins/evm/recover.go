@@ -264,15 +264,18 @@ func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Con
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	var rescued types.Blocks
 	for restarted := false; ; restarted = true {
 		stack, err := newStack(env.DataDir, Version, cfg)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		rescued, err := rescueUnreported(stack, reported)
-		if err != nil {
-			_ = stack.Close()
-			return nil, nil, nil, err
+		// A restart follows a recovery: the rescued blocks are in the chain.
+		if !restarted {
+			if rescued, err = rescueUnreported(stack, reported); err != nil {
+				_ = stack.Close()
+				return nil, nil, nil, err
+			}
 		}
 		backend, apis, err := attachEth(stack, genesis, cfg)
 		if err != nil {
