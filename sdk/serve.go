@@ -14,7 +14,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/internal/grpcplugin"
+	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/httpgrpc"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/internal/grpcplugin"
+	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/internal/memhost"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -155,11 +155,11 @@ func testServed(t *testing.T, bin string) {
 	conn := raw.(*grpcplugin.Client)
 	chainID := ids.ID{7}
 	mem := memhost.New(memhost.Options{Self: host.ChainInfo{ID: chainID, Aliases: []string{"T"}}})
-	brokerID, hostDone := grpcplugin.ServeHost(conn.Broker, mem.Services())
+	hostSrv := grpcplugin.ServeHost(conn.Broker, mem.Services())
 
 	dataDir := t.TempDir()
 	resp, err := conn.Initialize(t.Context(), &pluginv1.InitializeRequest{
-		HostBrokerId: brokerID, Kind: pluginv1.KindVM, ChainId: chainID.String(), Name: "T",
+		HostBrokerId: hostSrv.ID, Kind: pluginv1.KindVM, ChainId: chainID.String(), Name: "T",
 		DataDir: dataDir, LogLevel: "DEBUG",
 	})
 	if err != nil {
@@ -185,7 +185,7 @@ func testServed(t *testing.T, bin string) {
 	}
 
 	client.Kill()
-	<-hostDone
+	<-hostSrv.Done()
 	if b, err := os.ReadFile(filepath.Join(dataDir, "shutdown")); err != nil || string(b) != "ok" {
 		t.Errorf("Plugin.Shutdown did not run when the host stopped the plugin: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/node"
 	"github.com/chainhost/chainhost/core/version"
+	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
 const usage = `chainhost: a self-hostable node runtime for EVM and UTXO chains.
@@ -41,7 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cmd, args = args[0], args[1:]
 	}
 	if cmd == "version" {
-		fmt.Fprintf(stdout, "chainhost %s (plugin protocol %d)\n", version.Version, version.RPCProtocolVersion)
+		fmt.Fprintf(stdout, "chainhost %s (plugin protocol %d)\n", version.Version, pluginv1.ProtocolVersion)
 		return 0
 	}
 	cfg, err := config.Load(config.LoadOptions{Args: args, Environ: os.Environ()})

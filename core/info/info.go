@@ -7,6 +7,7 @@ import (
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/core/vms"
+	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -29,7 +30,7 @@ type NodeVersion struct {
 func NewService(o Options) *jsonrpc.Server {
 	s := jsonrpc.NewServer(o.RPC)
 	s.Register("info.getNodeVersion", jsonrpc.Method(func(context.Context, struct{}) (NodeVersion, error) {
-		v := NodeVersion{Version: version.Version, RPCProtocolVersion: version.RPCProtocolVersion, VMVersions: map[string]string{}}
+		v := NodeVersion{Version: version.Version, RPCProtocolVersion: pluginv1.ProtocolVersion, VMVersions: map[string]string{}}
 		for _, vm := range o.VMs.All() {
 			v.VMVersions[vm.Desc.Name] = vm.Desc.Version
 		}

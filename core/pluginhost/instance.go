@@ -103,12 +103,11 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 // level and runs OnStart. The process is the instance's current one (so
 // OnStart can call it) from Initialize on; on error it is torn down.
 func (i *Instance) startProcess(ctx context.Context) (*process, error) {
-	p, d, err := launch(launchConfig{
+	p, err := launch(launchConfig{
 		path:          i.opts.Path,
 		pin:           i.opts.SHA256,
 		logger:        i.logger,
 		services:      i.opts.Services,
-		maxMsg:        i.opts.MaxMessageBytes,
 		onUnavailable: i.nudge,
 	})
 	if err != nil {
@@ -117,7 +116,7 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 	i.mu.Lock()
 	level := i.logLevel
 	i.mu.Unlock()
-	resp, err := d.rpc.Initialize(ctx, i.opts.Init.request(d.brokerID, level))
+	resp, err := p.rpc.Initialize(ctx, i.opts.Init.request(p.services.ID, level))
 	if err != nil {
 		p.teardown()
 		return nil, fmt.Errorf("initialize: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -16,7 +17,6 @@ import (
 const (
 	DefaultRestartBackoff    = 100 * time.Millisecond
 	DefaultMaxRestartBackoff = 5 * time.Second
-	DefaultMaxMessageBytes   = 64 << 20
 	// StableAfter is how long a process must run before the restart backoff
 	// starts again from RestartBackoff.
 	StableAfter = 30 * time.Second
@@ -90,11 +90,8 @@ type Options struct {
 	// RestartBackoff is the first delay before a restart; it doubles up to
 	// MaxRestartBackoff and starts over after StableAfter of running.
 	RestartBackoff, MaxRestartBackoff time.Duration
-	// MaxMessageBytes limits gRPC messages both ways on the host's side
-	// (the SDK's side allows 64 MiB).
-	MaxMessageBytes int
 	// MaxBodyBytes caps HTTP request bodies forwarded by Handler; it must be
-	// below MaxMessageBytes. 0 means httpgrpc.DefaultMaxBodyBytes.
+	// below grpcplugin.MaxMessageSize. 0 means httpgrpc.DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// OnStart runs after every start and Initialize, before the instance is
 	// marked running; an error fails the start.
@@ -121,12 +118,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxRestartBackoff = DefaultMaxRestartBackoff
 	}
 	o.MaxRestartBackoff = max(o.MaxRestartBackoff, o.RestartBackoff)
-	if o.MaxMessageBytes <= 0 {
-		o.MaxMessageBytes = DefaultMaxMessageBytes
-	}
 	// A request travels in one message, with its headers.
-	if o.MaxBodyBytes >= int64(o.MaxMessageBytes) {
-		return o, fmt.Errorf("plugin %s: max body size %d must be below the max message size %d", o.Init.Name, o.MaxBodyBytes, o.MaxMessageBytes)
+	if o.MaxBodyBytes >= grpcplugin.MaxMessageSize {
+		return o, fmt.Errorf("plugin %s: max body size %d must be below the max message size %d", o.Init.Name, o.MaxBodyBytes, grpcplugin.MaxMessageSize)
 	}
 	return o, nil
 }

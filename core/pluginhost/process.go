@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
 )
 
@@ -30,16 +31,15 @@ type process struct {
 	rpc        pluginv1.PluginClient
 	pid        int
 	handlers   []string
+	internal   []string
 	indexKinds []string
 	// logLevel is the level sent in Initialize.
 	logLevel string
 	// since is when the process was marked running.
 	since time.Time
-
-	mu       sync.Mutex
-	services *grpc.Server // nil until the broker accepted
-	torn     bool
-	serving  sync.WaitGroup // the broker's serving goroutine
+	// services serves the host services on the broker; nil until
+	// dispensed.
+	services *grpcplugin.HostServer
 
 	teardownOnce sync.Once
 }
@@ -60,31 +60,12 @@ func (p *process) exitStatus() string {
 // to end, then stops the host services. Safe to call more than once.
 func (p *process) teardown() {
 	p.teardownOnce.Do(func() {
-		// Kill closes the broker, which ends AcceptAndServe, and blocks
-		// until the process has exited.
+		// Kill closes the broker and blocks until the process has exited.
 		p.client.Kill()
-		p.mu.Lock()
-		p.torn = true
-		s := p.services
-		p.mu.Unlock()
-		if s != nil {
-			// Stop, not GracefulStop: the plugin is gone and a following
-			// Feed stream must not hold the server open.
-			s.Stop()
+		if p.services != nil {
+			p.services.Stop()
 		}
-		p.serving.Wait()
 	})
-}
-
-// setServices records the host-services server; it is stopped at once if
-// the process was already torn down.
-func (p *process) setServices(s *grpc.Server) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.services = s
-	if p.torn {
-		s.Stop()
-	}
 }
 
 // launchConfig is what launch needs from the instance.
@@ -93,7 +74,6 @@ type launchConfig struct {
 	pin      []byte
 	logger   hclog.Logger
 	services host.Services
-	maxMsg   int
 	// onUnavailable is called when a call to the plugin fails with
 	// codes.Unavailable: a hint that the process may have died.
 	onUnavailable func()
@@ -102,44 +82,31 @@ type launchConfig struct {
 // launch starts the binary, completes the go-plugin handshake and dispenses
 // the Plugin client, with the host services served on the broker. It does
 // not call Initialize. On error nothing is left running.
-func launch(cfg launchConfig) (*process, *dispensed, error) {
+func launch(cfg launchConfig) (*process, error) {
 	if cfg.pin != nil {
 		if err := checkPin(cfg.path, cfg.pin); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	cmd := exec.Command(cfg.path)
 	setProcAttr(cmd)
 	p := &process{cmd: cmd}
-	gp := &grpcPlugin{services: cfg.services, maxMsg: cfg.maxMsg, proc: p}
 	versioned := make(map[int]plugin.PluginSet)
 	for _, v := range pluginv1.SupportedProtocolVersions() {
-		versioned[v] = plugin.PluginSet{pluginv1.PluginName: gp}
+		versioned[v] = plugin.PluginSet{pluginv1.PluginName: &grpcplugin.Plugin{}}
 	}
 	clientCfg := &plugin.ClientConfig{
-		HandshakeConfig: plugin.HandshakeConfig{
-			ProtocolVersion:  pluginv1.ProtocolVersion,
-			MagicCookieKey:   pluginv1.MagicCookieKey,
-			MagicCookieValue: pluginv1.MagicCookieValue,
-		},
+		HandshakeConfig:  grpcplugin.Handshake(),
 		VersionedPlugins: versioned,
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		StartTimeout:     StartTimeout,
 		Managed:          false,
-		GRPCDialOptions: []grpc.DialOption{
-			grpc.WithDefaultCallOptions(
-				grpc.MaxCallRecvMsgSize(cfg.maxMsg),
-				grpc.MaxCallSendMsgSize(cfg.maxMsg),
-			),
-			// Fixed windows turn off gRPC's bandwidth-delay probing, whose
-			// pings add a round trip to small calls on a local socket.
-			grpc.WithInitialWindowSize(windowSize),
-			grpc.WithInitialConnWindowSize(windowSize),
+		GRPCDialOptions: append(grpcplugin.DialOptions(),
 			grpc.WithChainUnaryInterceptor(unaryHint(cfg.onUnavailable)),
 			grpc.WithChainStreamInterceptor(streamHint(cfg.onUnavailable)),
-		},
+		),
 	}
 	if cfg.logger != nil {
 		clientCfg.Logger = cfg.logger
@@ -156,25 +123,26 @@ func launch(cfg launchConfig) (*process, *dispensed, error) {
 	proto, err := p.client.Client()
 	if err != nil {
 		p.teardown()
-		return nil, nil, fmt.Errorf("start %s: %w", cfg.path, err)
+		return nil, fmt.Errorf("start %s: %w", cfg.path, err)
 	}
 	raw, err := proto.Dispense(pluginv1.PluginName)
 	if err != nil {
 		p.teardown()
-		return nil, nil, fmt.Errorf("dispense from %s: %w", cfg.path, err)
+		return nil, fmt.Errorf("dispense from %s: %w", cfg.path, err)
 	}
-	d, ok := raw.(*dispensed)
+	conn, ok := raw.(*grpcplugin.Client)
 	if !ok {
 		p.teardown()
-		return nil, nil, fmt.Errorf("dispense from %s: unexpected %T", cfg.path, raw)
+		return nil, fmt.Errorf("dispense from %s: unexpected %T", cfg.path, raw)
 	}
-	p.rpc = d.rpc
+	p.rpc = conn.PluginClient
+	p.services = grpcplugin.ServeHost(conn.Broker, cfg.services)
 	// The process handle is set once Client returned: go-plugin started
 	// the command under its lock.
 	if cmd.Process != nil {
 		p.pid = cmd.Process.Pid
 	}
-	return p, d, nil
+	return p, nil
 }
 
 // checkPin compares the sha256 of the binary with the pin, so that a
@@ -198,52 +166,6 @@ func checkPin(path string, pin []byte) error {
 // ErrChecksumMismatch is returned by Start when the binary does not match
 // its sha256 pin.
 var ErrChecksumMismatch = errors.New("plugin binary does not match its sha256 pin")
-
-// grpcPlugin is the host side of the go-plugin plugin: it serves the host
-// services on the broker and hands out the Plugin client.
-// windowSize is the fixed HTTP/2 flow-control window of plugin connections.
-const windowSize = 4 << 20
-
-type grpcPlugin struct {
-	plugin.NetRPCUnsupportedPlugin
-	services host.Services
-	maxMsg   int
-	proc     *process
-}
-
-// dispensed is what grpcPlugin.GRPCClient returns.
-type dispensed struct {
-	rpc      pluginv1.PluginClient
-	brokerID uint32
-}
-
-// GRPCServer is never called on the host.
-func (g *grpcPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
-	return errors.New("pluginhost: the host does not serve the Plugin service")
-}
-
-// GRPCClient starts the host services on a new broker stream and returns
-// the Plugin client together with that stream's ID.
-func (g *grpcPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	id := broker.NextId()
-	g.proc.serving.Add(1)
-	go func() {
-		defer g.proc.serving.Done()
-		broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
-			opts = append(opts,
-				grpc.MaxRecvMsgSize(g.maxMsg),
-				grpc.MaxSendMsgSize(g.maxMsg),
-				grpc.InitialWindowSize(windowSize),
-				grpc.InitialConnWindowSize(windowSize),
-			)
-			s := grpc.NewServer(opts...)
-			host.RegisterServers(s, g.services)
-			g.proc.setServices(s)
-			return s
-		})
-	}()
-	return &dispensed{rpc: pluginv1.NewPluginClient(conn), brokerID: id}, nil
-}
 
 // unaryHint calls hint when a unary call fails with codes.Unavailable.
 func unaryHint(hint func()) grpc.UnaryClientInterceptor {

@@ -3,6 +3,3 @@ package version
 
 // Version is the node version; the Makefile sets it with -ldflags -X.
 var Version = "dev"
-
-// RPCProtocolVersion is the plugin protocol version this host speaks.
-const RPCProtocolVersion = 1

@@ -26,6 +26,17 @@ const (
 	KindModule = "module"
 )
 
+// ModuleHandler is the one handler name of a module: the host sends it
+// every request under the module's path prefixes, with the whole path.
+const ModuleHandler = "module"
+
+// Kinds of ChainEvent.
+const (
+	ChainCurrent = "current"
+	ChainStarted = "started"
+	ChainStopped = "stopped"
+)
+
 // Description is what `<binary> describe` prints, as JSON.
 type Description struct {
 	// Kind is KindVM or KindModule.
@@ -38,4 +49,7 @@ type Description struct {
 	Aliases []string `json:"aliases,omitempty"`
 	// Protocols lists the plugin protocol versions the binary speaks.
 	Protocols []int `json:"protocols"`
+	// Prefixes are the URL path prefixes a module serves unless its config
+	// names others ("/v1/chains"); modules only.
+	Prefixes []string `json:"prefixes,omitempty"`
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/internal/grpcplugin"
+	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/internal/memhost"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -92,14 +92,14 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 	}
 	conn := raw.(*grpcplugin.Client)
 	h.client = conn
-	brokerID, hostDone := grpcplugin.ServeHost(conn.Broker, h.mem.Services())
+	hostSrv := grpcplugin.ServeHost(conn.Broker, h.mem.Services())
 
 	// Cleanups run last-registered first: the plugin shuts down before the
 	// connection closes, and the HTTP servers close before either.
 	t.Cleanup(func() {
 		_ = client.Close() // also stops the server, through go-plugin's controller
 		<-server.DoneCh
-		<-hostDone
+		<-hostSrv.Done()
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -111,7 +111,7 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 	t.Cleanup(h.closeServers)
 
 	resp, err := h.client.Initialize(context.Background(), &pluginv1.InitializeRequest{
-		HostBrokerId: brokerID,
+		HostBrokerId: hostSrv.ID,
 		Kind:         opts.Kind,
 		ChainId:      chainIDText(opts),
 		Name:         opts.Name,

@@ -1,7 +1,10 @@
-// Package grpcplugin is the go-plugin plumbing shared by sdk.Serve and
-// sdk/plugintest: the handshake, the gRPC message limits, the GRPCPlugin that
-// registers a pluginv1.PluginServer, and the broker calls that carry the
-// host services. It knows the protocol types, not the author's interfaces.
+// Package grpcplugin is the go-plugin wiring of the plugin protocol, the one
+// definition that both the host (core/pluginhost) and the SDK (sdk.Serve,
+// sdk/plugintest) use: the handshake, the gRPC message limits and
+// flow-control windows, the go-plugin plugin that carries a
+// pluginv1.PluginServer, and the broker server of the host services. It
+// knows the protocol types, not the author's interfaces; plugin authors do
+// not need it.
 package grpcplugin
 
 import (
@@ -9,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -30,10 +34,10 @@ func Handshake() plugin.HandshakeConfig {
 	}
 }
 
-// windowSize is the fixed HTTP/2 flow-control window. Setting it turns off
-// gRPC's bandwidth-delay probing, whose pings add a round trip to small
-// calls on a local socket.
-const windowSize = 4 << 20
+// WindowSize is the fixed HTTP/2 flow-control window of every connection
+// between host and plugin. Setting it turns off gRPC's bandwidth-delay
+// probing, whose pings add a round trip to small calls on a local socket.
+const WindowSize = 4 << 20
 
 // streamWorkers is the number of goroutines that serve calls. Reused
 // goroutines keep the stacks that deep handlers (go-ethereum's RPC server)
@@ -45,7 +49,7 @@ var streamWorkers = uint32(max(4, 2*runtime.GOMAXPROCS(0)))
 // limits; it fits plugin.ServeConfig.GRPCServer and broker.AcceptAndServe.
 func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
+		grpc.InitialWindowSize(WindowSize), grpc.InitialConnWindowSize(WindowSize),
 		grpc.NumStreamWorkers(streamWorkers))
 	return grpc.NewServer(opts...)
 }
@@ -57,8 +61,8 @@ func DialOptions() []grpc.DialOption {
 			grpc.MaxCallRecvMsgSize(MaxMessageSize),
 			grpc.MaxCallSendMsgSize(MaxMessageSize),
 		),
-		grpc.WithInitialWindowSize(windowSize),
-		grpc.WithInitialConnWindowSize(windowSize),
+		grpc.WithInitialWindowSize(WindowSize),
+		grpc.WithInitialConnWindowSize(WindowSize),
 	}
 }
 
@@ -92,21 +96,54 @@ type Client struct {
 	Broker *plugin.GRPCBroker
 }
 
+// HostServer is the host services' gRPC server on one broker ID.
+type HostServer struct {
+	// ID is the broker ID to pass in InitializeRequest.
+	ID   uint32
+	done chan struct{}
+
+	mu      sync.Mutex
+	srv     *grpc.Server // nil until the broker made it
+	stopped bool
+}
+
 // ServeHost serves svc on a new broker ID in the background, until the
-// broker closes, and returns the ID to pass in InitializeRequest and a
-// channel closed when serving has ended.
-func ServeHost(broker *plugin.GRPCBroker, svc host.Services) (id uint32, done <-chan struct{}) {
-	id = broker.NextId()
-	ch := make(chan struct{})
+// broker closes or Stop.
+func ServeHost(broker *plugin.GRPCBroker, svc host.Services) *HostServer {
+	h := &HostServer{ID: broker.NextId(), done: make(chan struct{})}
 	go func() {
-		defer close(ch)
-		broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+		defer close(h.done)
+		broker.AcceptAndServe(h.ID, func(opts []grpc.ServerOption) *grpc.Server {
 			s := NewGRPCServer(opts)
 			host.RegisterServers(s, svc)
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.srv = s
+			if h.stopped {
+				s.Stop()
+			}
 			return s
 		})
 	}()
-	return id, ch
+	return h
+}
+
+// Done is closed when the server has stopped serving.
+func (h *HostServer) Done() <-chan struct{} { return h.done }
+
+// Stop ends the server at once, open streams included, and waits until it
+// has stopped serving. go-plugin stops a broker server gracefully, which a
+// following Feed stream would hold open forever; a host whose plugin is
+// gone stops it with Stop instead.
+func (h *HostServer) Stop() {
+	h.mu.Lock()
+	h.stopped = true
+	s := h.srv
+	h.mu.Unlock()
+	if s != nil {
+		s.Stop()
+	}
+	<-h.done
 }
 
 // DialHost opens the host services the host serves on broker ID id.
