@@ -20,6 +20,9 @@ type Description struct {
 	Version string
 	// Aliases are further names of the VM.
 	Aliases []string
+	// Prefixes are the URL path prefixes a module serves unless its config
+	// names others, e.g. "/v1/chains" (docs/modules.md); modules only.
+	Prefixes []string
 }
 
 // wire returns the protocol's description of d, checking it.
@@ -30,6 +33,7 @@ func (d Description) wire() (pluginv1.Description, error) {
 		Version:   d.Version,
 		Aliases:   d.Aliases,
 		Protocols: pluginv1.SupportedProtocolVersions(),
+		Prefixes:  d.Prefixes,
 	}
 	if out.Kind == "" {
 		out.Kind = pluginv1.KindVM
@@ -44,7 +48,15 @@ func (d Description) wire() (pluginv1.Description, error) {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
 		}
 		out.VMID = vmID.String()
+		if len(out.Prefixes) > 0 {
+			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a VM declares no path prefixes", out.Name)
+		}
 	case pluginv1.KindModule:
+		for _, p := range out.Prefixes {
+			if err := pluginv1.CheckPrefix(p); err != nil {
+				return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
+			}
+		}
 	default:
 		return pluginv1.Description{}, fmt.Errorf("describe plugin %q: kind %q, want %q or %q",
 			out.Name, out.Kind, pluginv1.KindVM, pluginv1.KindModule)

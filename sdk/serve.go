@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,8 +14,8 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/grpcplugin"
+	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 )
@@ -23,12 +24,32 @@ import (
 // host gone, or when go-plugin stops serving.
 const orphanShutdownTimeout = 2 * time.Second
 
-// ServeOpts configures Serve.
+// ServeOpts configures Serve. Set exactly one of Plugin and Module.
 type ServeOpts struct {
-	// Description says what the binary is.
+	// Description says what the binary is; its Kind may be left empty.
 	Description Description
-	// Plugin is the implementation to serve.
+	// Plugin is the VM to serve.
 	Plugin Plugin
+	// Module is the REST module to serve.
+	Module Module
+}
+
+// target returns the Plugin to serve and the Description with its Kind.
+func (o ServeOpts) target() (Plugin, Description, error) {
+	d := o.Description
+	switch {
+	case o.Plugin != nil && o.Module != nil:
+		return nil, d, errors.New("ServeOpts: both Plugin and Module are set")
+	case o.Module != nil:
+		if d.Kind != "" && d.Kind != pluginv1.KindModule {
+			return nil, d, fmt.Errorf("ServeOpts: Module is set but Description.Kind is %q", d.Kind)
+		}
+		d.Kind = pluginv1.KindModule
+		return AsPlugin(o.Module), d, nil
+	case o.Plugin != nil:
+		return o.Plugin, d, nil
+	}
+	return nil, d, errors.New("ServeOpts: neither Plugin nor Module is set")
 }
 
 // Serve runs the plugin binary and exits the process; call it from main.
@@ -46,7 +67,8 @@ func Serve(opts ServeOpts) {
 // serve is Serve with its process surroundings passed in; it returns the
 // exit code.
 func serve(opts ServeOpts, args []string, stdout, stderr *os.File) int {
-	desc, err := opts.Description.wire()
+	p, d, targetErr := opts.target()
+	desc, err := d.wire()
 	if err != nil {
 		fmt.Fprintf(stderr, "chainhost plugin: %v\n", err)
 		return 1
@@ -62,11 +84,11 @@ func serve(opts ServeOpts, args []string, stdout, stderr *os.File) int {
 		fmt.Fprintln(stderr, notStartedByHost(desc, args))
 		return 1
 	}
-	if opts.Plugin == nil {
-		fmt.Fprintf(stderr, "chainhost plugin %s: ServeOpts.Plugin is nil\n", desc.Name)
+	if targetErr != nil {
+		fmt.Fprintf(stderr, "chainhost plugin %s: %v\n", desc.Name, targetErr)
 		return 1
 	}
-	return servePlugin(opts.Plugin, stderr)
+	return servePlugin(p, stderr)
 }
 
 // writeDescription prints desc as one line of JSON.

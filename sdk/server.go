@@ -2,9 +2,9 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -16,6 +16,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/internal/grpcerr"
 	"github.com/chainhost/chainhost/sdk/internal/wire"
 	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -65,10 +66,11 @@ type pluginServer struct {
 
 // instance is what a ready server serves with; immutable once built.
 type instance struct {
-	name   string
-	logger hclog.Logger
-	http   *httpgrpc.Server
-	source ContainerSource // nil when the plugin reports no containers
+	name    string
+	logger  hclog.Logger
+	http    *httpgrpc.Server
+	source  ContainerSource // nil when the plugin reports no containers
+	metrics prometheus.Gatherer
 }
 
 func newPluginServer(p Plugin, opts PluginServerOptions) *pluginServer {
@@ -137,6 +139,8 @@ func (s *pluginServer) Initialize(ctx context.Context, req *pluginv1.InitializeR
 func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeRequest, env *Env, level hclog.Level) (*pluginv1.InitializeResponse, *instance, io.Closer, error) {
 	env.Logger = s.opts.Logger.Named(env.Name)
 	env.Logger.SetLevel(level)
+	registry := prometheus.NewRegistry()
+	env.Metrics = registry
 	var closer io.Closer
 	if s.opts.Connect != nil {
 		svc, c, err := s.opts.Connect(req.GetHostBrokerId())
@@ -157,9 +161,35 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 		}
 		handlers[name] = h
 	}
+	var internal []string
+	if src, ok := s.plugin.(InternalHandlerSource); ok {
+		for name, h := range src.InternalHandlers() {
+			if _, dup := handlers[name]; dup {
+				_ = s.plugin.Shutdown(ctx)
+				closeQuietly(closer)
+				return nil, nil, nil, status.Error(codes.InvalidArgument,
+					fmt.Sprintf("initialize %s: handler %q is both public and internal", env.Name, name))
+			}
+			if h == nil {
+				env.Logger.Warn("internal handler is nil; not serving it", "handler", name)
+				continue
+			}
+			handlers[name] = h
+			internal = append(internal, name)
+		}
+	}
+	slices.Sort(internal)
+	public := make([]string, 0, len(handlers))
+	for name := range handlers {
+		if !slices.Contains(internal, name) {
+			public = append(public, name)
+		}
+	}
+	slices.Sort(public)
 	run := &instance{
-		name:   env.Name,
-		logger: env.Logger,
+		name:    env.Name,
+		logger:  env.Logger,
+		metrics: registry,
 		http: httpgrpc.NewServer(httpgrpc.ServerOptions{
 			Lookup: func(name string) (http.Handler, bool) {
 				h, ok := handlers[name]
@@ -168,7 +198,7 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 			Logger: env.Logger,
 		}),
 	}
-	resp := &pluginv1.InitializeResponse{Handlers: slices.Sorted(maps.Keys(handlers))}
+	resp := &pluginv1.InitializeResponse{Handlers: public, InternalHandlers: internal}
 	if src, ok := s.plugin.(ContainerSource); ok {
 		run.source = src
 		resp.IndexKinds = slices.Clone(src.IndexKinds())
@@ -206,6 +236,7 @@ func envFromRequest(req *pluginv1.InitializeRequest) (*Env, hclog.Level, error) 
 		Genesis:       req.GetGenesis(),
 		Config:        req.GetConfig(),
 		DataDir:       req.GetDataDir(),
+		Prefixes:      req.GetPrefixes(),
 		NodeVersion:   req.GetNodeVersion(),
 		BootstrapTime: wire.TimeFromProto(req.GetBootstrapTimeUnixNano()),
 	}, level, nil
@@ -241,19 +272,49 @@ func (s *pluginServer) ServeWebSocket(stream pluginv1.Plugin_ServeWebSocketServe
 	return run.http.ServeWebSocket(stream)
 }
 
-// Health asks the plugin's HealthChecker, if it has one.
+// Health asks the plugin's HealthChecker and HealthDetailer, if it has
+// them.
 func (s *pluginServer) Health(ctx context.Context, _ *pluginv1.HealthRequest) (*pluginv1.HealthResponse, error) {
-	if _, err := s.ready(); err != nil {
+	run, err := s.ready()
+	if err != nil {
 		return nil, err
 	}
-	hc, ok := s.plugin.(HealthChecker)
-	if !ok {
-		return &pluginv1.HealthResponse{Healthy: true}, nil
+	resp := &pluginv1.HealthResponse{Healthy: true}
+	if hc, ok := s.plugin.(HealthChecker); ok {
+		if err := hc.Health(ctx); err != nil {
+			resp.Healthy, resp.Reason = false, err.Error()
+		}
 	}
-	if err := hc.Health(ctx); err != nil {
-		return &pluginv1.HealthResponse{Healthy: false, Reason: err.Error()}, nil
+	if hd, ok := s.plugin.(HealthDetailer); ok {
+		if details := hd.HealthDetails(ctx); details != nil {
+			b, err := json.Marshal(details)
+			if err != nil {
+				// The report goes on without them; the author learns why.
+				run.logger.Warn("health details are not JSON", "error", err)
+			} else {
+				resp.Details = b
+			}
+		}
 	}
-	return &pluginv1.HealthResponse{Healthy: true}, nil
+	return resp, nil
+}
+
+// Metrics gathers the collectors registered on Env.Metrics.
+func (s *pluginServer) Metrics(context.Context, *pluginv1.MetricsRequest) (*pluginv1.MetricsResponse, error) {
+	run, err := s.ready()
+	if err != nil {
+		return nil, err
+	}
+	families, err := run.metrics.Gather()
+	if err != nil {
+		// Gather returns what it could along with the error.
+		run.logger.Warn("gather metrics", "error", err)
+	}
+	b, err := pluginv1.EncodeMetrics(families)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &pluginv1.MetricsResponse{Families: b}, nil
 }
 
 // SetLogLevel sets the level of the instance's logger.

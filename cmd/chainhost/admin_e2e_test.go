@@ -309,6 +309,18 @@ func TestAdminLoggerLevels(t *testing.T) {
 // debugLines returns the plugin's "block accepted" lines of a log file.
 func debugLines(t *testing.T, path string) []map[string]any {
 	t.Helper()
+	lines := logLines(t, path, "block accepted")
+	for _, l := range lines {
+		if l["@level"] != "debug" {
+			t.Errorf("block accepted line at level %v", l["@level"])
+		}
+	}
+	return lines
+}
+
+// logLines returns the lines of a JSON log file with the message msg.
+func logLines(t *testing.T, path, msg string) []map[string]any {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -316,13 +328,7 @@ func debugLines(t *testing.T, path string) []map[string]any {
 	var out []map[string]any
 	for line := range strings.SplitSeq(string(b), "\n") {
 		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) != nil {
-			continue
-		}
-		if m["@message"] == "block accepted" {
-			if m["@level"] != "debug" {
-				t.Errorf("block accepted line at level %v", m["@level"])
-			}
+		if json.Unmarshal([]byte(line), &m) == nil && m["@message"] == msg {
 			out = append(out, m)
 		}
 	}

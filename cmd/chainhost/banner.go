@@ -57,5 +57,17 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 			fmt.Fprintf(w, "    funded   %s (private key %s, EVM chain ID 43112)\n", localKeyAddress, localPrivateKey)
 		}
 	}
+	for _, mod := range n.Modules().Modules() {
+		modBase := "http://" + n.ModuleAddr(mod).String()
+		if inst, reason := mod.Instance(); inst == nil {
+			fmt.Fprintf(w, "  module %s: not running: %s\n", mod.Name, reason)
+		} else {
+			d := inst.Description()
+			fmt.Fprintf(w, "  module %s (plugin %s %s)\n", mod.Name, d.Name, d.Version)
+		}
+		for _, p := range mod.Prefixes() {
+			fmt.Fprintf(w, "    %s%s\n", modBase, p)
+		}
+	}
 	fmt.Fprintln(w)
 }

@@ -3,12 +3,13 @@ package main
 
 import (
 	"github.com/chainhost/chainhost/plugins/evm"
+	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
 	sdk.Serve(sdk.ServeOpts{
-		Description: sdk.Description{Name: "evm", Version: evm.Version},
+		Description: sdk.Description{Name: evmapi.VMName, Version: evm.Version},
 		Plugin:      evm.New(),
 	})
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/core/aliases"
+	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/server"
-	"github.com/chainhost/chainhost/core/vms"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/profile"
 )
@@ -29,14 +29,17 @@ const MutexProfileFraction = 1
 
 // Options configures the service.
 type Options struct {
-	Router     *server.Router  // serves the endpoint aliases
-	Chains     *chains.Manager // resolves chains, starts hot-loaded ones
-	Aliases    *aliases.Chains // the chain alias table
-	VMs        *vms.Registry   // the plugin dir
-	Logs       *logging.Registry
-	ProfileDir string          // where profiles are written
-	Log        hclog.Logger    // nil: no log
-	RPC        jsonrpc.Options // JSON-RPC limits and hooks
+	Router  *server.Router   // serves the endpoint aliases
+	Chains  *chains.Manager  // resolves chains, starts hot-loaded ones
+	Aliases *aliases.Chains  // the chain alias table
+	Plugins *catalog.Catalog // the plugin dir
+	Logs    *logging.Registry
+	// StartModules starts the modules waiting for a plugin that a scan
+	// installed, and returns their names; nil when there are none.
+	StartModules func(ctx context.Context) []string
+	ProfileDir   string          // where profiles are written
+	Log          hclog.Logger    // nil: no log
+	RPC          jsonrpc.Options // JSON-RPC limits and hooks
 }
 
 // Service is the admin API.

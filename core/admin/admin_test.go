@@ -15,13 +15,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/core/aliases"
+	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/core/vms"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/profile"
 )
@@ -59,12 +59,12 @@ func newFixture(t *testing.T) *fixture {
 	if err := os.Mkdir(f.pluginDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	reg := vms.New(f.pluginDir)
+	reg := catalog.New(f.pluginDir)
 	f.chains, err = chains.New(chains.Options{
 		Config:  &config.Config{DataDir: dir, Chains: []config.Chain{{Alias: "example", VM: "example"}, {Alias: "other", Aliases: []string{"zz"}, VM: "example"}}},
 		DB:      db,
 		Aliases: al,
-		VMs:     reg,
+		Plugins: reg,
 		Logs:    logs,
 		Metrics: metrics.New(),
 		Log:     hclog.NewNullLogger(),
@@ -72,8 +72,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := server.NewRouter(f.chains, metrics.New(), nil)
-	f.svc = New(Options{Router: rt, Chains: f.chains, Aliases: al, VMs: reg, Logs: logs, ProfileDir: f.profileDir})
+	rt := server.NewRouter(server.RouterOptions{Chains: server.LookupOf(f.chains.Resolve), Metrics: metrics.New()})
+	f.svc = New(Options{Router: rt, Chains: f.chains, Aliases: al, Plugins: reg, Logs: logs, ProfileDir: f.profileDir})
 	t.Cleanup(func() { _ = f.svc.Close() })
 	rt.Handle("admin", f.svc.Handler())
 	srv := httptest.NewServer(rt)

@@ -15,18 +15,22 @@ type LoadVMsResult struct {
 	FailedVMs map[string]string   `json:"failedVMs,omitempty"`
 }
 
-// loadVMs registers the VM plugins added to the plugin dir since the last
-// scan, retrying binaries that failed before, then starts the chains that
-// were waiting for one of them.
+// loadVMs registers the plugins added to the plugin dir since the last
+// scan, retrying binaries that failed before, then starts the chains and
+// the modules that were waiting for one of them.
 func (s *Service) loadVMs(ctx context.Context, _ struct{}) (LoadVMsResult, error) {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
-	added, failed, err := s.opts.VMs.Scan(ctx)
+	scan, err := s.opts.Plugins.Scan(ctx)
 	if err != nil {
 		return LoadVMsResult{}, err
 	}
+	failed := scan.Failed
 	res := LoadVMsResult{NewVMs: map[string][]string{}}
-	for _, vm := range added {
+	for _, mod := range scan.Modules {
+		s.log.Info("module plugin registered", "name", mod.Desc.Name, "version", mod.Desc.Version, "path", mod.Path)
+	}
+	for _, vm := range scan.VMs {
 		res.NewVMs[vm.ID.String()] = append([]string{vm.Desc.Name}, vm.Desc.Aliases...)
 		s.log.Info("VM registered", "name", vm.Desc.Name, "id", vm.ID, "version", vm.Desc.Version, "path", vm.Path)
 	}
@@ -40,7 +44,12 @@ func (s *Service) loadVMs(ctx context.Context, _ struct{}) (LoadVMsResult, error
 	// The chains outlive the request: a client that hangs up must not
 	// cancel their start.
 	started := s.opts.Chains.StartPending(context.WithoutCancel(ctx))
-	s.log.Info("VMs loaded", "new", len(added), "failed", len(failed), "chains started", chainNames(started))
+	var modules []string
+	if s.opts.StartModules != nil {
+		modules = s.opts.StartModules(context.WithoutCancel(ctx))
+	}
+	s.log.Info("VMs loaded", "new", len(scan.VMs), "new modules", len(scan.Modules), "failed", len(failed),
+		"chains started", chainNames(started), "modules started", modules)
 	return res, nil
 }
 

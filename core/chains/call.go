@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 )
 
 // recorder is a minimal in-memory http.ResponseWriter for chain calls.
@@ -29,20 +30,26 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 func (r *recorder) Flush() {}
 
-// callHandler POSTs a JSON body to a chain's handler and returns the answer.
-func callHandler(ctx context.Context, c *Chain, handler string, body []byte) (int, []byte, error) {
+// callHandler POSTs a JSON body to a chain's handler, public or internal,
+// at the escaped path below it ("" or "/...") and returns the answer.
+func callHandler(ctx context.Context, c *Chain, handler, path string, body []byte) (int, []byte, error) {
+	u, err := url.Parse(path)
+	if err != nil || u.Path != "" && u.Path[0] != '/' || u.RawQuery != "" || u.Fragment != "" || u.Host != "" {
+		return 0, nil, fmt.Errorf("chain call %s/%s: path %q is not a path below the handler", c.Alias, handler, path)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, fmt.Errorf("chain call: %w", err)
 	}
+	req.URL.Path, req.URL.RawPath = u.Path, u.RawPath
 	req.Header.Set("Content-Type", "application/json")
-	req.RequestURI = fmt.Sprintf("/ext/bc/%s/%s", c.ID, handler)
+	req.RequestURI = fmt.Sprintf("/ext/bc/%s/%s%s", c.ID, handler, path)
 	rec := &recorder{header: http.Header{}}
 	var callErr error
-	h := c.Handler(handler, func(w http.ResponseWriter, _ *http.Request, status int, err error) {
+	h := c.handler(handler, func(w http.ResponseWriter, _ *http.Request, status int, err error) {
 		callErr = err
 		w.WriteHeader(status)
-	})
+	}, true)
 	h.ServeHTTP(rec, req)
 	if callErr != nil {
 		return rec.status, nil, callErr

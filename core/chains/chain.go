@@ -9,11 +9,9 @@ import (
 
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/sdk/httpgrpc"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
-
-// ErrorWriter writes an error answer in the format of the route it serves.
-type ErrorWriter func(w http.ResponseWriter, r *http.Request, status int, err error)
 
 // Chain is one configured chain: an instance of a VM plugin.
 type Chain struct {
@@ -101,7 +99,11 @@ func (c *Chain) setNotRunning(reason string) {
 	c.inst, c.reason, c.handlers = nil, reason, nil
 }
 
-// Handlers lists the chain's handler names; empty while it is not running.
+// Name is the chain's primary alias.
+func (c *Chain) Name() string { return c.Alias }
+
+// Handlers lists the chain's public handler names; empty while it is not
+// running.
 func (c *Chain) Handlers() []string {
 	inst, _ := c.Instance()
 	if inst == nil {
@@ -110,9 +112,16 @@ func (c *Chain) Handlers() []string {
 	return inst.Handlers()
 }
 
-// Handler returns the proxy to the chain's handler name. While the chain is
-// not running, or for a handler it does not have, it answers with onError.
-func (c *Chain) Handler(name string, onError ErrorWriter) http.Handler {
+// Handler returns the proxy to the chain's public handler name. While the
+// chain is not running, or for a handler it does not serve publicly, it
+// answers with onError.
+func (c *Chain) Handler(name string, onError httpgrpc.ErrorWriter) http.Handler {
+	return c.handler(name, onError, false)
+}
+
+// handler is Handler; with internal, the chain's internal handlers are
+// found too (for host chain calls).
+func (c *Chain) handler(name string, onError httpgrpc.ErrorWriter, internal bool) http.Handler {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.inst == nil {
@@ -121,9 +130,9 @@ func (c *Chain) Handler(name string, onError ErrorWriter) http.Handler {
 			onError(w, r, http.StatusServiceUnavailable, fmt.Errorf("chain %s is not running: %s", c.Alias, reason))
 		})
 	}
-	if !slices.Contains(c.inst.Handlers(), name) {
+	if !slices.Contains(c.inst.Handlers(), name) && !(internal && slices.Contains(c.inst.InternalHandlers(), name)) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			onError(w, r, http.StatusNotFound, fmt.Errorf("chain %s has no handler %q", c.Alias, name))
+			onError(w, r, http.StatusNotFound, notFound{fmt.Errorf("chain %s has no handler %q", c.Alias, name)})
 		})
 	}
 	h, ok := c.handlers[name]

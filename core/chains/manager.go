@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/core/aliases"
+	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/index"
 	"github.com/chainhost/chainhost/core/logging"
@@ -21,7 +22,6 @@ import (
 	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/core/version"
-	"github.com/chainhost/chainhost/core/vms"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -33,7 +33,7 @@ type Options struct {
 	DB      *storage.DB
 	Indexes *index.Indexes // nil when indexing is disabled
 	Aliases *aliases.Chains
-	VMs     *vms.Registry
+	Plugins *catalog.Catalog
 	Logs    *logging.Registry
 	Metrics *metrics.Metrics
 	Log     hclog.Logger
@@ -52,6 +52,8 @@ type Manager struct {
 	startMu sync.Mutex
 	// indexComplete runs OnIndexComplete once.
 	indexComplete sync.Once
+	// events reaches the chain registry's watchers.
+	events events
 }
 
 // New registers the configured, enabled chains and their aliases. Nothing
@@ -138,9 +140,9 @@ func (m *Manager) StartPending(ctx context.Context) []*Chain {
 		if inst, _ := c.Instance(); inst != nil {
 			continue
 		}
-		vm, ok := m.opts.VMs.Lookup(c.Config.VM)
+		vm, ok := m.opts.Plugins.LookupVM(c.Config.VM)
 		if !ok {
-			c.setNotRunning(fmt.Sprintf("VM %q is not installed in %s (install it, then call admin.loadVMs)", c.Config.VM, m.opts.VMs.Dir()))
+			c.setNotRunning(fmt.Sprintf("VM %q is not installed in %s (install it, then call admin.loadVMs)", c.Config.VM, m.opts.Plugins.Dir()))
 			m.opts.Log.Warn("chain waits for its VM", "chain", c.Alias, "vm", c.Config.VM)
 			continue
 		}
@@ -154,7 +156,7 @@ func (m *Manager) StartPending(ctx context.Context) []*Chain {
 	return started
 }
 
-func (m *Manager) start(ctx context.Context, c *Chain, vm *vms.VM) error {
+func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	cfg := m.opts.Config
 	dataDir := filepath.Join(cfg.DataDir, "chains", c.ID.String())
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
@@ -168,11 +170,9 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *vms.VM) error {
 	if err != nil {
 		return err
 	}
-	var pin []byte
-	if hexPin, ok := cfg.PluginSHA256[filepath.Base(vm.Path)]; ok {
-		if pin, err = decodeHex(hexPin); err != nil {
-			return fmt.Errorf("plugin-sha256.%s: %w", filepath.Base(vm.Path), err)
-		}
+	pin, err := cfg.PluginPin(vm.Path)
+	if err != nil {
+		return err
 	}
 	levels, err := m.opts.Logs.Levels(c.Alias)
 	if err != nil {
@@ -217,14 +217,33 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *vms.VM) error {
 				m.opts.Metrics.PluginRestarted(c.Alias)
 				m.opts.Log.Warn("chain plugin down, restarting", "chain", c.Alias, "reason", reason)
 			}
+			// The first start is told below, once the chain has its
+			// instance; this tells the restarts and the stops.
+			if inst, _ := c.Instance(); inst != nil {
+				m.publish(c, s)
+			}
 		},
 	})
 	if err != nil {
 		return fmt.Errorf("start VM %s: %w", vm.Desc.Name, err)
 	}
 	c.setInstance(inst, vm.Desc.Name)
+	m.publish(c, pluginhost.Running)
 	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.Desc.Name, "handlers", inst.Handlers())
 	return nil
+}
+
+// publish tells the registry's watchers that c's plugin is now in state s:
+// started when running, stopped when down or stopped.
+func (m *Manager) publish(c *Chain, s pluginhost.State) {
+	kind := host.ChainStopped
+	switch s {
+	case pluginhost.Running:
+		kind = host.ChainStarted
+	case pluginhost.Starting:
+		return
+	}
+	m.events.publish(host.ChainEvent{Kind: kind, Chain: m.info(c)})
 }
 
 // backfillBatch is how many containers a backfill appends per write.
@@ -344,10 +363,13 @@ func (m *Manager) Stop(ctx context.Context) error {
 // info describes a chain for the chain registry host service.
 func (m *Manager) info(c *Chain) host.ChainInfo {
 	inst, _ := c.Instance()
-	ci := host.ChainInfo{ID: c.ID, VMID: c.VMID, VMName: c.VMName(), Aliases: m.opts.Aliases.Aliases(c.ID), Running: inst != nil}
+	ci := host.ChainInfo{ID: c.ID, VMID: c.VMID, VMName: c.VMName(), Aliases: m.opts.Aliases.Aliases(c.ID)}
 	if inst != nil {
+		state, _ := inst.State()
+		ci.Running = state == pluginhost.Running
 		ci.IndexKinds = inst.IndexKinds()
 		ci.Handlers = inst.Handlers()
+		ci.InternalHandlers = inst.InternalHandlers()
 	}
 	return ci
 }

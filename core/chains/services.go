@@ -112,18 +112,24 @@ func (x chainIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []by
 }
 
 func (x chainIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
-	if x.m.opts.Indexes == nil {
-		return fmt.Errorf("%w: indexing is disabled on this node (--index-enabled=false)", host.ErrNoIndex)
-	}
 	target := x.chain
 	if chain != "" {
 		c, ok := x.m.Resolve(chain)
 		if !ok {
-			return fmt.Errorf("unknown chain %q", chain)
+			return notFound{fmt.Errorf("feed: unknown chain %q", chain)}
 		}
 		target = c
 	}
-	ix := x.m.opts.Indexes.Index(target.ID, kind)
+	return x.m.feed(ctx, target, kind, start, follow, fn)
+}
+
+// feed streams c's index of kind from start; with follow it then waits for
+// new containers until ctx ends.
+func (m *Manager) feed(ctx context.Context, c *Chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
+	if m.opts.Indexes == nil {
+		return fmt.Errorf("%w: indexing is disabled on this node (--index-enabled=false)", host.ErrNoIndex)
+	}
+	ix := m.opts.Indexes.Index(c.ID, kind)
 	send := func(c index.Container) error {
 		return fn(host.Container{ID: c.ID, Bytes: c.Bytes, Index: c.Index, Timestamp: c.Timestamp})
 	}
@@ -146,6 +152,42 @@ func (x chainIndex) Feed(ctx context.Context, chain, kind string, start uint64, 
 	return nil
 }
 
+// readerIndex is host.Index for a plugin that reads chains but belongs to
+// none (a REST module): it feeds any chain's index and appends to none.
+type readerIndex struct {
+	m    *Manager
+	name string
+}
+
+// Accept refuses: only a chain's VM appends to its own index.
+func (x readerIndex) Accept(_ context.Context, kind string, id ids.ID, _ []byte, _ []host.Op) (host.Accepted, error) {
+	return host.Accepted{}, fmt.Errorf("module %s: accept %s container %s: %w", x.name, kind, id, host.ErrReadOnly)
+}
+
+func (x readerIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
+	if chain == "" {
+		return notFound{fmt.Errorf("module %s: feed: name the chain (a module has none of its own)", x.name)}
+	}
+	c, ok := x.m.Resolve(chain)
+	if !ok {
+		return notFound{fmt.Errorf("feed: unknown chain %q", chain)}
+	}
+	return x.m.feed(ctx, c, kind, start, follow, fn)
+}
+
+// ReaderServices returns the host services of a plugin that reads the
+// node's chains but runs none, a REST module called name: its database
+// namespace ns, a feed of any chain's index (appends are refused), the
+// chain registry and chain calls.
+func (m *Manager) ReaderServices(name string, ns *storage.Namespace) host.Services {
+	return host.Services{
+		DB:     database{db: m.opts.DB, ns: ns},
+		Index:  readerIndex{m: m, name: name},
+		Chains: registry{m: m},
+		Calls:  caller{m: m},
+	}
+}
+
 // registry is host.ChainRegistry over the manager.
 type registry struct{ m *Manager }
 
@@ -160,19 +202,24 @@ func (r registry) List(context.Context) ([]host.ChainInfo, error) {
 func (r registry) Resolve(_ context.Context, alias string) (host.ChainInfo, error) {
 	c, ok := r.m.Resolve(alias)
 	if !ok {
-		return host.ChainInfo{}, fmt.Errorf("unknown chain %q", alias)
+		return host.ChainInfo{}, notFound{fmt.Errorf("unknown chain %q", alias)}
 	}
 	return r.m.info(c), nil
 }
 
-// caller is host.ChainCaller: a JSON-RPC POST to another chain's handler,
-// served in-process through the same proxy the router uses.
+func (r registry) Watch(ctx context.Context, fn func(host.ChainEvent) error) error {
+	return r.m.watch(ctx, fn)
+}
+
+// caller is host.ChainCaller: a JSON-RPC POST to a chain's handler, public
+// or internal, served in-process through the same proxy the router uses.
 type caller struct{ m *Manager }
 
-func (c caller) Call(ctx context.Context, chain, handler string, body []byte) (int, []byte, error) {
+func (c caller) Call(ctx context.Context, chain, handlerPath string, body []byte) (int, []byte, error) {
 	target, ok := c.m.Resolve(chain)
 	if !ok {
-		return 0, nil, fmt.Errorf("unknown chain %q", chain)
+		return 0, nil, notFound{fmt.Errorf("unknown chain %q", chain)}
 	}
-	return callHandler(ctx, target, handler, body)
+	handler, path := host.SplitHandlerPath(handlerPath)
+	return callHandler(ctx, target, handler, path, body)
 }

@@ -40,6 +40,27 @@ func (c Chain) ConfigJSON() ([]byte, error) {
 	return b, nil
 }
 
+// IsEnabled reports whether the module runs (Enabled unset means true).
+func (m Module) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
+
+// PluginName is the plugin the module runs: Plugin, or Name when unset.
+func (m Module) PluginName() string {
+	if m.Plugin != "" {
+		return m.Plugin
+	}
+	return m.Name
+}
+
+// ConfigJSON returns the module config handed to the plugin as JSON, `{}`
+// when none is given.
+func (m Module) ConfigJSON() ([]byte, error) {
+	b, err := valueJSON(m.Config)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: config: %w", m.Name, err)
+	}
+	return b, nil
+}
+
 // valueJSON marshals an inline config value, nil as `{}`.
 func valueJSON(v any) ([]byte, error) {
 	if v == nil {

@@ -64,6 +64,9 @@ type Config struct {
 
 	// Chains are the chains this node runs.
 	Chains []Chain `koanf:"chains"`
+
+	// Modules are the REST API modules this node runs.
+	Modules []Module `koanf:"modules"`
 }
 
 // Chain is one chain: an instance of a VM plugin.
@@ -86,4 +89,25 @@ type Chain struct {
 	LegacyIndexKinds []string `koanf:"legacy-index-kinds,omitempty"`
 	// Enabled says whether the chain runs; Load sets it (default true).
 	Enabled *bool `koanf:"enabled"`
+}
+
+// Module is one REST API module: a module plugin, run as its own process,
+// serving URL path prefixes (docs/modules.md).
+type Module struct {
+	// Name is the module's name, also its logger name; unique among modules
+	// and chain aliases.
+	Name string `koanf:"name"`
+	// Plugin names the module plugin (its described name or its file name
+	// in plugin-dir); default Name.
+	Plugin string `koanf:"plugin,omitempty"`
+	// Enabled says whether the module runs; Load sets it (default true).
+	Enabled *bool `koanf:"enabled"`
+	// Config is the module's configuration, handed to it as JSON.
+	Config any `koanf:"config,omitempty"`
+	// Listen, when set, is a host:port where the module gets a listener of
+	// its own, instead of the node's main one.
+	Listen string `koanf:"listen,omitempty"`
+	// Prefixes are the path prefixes the module serves; default what its
+	// plugin declares.
+	Prefixes []string `koanf:"prefixes,omitempty"`
 }

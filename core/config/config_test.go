@@ -125,6 +125,21 @@ func TestLoadErrors(t *testing.T) {
 		{name: "genesis and genesis file", file: "c.yaml:chains: [{alias: a, vm: v, genesis: {}, genesis-file: g.json}]",
 			wantErr: []string{"config: chains[0]: genesis and genesis-file are exclusive"}},
 		{name: "chains not a list of maps", file: "c.yaml:chains: [3]", wantErr: []string{"config: chains[0]: expected a map"}},
+		{name: "module without a name", file: "c.yaml:modules: [{plugin: p}]", wantErr: []string{"config: modules[0].name: required"}},
+		{name: "module named like a chain", file: "c.yaml:chains: [{alias: a, aliases: [b], vm: v}]\nmodules: [{name: b}]",
+			wantErr: []string{`config: modules[0].name: "b" is already used by chains[0].aliases[0]`}},
+		{name: "two modules of one name", file: "c.yaml:modules: [{name: m}, {name: m, enabled: false}]",
+			wantErr: []string{`config: modules[1].name: "m" is already used by modules[0].name`}},
+		{name: "chain aliased main", file: "c.yaml:chains: [{alias: main, vm: v}]", wantErr: []string{`config: chains[0].alias: alias "main" is already used by the node's own logger`}},
+		{name: "bad module name", file: "c.yaml:modules: [{name: 'a/b'}]", wantErr: []string{`config: modules[0].name: "a/b" is not a valid module name`}},
+		{name: "module plugin with a path", file: "c.yaml:modules: [{name: m, plugin: ../x}]", wantErr: []string{`config: modules[0].plugin: "../x" is not a plugin name`}},
+		{name: "module listen without a port", file: "c.yaml:modules: [{name: m, listen: localhost}]", wantErr: []string{`config: modules[0].listen: "localhost" is not a host:port address`}},
+		{name: "module listen port out of range", file: "c.yaml:modules: [{name: m, listen: ':70000'}]", wantErr: []string{`config: modules[0].listen: ":70000": "70000" is not a valid port`}},
+		{name: "module prefixes", file: "c.yaml:modules: [{name: m, prefixes: [/v1/a, v1/b, /ext, /v1/a, /v1//c, /v1/]}]",
+			wantErr: []string{"modules[0].prefixes[1]: path prefix \"v1/b\": must start with /", "modules[0].prefixes[2]: path prefix \"/ext\": /ext is the host's",
+				`modules[0].prefixes[3]: "/v1/a" is listed twice`, "modules[0].prefixes[4]", "modules[0].prefixes[5]"}},
+		{name: "unknown module key", file: "c.yaml:modules: [{name: m, colour: red}]", wantErr: []string{`config: unknown key "modules[0].colour"`}},
+		{name: "module enabled not a bool", file: "c.yaml:modules: [{name: m, enabled: maybe}]", wantErr: []string{`config: modules[0].enabled: cannot parse "maybe" as bool`}},
 		{name: "unknown file extension", file: "c.ini:http-port=1", wantErr: []string{`unknown config file extension ".ini"`}},
 		{name: "file missing", args: []string{"--config", "/nonexistent/c.yaml"}, wantErr: []string{"config: load /nonexistent/c.yaml"}},
 		{name: "file not YAML", file: "c.yaml:a: [", wantErr: []string{"config: load"}},
@@ -389,6 +404,14 @@ chains:
   - alias: P
     vm: pvm
     aliases: []
+modules:
+  - name: data
+    plugin: dataapi
+    config: {rate-limit: {anonymous: {per-second: 2.5, burst: 5}}}
+    listen: "127.0.0.1:9700"
+    prefixes: [/v1/chains, /v1/address]
+  - name: exampleapi
+    enabled: false
 `, args: []string{"--http-read-header-timeout=1h2m3.5s", "--network-id=1"}},
 	}
 	for _, tt := range tests {
@@ -413,6 +436,24 @@ chains:
 				t.Errorf("round trip differs:\nfirst  %#v\nsecond %#v\nyaml:\n%s", c, again, out)
 			}
 		})
+	}
+}
+
+func TestModuleDefaults(t *testing.T) {
+	c, err := Load(LoadOptions{Args: []string{"--config", writeFile(t, "c.yaml",
+		"modules: [{name: a}, {name: b, plugin: exampleapi, enabled: false, config: {x: [1]}}]\n")}, Environ: homeEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := c.Modules[0], c.Modules[1]
+	if !a.IsEnabled() || a.PluginName() != "a" || b.IsEnabled() || b.PluginName() != "exampleapi" {
+		t.Errorf("modules = %+v, %+v", a, b)
+	}
+	if j, err := a.ConfigJSON(); err != nil || string(j) != "{}" {
+		t.Errorf("ConfigJSON of a = %s, %v", j, err)
+	}
+	if j, err := b.ConfigJSON(); err != nil || string(j) != `{"x":[1]}` {
+		t.Errorf("ConfigJSON of b = %s, %v", j, err)
 	}
 }
 

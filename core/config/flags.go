@@ -13,8 +13,8 @@ import (
 const flagConfig = "config"
 
 // FlagSet returns a new set of the host's flags: --config and one flag per
-// scalar key, named like the key and showing the embedded default. `chains`
-// and `plugin-sha256` are set in a config file or the environment only.
+// scalar key, named like the key and showing the embedded default. `chains`,
+// `modules` and `plugin-sha256` are set in a config file or the environment only.
 func FlagSet() *pflag.FlagSet {
 	d, err := defaults()
 	if err != nil {

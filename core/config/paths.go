@@ -37,8 +37,12 @@ func (c *Config) resolve(environ []string) error {
 	}
 	for i := range c.Chains {
 		if c.Chains[i].Enabled == nil {
-			enabled := true
-			c.Chains[i].Enabled = &enabled
+			c.Chains[i].Enabled = new(true)
+		}
+	}
+	for i := range c.Modules {
+		if c.Modules[i].Enabled == nil {
+			c.Modules[i].Enabled = new(true)
 		}
 	}
 	return nil

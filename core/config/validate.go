@@ -5,10 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
 // Validate reports every value out of range, missing or inconsistent, each
@@ -57,14 +62,17 @@ func (c *Config) Validate() error {
 			bad(key, "%q is not a sha256 (64 hex digits)", sum)
 		}
 	}
-	errs = append(errs, c.validateChains()...)
+	usedBy := map[string]string{logging.MainLogger: "the node's own logger"}
+	errs = append(errs, c.validateChains(usedBy)...)
+	errs = append(errs, c.validateModules(usedBy)...)
 	return errors.Join(errs...)
 }
 
-// validateChains checks each chain and that no alias names two chains.
-func (c *Config) validateChains() []error {
+// validateChains checks each chain and that no alias names two chains or
+// the node's own logger; usedBy collects the aliases, by the key that
+// set them.
+func (c *Config) validateChains(usedBy map[string]string) []error {
 	var errs []error
-	usedBy := map[string]string{}
 	use := func(key, alias string) {
 		switch {
 		case !isName(alias):
@@ -94,6 +102,53 @@ func (c *Config) validateChains() []error {
 		errs = append(errs, validateKinds(at+".legacy-index-kinds", ch.LegacyIndexKinds)...)
 	}
 	return errs
+}
+
+// validateModules checks each module: its name is unique among modules and
+// chain aliases (they share the logger namespace), and its listen address
+// and path prefixes are well formed.
+func (c *Config) validateModules(usedBy map[string]string) []error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config: %s: "+format, append([]any{key}, args...)...))
+	}
+	for i, m := range c.Modules {
+		at := fmt.Sprintf("modules[%d]", i)
+		switch {
+		case m.Name == "":
+			bad(at+".name", "required")
+		case !isName(m.Name):
+			bad(at+".name", "%q is not a valid module name (letters, digits, _ and -)", m.Name)
+		case usedBy[m.Name] != "":
+			bad(at+".name", "%q is already used by %s (modules and chains share the logger names)", m.Name, usedBy[m.Name])
+		default:
+			usedBy[m.Name] = at + ".name"
+		}
+		if m.Plugin != "" && !isPluginFile(m.Plugin) {
+			bad(at+".plugin", "%q is not a plugin name (a file name in plugin-dir, no path)", m.Plugin)
+		}
+		if m.Listen != "" {
+			if _, port, err := net.SplitHostPort(m.Listen); err != nil {
+				bad(at+".listen", "%q is not a host:port address: %v", m.Listen, err)
+			} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+				bad(at+".listen", "%q: %q is not a valid port", m.Listen, port)
+			}
+		}
+		for j, p := range m.Prefixes {
+			key := fmt.Sprintf("%s.prefixes[%d]", at, j)
+			if err := pluginv1.CheckPrefix(p); err != nil {
+				bad(key, "%v", err)
+			} else if slices.Index(m.Prefixes, p) < j {
+				bad(key, "%q is listed twice", p)
+			}
+		}
+	}
+	return errs
+}
+
+// isPluginFile reports whether s can name a file of the plugin directory.
+func isPluginFile(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`)
 }
 
 // validateKinds checks a list of index kinds: each a name, none twice.
@@ -126,6 +181,30 @@ func isName(s string) bool {
 
 // isSHA256Hex reports whether s is 64 hex digits.
 func isSHA256Hex(s string) bool {
+	_, err := decodeSHA256(s)
+	return err == nil
+}
+
+// decodeSHA256 decodes 64 hex digits.
+func decodeSHA256(s string) ([]byte, error) {
 	b, err := hex.DecodeString(s)
-	return err == nil && len(b) == 32
+	if err != nil || len(b) != 32 {
+		return nil, fmt.Errorf("%q is not a sha256 (64 hex digits)", s)
+	}
+	return b, nil
+}
+
+// PluginPin returns the sha256 pin of the plugin binary at path (pinned by
+// its file name in plugin-sha256), or nil when it has none.
+func (c *Config) PluginPin(path string) ([]byte, error) {
+	name := filepath.Base(path)
+	hexPin, ok := c.PluginSHA256[name]
+	if !ok {
+		return nil, nil
+	}
+	pin, err := decodeSHA256(hexPin)
+	if err != nil {
+		return nil, fmt.Errorf("plugin-sha256.%s: %w", name, err)
+	}
+	return pin, nil
 }

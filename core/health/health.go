@@ -1,14 +1,16 @@
-// Package health answers /ext/health: the host and each chain's plugin,
-// healthy or not, with why.
+// Package health answers /ext/health: the host and each chain's and
+// module's plugin, healthy or not, with why and with the details the
+// plugin reports.
 package health
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"time"
 
-	"github.com/chainhost/chainhost/core/chains"
+	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -16,6 +18,9 @@ import (
 type Check struct {
 	Healthy bool   `json:"healthy"`
 	Message string `json:"message,omitempty"`
+	// Details is what the plugin reports beside its health, such as an
+	// indexer's height and lag.
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 // Report is the health of the node.
@@ -24,30 +29,50 @@ type Report struct {
 	Checks  map[string]Check `json:"checks"`
 }
 
+// Target is one plugin instance to check.
+type Target struct {
+	// Key names its check: "chain/<alias>" or "module/<name>".
+	Key string
+	// Instance is the running instance; nil when there is none, Reason
+	// says why.
+	Instance *pluginhost.Instance
+	Reason   string
+}
+
 // Checker computes the node's health.
 type Checker struct {
-	chains  *chains.Manager
+	targets func() []Target
 	timeout time.Duration
 }
 
-// New returns a checker of the chains.
-func New(cm *chains.Manager) *Checker { return &Checker{chains: cm, timeout: 2 * time.Second} }
+// New returns a checker of the targets listed at each check.
+func New(targets func() []Target) *Checker {
+	return &Checker{targets: targets, timeout: pluginhost.HealthTimeout}
+}
 
-// Report checks the host and every chain.
+// Report checks the host and every target, all at once, each within the
+// checker's timeout.
 func (c *Checker) Report(ctx context.Context) Report {
-	rep := Report{Healthy: true, Checks: map[string]Check{"host": {Healthy: true}}}
-	for _, ch := range c.chains.Chains() {
-		check := Check{Healthy: true}
-		inst, reason := ch.Instance()
-		if inst == nil {
-			check = Check{Message: reason}
-		} else {
-			cctx, cancel := context.WithTimeout(ctx, c.timeout)
-			check.Healthy, check.Message = inst.Health(cctx)
-			cancel()
+	targets := c.targets()
+	checks := make([]Check, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		if t.Instance == nil {
+			checks[i] = Check{Message: t.Reason}
+			continue
 		}
-		rep.Checks["chain/"+ch.Alias] = check
-		rep.Healthy = rep.Healthy && check.Healthy
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+			h := t.Instance.Health(cctx)
+			checks[i] = Check{Healthy: h.Healthy, Message: h.Reason, Details: h.Details}
+		})
+	}
+	wg.Wait()
+	rep := Report{Healthy: true, Checks: map[string]Check{"host": {Healthy: true}}}
+	for i, t := range targets {
+		rep.Checks[t.Key] = checks[i]
+		rep.Healthy = rep.Healthy && checks[i].Healthy
 	}
 	return rep
 }

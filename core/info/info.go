@@ -4,9 +4,9 @@ package info
 import (
 	"context"
 
+	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/version"
-	"github.com/chainhost/chainhost/core/vms"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -15,7 +15,7 @@ import (
 type Options struct {
 	NetworkID uint32
 	Chains    *chains.Manager
-	VMs       *vms.Registry
+	Plugins   *catalog.Catalog
 	RPC       jsonrpc.Options
 }
 
@@ -31,7 +31,7 @@ func NewService(o Options) *jsonrpc.Server {
 	s := jsonrpc.NewServer(o.RPC)
 	s.Register("info.getNodeVersion", jsonrpc.Method(func(context.Context, struct{}) (NodeVersion, error) {
 		v := NodeVersion{Version: version.Version, RPCProtocolVersion: pluginv1.ProtocolVersion, VMVersions: map[string]string{}}
-		for _, vm := range o.VMs.All() {
+		for _, vm := range o.Plugins.VMs() {
 			v.VMVersions[vm.Desc.Name] = vm.Desc.Version
 		}
 		return v, nil
@@ -51,7 +51,7 @@ func NewService(o Options) *jsonrpc.Server {
 	}))
 	s.Register("info.getVMs", jsonrpc.Method(func(context.Context, struct{}) (map[string]map[string][]string, error) {
 		out := map[string][]string{}
-		for _, vm := range o.VMs.All() {
+		for _, vm := range o.Plugins.VMs() {
 			out[vm.ID.String()] = append([]string{vm.Desc.Name}, vm.Desc.Aliases...)
 		}
 		return map[string]map[string][]string{"vms": out}, nil

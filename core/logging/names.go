@@ -1,5 +1,9 @@
 package logging
 
+// MainLogger is the node's own logger; chains and modules each have one
+// named after them.
+const MainLogger = "main"
+
 // safeName turns a logger name into one that is also a safe file name: every
 // byte outside [A-Za-z0-9._-] becomes '_', and a leading '.' becomes '_' so
 // that no name is "..", hidden, or climbs out of the log directory.

@@ -25,6 +25,9 @@ type Metrics struct {
 	pluginState *prometheus.GaugeVec
 
 	routes sync.Map // route -> its instrumentation, for Serve
+
+	pluginsMu sync.Mutex
+	plugins   func() []PluginSource // see SetPlugins
 }
 
 // New creates the registry with the Go and process collectors.
@@ -52,20 +55,26 @@ func New() *Metrics {
 		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chainhost_plugin_restarts_total",
 			Help: "Restarts of plugin processes after they died.",
-		}, []string{"plugin"}),
+		}, []string{PluginLabel}),
 		pluginState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "chainhost_plugin_up",
 			Help: "1 while a plugin process is running and initialized, else 0.",
-		}, []string{"plugin"}),
+		}, []string{PluginLabel}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.rpcCalls, m.rpcLatency, m.restarts, m.pluginState,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-// Handler serves the metrics in the Prometheus text format.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+// Handler serves the host's metrics and the plugins' (see SetPlugins) in
+// the Prometheus exposition formats. A plugin that cannot be gathered is
+// left out, and logged to errorLog when it is set; the rest is served.
+func (m *Metrics) Handler(errorLog promhttp.Logger) http.Handler {
+	return promhttp.HandlerFor(prometheus.Gatherers{m.reg, pluginGatherer{m}}, promhttp.HandlerOpts{
+		Registry:      m.reg,
+		ErrorLog:      errorLog,
+		ErrorHandling: promhttp.ContinueOnError,
+	})
 }
 
 // Instrument wraps h to count requests and time them under route.

@@ -1,5 +1,6 @@
-// Package node assembles the host: logs, storage, index, aliases, VM
-// registry, chains and the HTTP server, and takes them down in order.
+// Package node assembles the host: logs, storage, index, aliases, plugin
+// catalog, chains, REST modules and the HTTP listeners, and takes them down
+// in order.
 package node
 
 import (
@@ -20,6 +21,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/admin"
 	"github.com/chainhost/chainhost/core/aliases"
+	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/health"
@@ -27,10 +29,10 @@ import (
 	"github.com/chainhost/chainhost/core/info"
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
+	"github.com/chainhost/chainhost/core/modules"
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/core/version"
-	"github.com/chainhost/chainhost/core/vms"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -42,12 +44,19 @@ type Node struct {
 	db      *storage.DB
 	indexes *index.Indexes
 	chains  *chains.Manager
-	vms     *vms.Registry
+	modules *modules.Manager
+	plugins *catalog.Catalog
 	metrics *metrics.Metrics
 	router  *server.Router
 	srv     *server.Server
 	aliases *aliases.Chains
 	admin   *admin.Service // nil unless api-admin-enabled
+
+	// routes holds the module prefixes of each listener, by listen
+	// address; "" is the main listener's, which the router checks first.
+	routes map[string]*server.Prefixes
+	// moduleSrvs are the listeners of modules that have their own.
+	moduleSrvs map[string]*server.Server
 
 	// indexFlags holds the persisted index start-up flags.
 	indexFlags *storage.Namespace
@@ -62,7 +71,10 @@ type Node struct {
 func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	// n is not the named result: the error returns set that to nil, and the
 	// cleanup needs n.
-	n := &Node{cfg: cfg, metrics: metrics.New(), indexAPIs: map[string]http.Handler{}}
+	n := &Node{
+		cfg: cfg, metrics: metrics.New(), indexAPIs: map[string]http.Handler{},
+		routes: map[string]*server.Prefixes{"": {}}, moduleSrvs: map[string]*server.Server{},
+	}
 	defer func() {
 		if err != nil {
 			_ = n.close()
@@ -75,7 +87,7 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("logs: %w", err)
 	}
-	n.log = n.logs.Get("main")
+	n.log = n.logs.Get(logging.MainLogger)
 	if n.db, err = storage.Open(filepath.Join(cfg.DataDir, "db")); err != nil {
 		return nil, err
 	}
@@ -101,19 +113,30 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 		return nil, err
 	}
 	n.aliases = al
-	n.vms = vms.New(cfg.PluginDir)
+	n.plugins = catalog.New(cfg.PluginDir)
 	n.chains, err = chains.New(chains.Options{
-		Config: cfg, DB: n.db, Indexes: n.indexes, Aliases: al, VMs: n.vms,
+		Config: cfg, DB: n.db, Indexes: n.indexes, Aliases: al, Plugins: n.plugins,
 		Logs: n.logs, Metrics: n.metrics, Log: n.log, OnIndexComplete: onIndexComplete,
 	})
 	if err != nil {
 		return nil, err
 	}
+	n.modules = modules.New(modules.Options{
+		Config: cfg, DB: n.db, Chains: n.chains, Plugins: n.plugins, Logs: n.logs, Metrics: n.metrics, Log: n.log,
+	})
+	for _, mod := range n.modules.Modules() {
+		if n.routes[mod.Listen()] == nil {
+			n.routes[mod.Listen()] = &server.Prefixes{}
+		}
+	}
+	n.metrics.SetPlugins(n.pluginMetrics)
 	var indexRoute server.IndexRoute
 	if n.indexes != nil {
-		indexRoute = n.indexAPI
+		indexRoute = n.indexRoute
 	}
-	n.router = server.NewRouter(n.chains, n.metrics, indexRoute)
+	n.router = server.NewRouter(server.RouterOptions{
+		Chains: server.LookupOf(n.chains.Resolve), Metrics: n.metrics, Index: indexRoute, Modules: n.routes[""],
+	})
 	if err := n.router.LoadEndpointAliases(hostNS.Namespace("endpoint-aliases")); err != nil {
 		return nil, err
 	}
@@ -139,22 +162,83 @@ func (n *Node) rpcOptions(route string) jsonrpc.Options {
 func (n *Node) mountHostAPIs() {
 	if n.cfg.APIAdminEnabled {
 		n.admin = admin.New(admin.Options{
-			Router: n.router, Chains: n.chains, Aliases: n.aliases, VMs: n.vms, Logs: n.logs,
-			ProfileDir: n.cfg.ProfileDir, Log: n.log, RPC: n.rpcOptions("admin"),
+			Router: n.router, Chains: n.chains, Aliases: n.aliases, Plugins: n.plugins, Logs: n.logs,
+			StartModules: n.startModules, ProfileDir: n.cfg.ProfileDir, Log: n.log, RPC: n.rpcOptions("admin"),
 		})
 		n.router.Handle("admin", n.admin.Handler())
 	}
 	if n.cfg.APIHealthEnabled {
-		n.router.Handle("health", health.New(n.chains).Handler(n.rpcOptions("health")))
+		n.router.Handle("health", health.New(n.healthTargets).Handler(n.rpcOptions("health")))
 	}
 	if n.cfg.APIMetricsEnabled {
-		n.router.Handle("metrics", n.metrics.Handler())
+		n.router.Handle("metrics", n.metrics.Handler(n.log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn})))
 	}
 	if n.cfg.APIInfoEnabled {
 		n.router.Handle("info", info.NewService(info.Options{
-			NetworkID: n.cfg.NetworkID, Chains: n.chains, VMs: n.vms, RPC: n.rpcOptions("info"),
+			NetworkID: n.cfg.NetworkID, Chains: n.chains, Plugins: n.plugins, RPC: n.rpcOptions("info"),
 		}))
 	}
+}
+
+// healthTargets lists the plugins /ext/health checks: every chain, then
+// every module.
+func (n *Node) healthTargets() []health.Target {
+	var out []health.Target
+	for _, c := range n.chains.Chains() {
+		inst, reason := c.Instance()
+		out = append(out, health.Target{Key: "chain/" + c.Alias, Instance: inst, Reason: reason})
+	}
+	for _, mod := range n.modules.Modules() {
+		inst, reason := mod.Instance()
+		out = append(out, health.Target{Key: "module/" + mod.Name, Instance: inst, Reason: reason})
+	}
+	return out
+}
+
+// pluginMetrics lists the running plugins whose own metrics /ext/metrics
+// serves, each labelled with its chain's alias or module's name.
+func (n *Node) pluginMetrics() []metrics.PluginSource {
+	var out []metrics.PluginSource
+	for _, c := range n.chains.Chains() {
+		if inst, _ := c.Instance(); inst != nil {
+			out = append(out, metrics.PluginSource{Name: c.Alias, Gather: inst.Metrics})
+		}
+	}
+	for _, mod := range n.modules.Modules() {
+		if inst, _ := mod.Instance(); inst != nil {
+			out = append(out, metrics.PluginSource{Name: mod.Name, Gather: inst.Metrics})
+		}
+	}
+	return out
+}
+
+// routeModules mounts the routes of the modules whose prefixes are known
+// and not routed yet, each on its listener's prefix table, with one metrics
+// route per module. It returns the modules it could not route, with why.
+func (n *Node) routeModules() map[*modules.Module]error {
+	n.modules.FindPlugins()
+	failed := map[*modules.Module]error{}
+	for _, mod := range n.modules.ToRoute() {
+		h := n.metrics.Instrument("module/"+mod.Name, mod.Handler(server.WriteRESTError))
+		if err := n.routes[mod.Listen()].Mount(mod.Name, mod.Prefixes(), h); err != nil {
+			failed[mod] = err
+		}
+	}
+	return failed
+}
+
+// startModules routes and starts the modules whose plugin admin.loadVMs
+// just installed, and returns the names of those it started. A module it
+// cannot route is refused, with why in the log and in its 503 answers.
+func (n *Node) startModules(ctx context.Context) []string {
+	for mod, err := range n.routeModules() {
+		n.modules.Refuse(mod, err)
+	}
+	var names []string
+	for _, mod := range n.modules.StartPending(ctx) {
+		names = append(names, mod.Name)
+	}
+	return names
 }
 
 // indexComplete clears the incomplete mark once every chain's index has
@@ -167,6 +251,17 @@ func (n *Node) indexComplete() {
 	}
 	n.incomplete.Store(false)
 	n.log.Info("every chain's index is backfilled: the index is complete again")
+}
+
+// indexRoute returns the index service of a chain's kind, and the chain's
+// name.
+func (n *Node) indexRoute(chain, kind string) (http.Handler, string, error) {
+	c, ok := n.chains.Resolve(chain)
+	if !ok {
+		return nil, "", fmt.Errorf("unknown chain %q", chain)
+	}
+	h, err := n.indexAPI(c, kind)
+	return h, c.Alias, err
 }
 
 // indexAPI returns the index service of a chain's kind: one its VM
@@ -202,32 +297,60 @@ func (n *Node) indexAPI(c *chains.Chain, kind string) (http.Handler, error) {
 	return h, nil
 }
 
-// Start scans the plugin dir, starts the chains and listens.
+// Start scans the plugin dir, routes the modules (two modules claiming one
+// path prefix stop the start), starts the chains, then the modules, and
+// listens.
 func (n *Node) Start(ctx context.Context) error {
 	n.log.Info("starting chainhost", "version", version.Version, "data-dir", n.cfg.DataDir, "plugin-dir", n.cfg.PluginDir)
-	added, failed, err := n.vms.Scan(ctx)
+	scan, err := n.plugins.Scan(ctx)
 	if err != nil {
 		return err
 	}
-	for _, vm := range added {
+	for _, vm := range scan.VMs {
 		n.log.Info("VM registered", "name", vm.Desc.Name, "id", vm.ID, "version", vm.Desc.Version)
 	}
-	for file, ferr := range failed {
+	for _, mod := range scan.Modules {
+		n.log.Info("module plugin registered", "name", mod.Desc.Name, "version", mod.Desc.Version, "prefixes", mod.Desc.Prefixes)
+	}
+	for file, ferr := range scan.Failed {
 		n.log.Warn("plugin not loaded", "file", file, "error", ferr)
 	}
+	if failed := n.routeModules(); len(failed) > 0 {
+		var errs []error
+		for _, err := range failed {
+			errs = append(errs, err)
+		}
+		return fmt.Errorf("route modules: %w", errors.Join(errs...))
+	}
 	n.chains.StartPending(ctx)
-	n.srv, err = server.Listen(server.Options{
-		Addr:              net.JoinHostPort(n.cfg.HTTPHost, fmt.Sprint(n.cfg.HTTPPort)),
-		ReadHeaderTimeout: n.cfg.HTTPReadHeaderTimeout,
-		MaxBodyBytes:      int64(n.cfg.HTTPMaxBodySize),
-		Handler:           n.router,
-		Log:               n.log,
-	})
-	if err != nil {
+	n.modules.StartPending(ctx)
+	if n.srv, err = n.listen(net.JoinHostPort(n.cfg.HTTPHost, fmt.Sprint(n.cfg.HTTPPort)), n.router); err != nil {
 		return err
 	}
 	n.log.Info("HTTP API listening", "addr", n.srv.Addr().String())
+	for addr, routes := range n.routes {
+		if addr == "" {
+			continue
+		}
+		srv, err := n.listen(addr, routes)
+		if err != nil {
+			return fmt.Errorf("module listener: %w", err)
+		}
+		n.moduleSrvs[addr] = srv
+		n.log.Info("module listener listening", "addr", srv.Addr().String(), "prefixes", routes.List())
+	}
 	return nil
+}
+
+// listen serves h on addr with the node's HTTP limits.
+func (n *Node) listen(addr string, h http.Handler) (*server.Server, error) {
+	return server.Listen(server.Options{
+		Addr:              addr,
+		ReadHeaderTimeout: n.cfg.HTTPReadHeaderTimeout,
+		MaxBodyBytes:      int64(n.cfg.HTTPMaxBodySize),
+		Handler:           h,
+		Log:               n.log,
+	})
 }
 
 // Addr is the HTTP listen address; nil before Start.
@@ -238,13 +361,26 @@ func (n *Node) Addr() net.Addr {
 	return n.srv.Addr()
 }
 
+// ModuleAddr is the address a module is served on: its own listener's, or
+// the main one's; nil before Start.
+func (n *Node) ModuleAddr(mod *modules.Module) net.Addr {
+	if srv := n.moduleSrvs[mod.Listen()]; srv != nil {
+		return srv.Addr()
+	}
+	return n.Addr()
+}
+
 // Chains is the chain manager.
 func (n *Node) Chains() *chains.Manager { return n.chains }
+
+// Modules is the module manager.
+func (n *Node) Modules() *modules.Manager { return n.modules }
 
 // Log is the main logger.
 func (n *Node) Log() hclog.Logger { return n.log }
 
-// Stop shuts the server down, stops the plugins and closes the database.
+// Stop shuts the listeners down, stops the modules, then the chains they
+// read, and closes the database.
 func (n *Node) Stop(ctx context.Context) error {
 	var errs []error
 	if n.srv != nil {
@@ -252,10 +388,18 @@ func (n *Node) Stop(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
 	}
+	for addr, srv := range n.moduleSrvs {
+		if err := srv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("module listener %s shutdown: %w", addr, err))
+		}
+	}
 	if n.admin != nil {
 		if err := n.admin.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("admin: %w", err))
 		}
+	}
+	if err := n.modules.Stop(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	if err := n.chains.Stop(ctx); err != nil {
 		errs = append(errs, err)

@@ -2,8 +2,13 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/proto/pluginv1"
@@ -22,31 +27,70 @@ func (i *Instance) current() (*process, error) {
 	return i.proc, nil
 }
 
-// Health reports whether the plugin is healthy: false with the reason while
+// Health is a plugin's answer to a health check.
+type Health struct {
+	// Healthy is false while the plugin is not running or says it is not.
+	Healthy bool
+	// Reason says why it is not healthy.
+	Reason string
+	// Details is the JSON object the plugin reports with its health; nil
+	// for none.
+	Details json.RawMessage
+}
+
+// Health reports whether the plugin is healthy: not, with the reason, while
 // it is not running, else what its Health call answers within
 // HealthTimeout.
-func (i *Instance) Health(ctx context.Context) (healthy bool, reason string) {
+func (i *Instance) Health(ctx context.Context) Health {
 	i.mu.Lock()
 	p := i.proc
 	if p == nil || i.stopping || i.state != Running {
-		reason = i.unavailableLocked().Error()
+		reason := i.unavailableLocked().Error()
 		i.mu.Unlock()
-		return false, reason
+		return Health{Reason: reason}
 	}
 	i.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, HealthTimeout)
 	defer cancel()
 	resp, err := p.rpc.Health(ctx, &pluginv1.HealthRequest{})
 	if err != nil {
-		return false, "health check failed: " + err.Error()
+		return Health{Reason: "health check failed: " + err.Error()}
 	}
-	if !resp.GetHealthy() {
-		if resp.GetReason() == "" {
-			return false, "plugin reports unhealthy"
-		}
-		return false, resp.GetReason()
+	h := Health{Healthy: resp.GetHealthy(), Reason: resp.GetReason()}
+	if d := resp.GetDetails(); len(d) > 0 && json.Valid(d) {
+		h.Details = d
 	}
-	return true, ""
+	if !h.Healthy && h.Reason == "" {
+		h.Reason = "plugin reports unhealthy"
+	}
+	return h
+}
+
+// Metrics returns the Prometheus metrics the plugin exports, within
+// MetricsTimeout; none from a plugin that is not running or that predates
+// the call.
+func (i *Instance) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
+	i.mu.Lock()
+	p := i.proc
+	running := p != nil && !i.stopping && i.state == Running
+	i.mu.Unlock()
+	if !running {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, MetricsTimeout)
+	defer cancel()
+	resp, err := p.rpc.Metrics(ctx, &pluginv1.MetricsRequest{})
+	if status.Code(err) == codes.Unimplemented {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("metrics of plugin %s: %w", i.opts.Init.Name, err)
+	}
+	families, err := pluginv1.DecodeMetrics(resp.GetFamilies())
+	if err != nil {
+		return nil, fmt.Errorf("metrics of plugin %s: %w", i.opts.Init.Name, err)
+	}
+	return families, nil
 }
 
 // SetLogLevel sets the most verbose level the plugin emits. The level is

@@ -99,6 +99,14 @@ func parseDescription(out []byte) (pluginv1.Description, error) {
 	if d.Name == "" {
 		return d, errors.New("not a chainhost plugin: the description has no name")
 	}
+	for _, p := range d.Prefixes {
+		if d.Kind != pluginv1.KindModule {
+			return d, fmt.Errorf("plugin %s: a %s declares no path prefixes", d.Name, d.Kind)
+		}
+		if err := pluginv1.CheckPrefix(p); err != nil {
+			return d, fmt.Errorf("plugin %s: %w", d.Name, err)
+		}
+	}
 	supported := pluginv1.SupportedProtocolVersions()
 	if !slices.ContainsFunc(d.Protocols, func(v int) bool { return slices.Contains(supported, v) }) {
 		return d, fmt.Errorf("plugin %s speaks protocol versions %v, this host speaks %v", d.Name, d.Protocols, supported)

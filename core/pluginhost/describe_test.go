@@ -80,6 +80,16 @@ func TestDescribe(t *testing.T) {
 			want: []string{"speaks protocol versions [98 99]", "this host speaks [1]"},
 		},
 		{
+			name: "bad module prefix",
+			path: writeScript(t, `echo '{"kind":"module","name":"m","protocols":[1],"prefixes":["/ext/bc"]}'`, 0o755),
+			want: []string{"plugin m", `path prefix "/ext/bc"`, "/ext is the host's"},
+		},
+		{
+			name: "VM with prefixes",
+			path: writeScript(t, `echo '{"kind":"vm","name":"v","protocols":[1],"prefixes":["/v1/x"]}'`, 0o755),
+			want: []string{"plugin v: a vm declares no path prefixes"},
+		},
+		{
 			name:    "no answer in time",
 			path:    writeScript(t, `exec sleep 10`, 0o755),
 			timeout: 200 * time.Millisecond,
@@ -117,12 +127,12 @@ func TestDescribe(t *testing.T) {
 
 func TestDescribeModule(t *testing.T) {
 	t.Parallel()
-	path := writeScript(t, `echo '{"kind":"module","name":"data","version":"1","protocols":[1],"future":true}'`, 0o755)
+	path := writeScript(t, `echo '{"kind":"module","name":"data","version":"1","protocols":[1],"prefixes":["/v1/chains"],"future":true}'`, 0o755)
 	d, err := Describe(context.Background(), path)
 	if err != nil {
 		t.Fatalf("Describe: %v", err)
 	}
-	if d.Kind != pluginv1.KindModule || d.Name != "data" || d.Version != "1" {
+	if d.Kind != pluginv1.KindModule || d.Name != "data" || d.Version != "1" || len(d.Prefixes) != 1 || d.Prefixes[0] != "/v1/chains" {
 		t.Errorf("Describe = %+v", d)
 	}
 }

@@ -23,7 +23,7 @@ const crashWait = 500 * time.Millisecond
 // *UnavailableError (which matches httpgrpc.ErrPluginUnavailable) at once.
 // Other failures reach onError as httpgrpc reports them. A nil onError
 // writes the error as plain text.
-func (i *Instance) Handler(name string, onError func(w http.ResponseWriter, r *http.Request, status int, err error)) http.Handler {
+func (i *Instance) Handler(name string, onError httpgrpc.ErrorWriter) http.Handler {
 	if onError == nil {
 		onError = func(w http.ResponseWriter, _ *http.Request, status int, err error) {
 			http.Error(w, err.Error(), status)
@@ -52,7 +52,7 @@ func (i *Instance) client() (pluginv1.PluginClient, error) {
 // crashAware turns the error of a request that failed because the
 // connection to the plugin broke into a 503 with the reason the process
 // exited, once the supervisor confirms it.
-func (i *Instance) crashAware(next func(w http.ResponseWriter, r *http.Request, status int, err error)) func(w http.ResponseWriter, r *http.Request, status int, err error) {
+func (i *Instance) crashAware(next httpgrpc.ErrorWriter) httpgrpc.ErrorWriter {
 	return func(w http.ResponseWriter, r *http.Request, code int, err error) {
 		var unavailable *UnavailableError
 		switch {

@@ -40,8 +40,10 @@ type Instance struct {
 	// latest of them ended.
 	gen      uint64
 	lastExit string
-	// handlers and indexKinds are from the latest InitializeResponse.
+	// handlers, internal and indexKinds are from the latest
+	// InitializeResponse.
 	handlers   []string
+	internal   []string
 	indexKinds []string
 	// changed is closed and replaced at every state change.
 	changed chan struct{}
@@ -121,11 +123,11 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 		p.teardown()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	p.handlers, p.indexKinds, p.logLevel = resp.GetHandlers(), resp.GetIndexKinds(), level
+	p.handlers, p.internal, p.indexKinds, p.logLevel = resp.GetHandlers(), resp.GetInternalHandlers(), resp.GetIndexKinds(), level
 
 	i.mu.Lock()
 	i.proc = p
-	i.handlers, i.indexKinds = p.handlers, p.indexKinds
+	i.handlers, i.internal, i.indexKinds = p.handlers, p.internal, p.indexKinds
 	latest := i.logLevel
 	i.mu.Unlock()
 	// SetLogLevel may have run between Initialize and now.
@@ -161,6 +163,14 @@ func (i *Instance) Handlers() []string {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return slices.Clone(i.handlers)
+}
+
+// InternalHandlers returns the internal handler names from the latest
+// Initialize: handlers the router never serves, which chain calls reach.
+func (i *Instance) InternalHandlers() []string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return slices.Clone(i.internal)
 }
 
 // IndexKinds returns the index kinds from the latest Initialize.

@@ -255,8 +255,8 @@ func TestBackoffKeepsDown(t *testing.T) {
 	if inst.PID() != 0 {
 		t.Errorf("PID = %d while down, want 0", inst.PID())
 	}
-	if ok, reason := inst.Health(ctx); ok || reason != "chain T is restarting: plugin exited: signal: killed" {
-		t.Errorf("Health while down = %v %q", ok, reason)
+	if h := inst.Health(ctx); h.Healthy || h.Reason != "chain T is restarting: plugin exited: signal: killed" {
+		t.Errorf("Health while down = %+v", h)
 	}
 	if _, err := inst.AcceptedCount(ctx, "block"); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("AcceptedCount while down: %v, want ErrNotRunning", err)
@@ -289,18 +289,18 @@ func TestHealth(t *testing.T) {
 	opts, db, logs := testOptions(t)
 	env := startEnv(t, opts, db, logs)
 	ctx := context.Background()
-	if ok, reason := env.inst.Health(ctx); !ok || reason != "" {
-		t.Errorf("Health = %v %q, want healthy", ok, reason)
+	if h := env.inst.Health(ctx); !h.Healthy || h.Reason != "" {
+		t.Errorf("Health = %+v, want healthy", h)
 	}
 	env.must(t, http.MethodPost, "/sick/", "database corrupt")
-	if ok, reason := env.inst.Health(ctx); ok || !strings.Contains(reason, "database corrupt") {
-		t.Errorf("Health of a sick plugin = %v %q", ok, reason)
+	if h := env.inst.Health(ctx); h.Healthy || !strings.Contains(h.Reason, "database corrupt") {
+		t.Errorf("Health of a sick plugin = %+v", h)
 	}
 	if err := env.inst.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ok, reason := env.inst.Health(ctx); ok || reason != "chain T is stopped" {
-		t.Errorf("Health after Stop = %v %q", ok, reason)
+	if h := env.inst.Health(ctx); h.Healthy || h.Reason != "chain T is stopped" {
+		t.Errorf("Health after Stop = %+v", h)
 	}
 }
 

@@ -24,6 +24,9 @@ const (
 	StartTimeout = 30 * time.Second
 	// HealthTimeout bounds the Health RPC.
 	HealthTimeout = 2 * time.Second
+	// MetricsTimeout bounds the Metrics RPC, so a stuck plugin cannot stall
+	// a scrape of /ext/metrics.
+	MetricsTimeout = 2 * time.Second
 	// ShutdownTimeout bounds the Shutdown RPC in Stop.
 	ShutdownTimeout = 5 * time.Second
 )
@@ -47,6 +50,8 @@ type Init struct {
 	NodeVersion string
 	// BootstrapTime is when the node finished bootstrapping the chain.
 	BootstrapTime time.Time
+	// Prefixes are the URL path prefixes routed to a module.
+	Prefixes []string
 }
 
 // request builds the InitializeRequest for a process whose host services
@@ -63,6 +68,7 @@ func (in Init) request(brokerID uint32, logLevel string) *pluginv1.InitializeReq
 		DataDir:      in.DataDir,
 		LogLevel:     logLevel,
 		NodeVersion:  in.NodeVersion,
+		Prefixes:     in.Prefixes,
 	}
 	if !in.ChainID.IsZero() {
 		req.ChainId = in.ChainID.String()

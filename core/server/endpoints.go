@@ -130,13 +130,13 @@ func (rt *Router) checkChainEndpoint(rest string) error {
 		return nil
 	}
 	name, rest, _ := strings.Cut(rest, "/")
-	c, ok := rt.chains.Resolve(name)
+	c, ok := rt.chains(name)
 	if !ok {
 		return fmt.Errorf("unknown chain %q", name)
 	}
 	handler, _, _ := strings.Cut(rest, "/")
 	if hs := c.Handlers(); handler != "" && len(hs) > 0 && !slices.Contains(hs, handler) {
-		return fmt.Errorf("chain %s has no handler %q; it serves %s", c.Alias, handler, strings.Join(hs, ", "))
+		return fmt.Errorf("chain %s has no handler %q; it serves %s", c.Name(), handler, strings.Join(hs, ", "))
 	}
 	return nil
 }
@@ -151,14 +151,13 @@ func (rt *Router) checkIndexEndpoint(rest string) error {
 		return nil
 	}
 	name, kind, _ := strings.Cut(rest, "/")
-	c, ok := rt.chains.Resolve(name)
-	if !ok {
+	if _, ok := rt.chains(name); !ok {
 		return fmt.Errorf("unknown chain %q", name)
 	}
 	if kind == "" {
 		return nil
 	}
-	_, err := rt.index(c, kind)
+	_, _, err := rt.index(name, kind)
 	return err
 }
 

@@ -12,12 +12,12 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/core/aliases"
+	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/core/vms"
 )
 
 // testRouter returns a router over one chain "example" (its VM is not
@@ -38,7 +38,7 @@ func testRouter(t *testing.T, db *storage.DB) (*Router, *storage.Namespace) {
 		Config:  &config.Config{DataDir: dir, Chains: []config.Chain{{Alias: "example", VM: "example"}}},
 		DB:      db,
 		Aliases: al,
-		VMs:     vms.New(filepath.Join(dir, "plugins")),
+		Plugins: catalog.New(filepath.Join(dir, "plugins")),
 		Logs:    logs,
 		Metrics: metrics.New(),
 		Log:     hclog.NewNullLogger(),
@@ -46,7 +46,7 @@ func testRouter(t *testing.T, db *storage.DB) (*Router, *storage.Namespace) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := NewRouter(cm, metrics.New(), nil)
+	rt := NewRouter(RouterOptions{Chains: LookupOf(cm.Resolve), Metrics: metrics.New()})
 	rt.Handle("info", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, r.Method+" info at "+r.URL.Path)
 	}))

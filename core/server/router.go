@@ -1,32 +1,66 @@
-// Package server is the node's HTTP front: it routes /ext/... to the host's
-// own APIs and to the chains' plugin handlers, resolving chain aliases and
-// endpoint aliases at request time.
+// Package server is the node's HTTP front: it routes the path prefixes of
+// REST modules to them, and /ext/... to the host's own APIs and to the
+// chains' plugin handlers, resolving chain aliases and endpoint aliases at
+// request time.
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/httpgrpc"
 )
 
-// IndexRoute returns the index API handler of a chain's kind, or an error
-// when the chain has no such index.
-type IndexRoute func(c *chains.Chain, kind string) (http.Handler, error)
+// Chain is what the router needs of a chain.
+type Chain interface {
+	// Name is the chain's primary alias, its label in metrics.
+	Name() string
+	// Handlers lists the public handler names; nil while the chain is not
+	// running.
+	Handlers() []string
+	// Handler returns the route to a public handler; it answers through
+	// onError while the chain cannot serve it.
+	Handler(name string, onError httpgrpc.ErrorWriter) http.Handler
+}
 
-// Router serves /ext/.... It is safe for concurrent use; endpoints may be
-// added while it serves.
+// ChainLookup finds a chain by alias or ID.
+type ChainLookup func(name string) (Chain, bool)
+
+// LookupOf adapts a resolver of a concrete chain type, like the chain
+// manager's Resolve, to a ChainLookup.
+func LookupOf[C Chain](resolve func(name string) (C, bool)) ChainLookup {
+	return func(name string) (Chain, bool) {
+		c, ok := resolve(name)
+		return c, ok
+	}
+}
+
+// IndexRoute returns the index API handler of a chain's kind and the
+// chain's name for metrics, or an error when the node has no such index.
+type IndexRoute func(chain, kind string) (h http.Handler, chainName string, err error)
+
+// RouterOptions configures a Router.
+type RouterOptions struct {
+	Chains  ChainLookup
+	Metrics *metrics.Metrics
+	// Index is nil when indexing is off.
+	Index IndexRoute
+	// Modules are the REST modules' path prefixes on the main listener.
+	Modules *Prefixes
+}
+
+// Router serves the main listener: module prefixes first, then /ext/....
+// It is safe for concurrent use; endpoints may be added while it serves.
 type Router struct {
-	chains  *chains.Manager
+	chains  ChainLookup
 	metrics *metrics.Metrics
 	index   IndexRoute
+	modules *Prefixes
 
 	mu     sync.RWMutex
 	static map[string]http.Handler // first path segment after /ext/ -> handler
@@ -36,10 +70,16 @@ type Router struct {
 	endpointNS *storage.Namespace // where new endpoint aliases persist; nil: not persisted
 }
 
-// NewRouter returns a router over the chains; index may be nil when
-// indexing is off.
-func NewRouter(cm *chains.Manager, m *metrics.Metrics, index IndexRoute) *Router {
-	return &Router{chains: cm, metrics: m, index: index, static: map[string]http.Handler{}, endpoints: map[string]string{}}
+// NewRouter returns a router.
+func NewRouter(opts RouterOptions) *Router {
+	modules := opts.Modules
+	if modules == nil {
+		modules = &Prefixes{}
+	}
+	return &Router{
+		chains: opts.Chains, metrics: opts.Metrics, index: opts.Index, modules: modules,
+		static: map[string]http.Handler{}, endpoints: map[string]string{},
+	}
 }
 
 // Handle serves an endpoint of the host at /ext/<name>, instrumented.
@@ -49,12 +89,22 @@ func (rt *Router) Handle(name string, h http.Handler) {
 	rt.static[name] = rt.metrics.Instrument(name, h)
 }
 
-// ServeHTTP routes one request. A first segment that is an endpoint alias
-// is replaced by its endpoint first.
+// ServeHTTP routes one request: to the module whose prefix it falls under,
+// else below /ext/, where a first segment that is an endpoint alias is
+// replaced by its endpoint first; anything else is a 404 in the REST
+// error body.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h, ok := rt.modules.Lookup(r.URL.Path); ok {
+		h.ServeHTTP(w, r)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/ext/")
 	if !ok {
-		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("no API at %s: APIs are served under /ext/", r.URL.Path))
+		if r.URL.Path == "/ext" {
+			WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("no API at /ext: APIs are served under /ext/"))
+			return
+		}
+		WriteRESTError(w, r, http.StatusNotFound, rt.modules.noRoute(r.URL.Path))
 		return
 	}
 	head, _, _ := strings.Cut(rest, "/")
@@ -85,13 +135,13 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string) {
 	name, rest, _ := strings.Cut(rest, "/")
 	handler, sub, _ := strings.Cut(rest, "/")
-	c, ok := rt.chains.Resolve(name)
+	c, ok := rt.chains(name)
 	if !ok {
 		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("unknown chain %q", name))
 		return
 	}
 	if handler == "" {
-		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Alias, c.Handlers()))
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Name(), c.Handlers()))
 		return
 	}
 	// A shallow copy with its own URL: the handler sees the path below it,
@@ -103,9 +153,9 @@ func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string
 	}
 	r2 := r.WithContext(r.Context())
 	r2.URL = &u
-	route := "bc/" + c.Alias + "/" + handler
+	route := "bc/" + c.Name() + "/" + handler
 	if hs := c.Handlers(); hs != nil && !slices.Contains(hs, handler) {
-		route = "bc/" + c.Alias + "/unknown" // a client's typo must not become a metric
+		route = "bc/" + c.Name() + "/unknown" // a client's typo must not become a metric
 	}
 	rt.metrics.Serve(route, c.Handler(handler, WriteJSONRPCError), w, r2)
 }
@@ -117,27 +167,10 @@ func (rt *Router) serveIndex(w http.ResponseWriter, r *http.Request, rest string
 		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("the index API is off: start the node with --index-enabled=true"))
 		return
 	}
-	c, ok := rt.chains.Resolve(name)
-	if !ok {
-		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("unknown chain %q", name))
-		return
-	}
-	h, err := rt.index(c, kind)
+	h, chain, err := rt.index(name, kind)
 	if err != nil {
 		WriteJSONRPCError(w, r, http.StatusNotFound, err)
 		return
 	}
-	rt.metrics.Serve("index/"+c.Alias+"/"+kind, h, w, r)
-}
-
-// WriteJSONRPCError answers with a JSON-RPC error object (code -32000) and
-// the given HTTP status, for routes that speak JSON-RPC.
-func WriteJSONRPCError(w http.ResponseWriter, _ *http.Request, status int, err error) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(struct {
-		JSONRPC string         `json:"jsonrpc"`
-		Error   *jsonrpc.Error `json:"error"`
-		ID      any            `json:"id"`
-	}{"2.0", jsonrpc.ServerError("%s", err.Error()), nil})
+	rt.metrics.Serve("index/"+chain+"/"+kind, h, w, r)
 }

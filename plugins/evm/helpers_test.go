@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,8 +21,6 @@ import (
 
 // The well-known local-network key, funded in testGenesis.
 const localKeyHex = "56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
-
-var localAddr = common.HexToAddress("0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC")
 
 func localKey(t testing.TB) *ecdsa.PrivateKey {
 	t.Helper()
@@ -76,8 +73,6 @@ func startChain(t *testing.T, chainID uint64, config string) *testChain {
 	t.Cleanup(c.Close)
 	return &testChain{h: h, rpc: c, client: ethclient.NewClient(c)}
 }
-
-func wsURL(httpURL string) string { return "ws" + strings.TrimPrefix(httpURL, "http") }
 
 // transfer signs and sends a value transfer from the local key.
 func transfer(t *testing.T, ctx context.Context, c *ethclient.Client, key *ecdsa.PrivateKey, nonce uint64, to common.Address, value *big.Int) *types.Transaction {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ethereum/go-ethereum/eth/tracers"
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
@@ -47,6 +48,29 @@ func newInnerServer(apis []rpc.API) (*rpc.Server, error) {
 			srv.Stop()
 			return nil, fmt.Errorf("register %s API: %w", api.Namespace, err)
 		}
+	}
+	return srv, nil
+}
+
+// newIndexerServer returns the internal handler evmapi.IndexerHandler: the
+// eth and net namespaces of apis and the tracers' debug methods, less those
+// that read or write server files; not the rest of debug, which can rewind
+// or compact the chain.
+func newIndexerServer(apis []rpc.API) (*rpc.Server, error) {
+	srv := rpc.NewServer()
+	for _, api := range apis {
+		_, tracer := api.Service.(*tracers.API)
+		if !tracer && api.Namespace != nsEth && api.Namespace != nsNet {
+			continue
+		}
+		if err := srv.RegisterName(api.Namespace, api.Service); err != nil {
+			srv.Stop()
+			return nil, fmt.Errorf("register %s API of the indexer handler: %w", api.Namespace, err)
+		}
+	}
+	if err := srv.RegisterName(nsDebug, refusedDebugAPI{}); err != nil {
+		srv.Stop()
+		return nil, fmt.Errorf("register the refused debug methods of the indexer handler: %w", err)
 	}
 	return srv, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/version"
 
+	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/profile"
@@ -42,6 +43,7 @@ type VM struct {
 	beacon   *catalyst.SimulatedBeacon
 	inner    *rpc.Server
 	innerCli *rpc.Client
+	indexer  *rpc.Server
 	public   *rpc.Server
 	adminSrv *rpc.Server
 	admin    *adminAPI
@@ -87,6 +89,9 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		return err
 	}
 	vm.innerCli = rpc.DialInProc(vm.inner)
+	if vm.indexer, err = newIndexerServer(apis); err != nil {
+		return err
+	}
 	extra := []rpc.API{
 		{Namespace: nsWeb3, Service: web3API{version: clientVersion}},
 		{Namespace: nsEth, Service: chainConfigAPI{config: backend.BlockChain().Config()}},
@@ -165,6 +170,12 @@ func (vm *VM) Handlers() map[string]http.Handler {
 	}
 }
 
+// InternalHandlers serves the indexer handler, which only host chain calls
+// reach.
+func (vm *VM) InternalHandlers() map[string]http.Handler {
+	return map[string]http.Handler{evmapi.IndexerHandler: vm.indexer}
+}
+
 // Shutdown stops block production and reporting, then go-ethereum, which
 // flushes its state to disk.
 func (vm *VM) Shutdown(context.Context) error {
@@ -177,7 +188,7 @@ func (vm *VM) Shutdown(context.Context) error {
 	if vm.admin != nil {
 		vm.admin.stop()
 	}
-	for _, s := range []*rpc.Server{vm.public, vm.adminSrv, vm.inner} {
+	for _, s := range []*rpc.Server{vm.public, vm.adminSrv, vm.inner, vm.indexer} {
 		if s != nil {
 			s.Stop()
 		}

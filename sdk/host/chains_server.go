@@ -2,6 +2,10 @@ package host
 
 import (
 	"context"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 )
@@ -32,6 +36,13 @@ func (s *chainRegistryServer) Resolve(ctx context.Context, req *pluginv1.Resolve
 	return &pluginv1.ResolveResponse{Chain: chainToProto(c)}, nil
 }
 
+func (s *chainRegistryServer) Watch(_ *pluginv1.WatchChainsRequest, stream pluginv1.ChainRegistry_WatchServer) error {
+	err := s.chains.Watch(stream.Context(), func(ev ChainEvent) error {
+		return stream.Send(&pluginv1.ChainEvent{Kind: string(ev.Kind), Chain: chainToProto(ev.Chain)})
+	})
+	return toStatus(err)
+}
+
 // chainCallsServer serves a ChainCaller over gRPC.
 type chainCallsServer struct {
 	pluginv1.UnimplementedChainCallsServer
@@ -39,7 +50,14 @@ type chainCallsServer struct {
 }
 
 func (s *chainCallsServer) Call(ctx context.Context, req *pluginv1.ChainCallRequest) (*pluginv1.ChainCallResponse, error) {
-	code, body, err := s.calls.Call(ctx, req.GetChain(), req.GetHandler(), req.GetBody())
+	path := req.GetPath()
+	if path != "" && !strings.HasPrefix(path, "/") {
+		return nil, status.Errorf(codes.InvalidArgument, "call %s/%s: path %q does not start with /", req.GetChain(), req.GetHandler(), path)
+	}
+	if strings.Contains(req.GetHandler(), "/") {
+		return nil, status.Errorf(codes.InvalidArgument, "call %s: handler %q holds a /", req.GetChain(), req.GetHandler())
+	}
+	code, body, err := s.calls.Call(ctx, req.GetChain(), req.GetHandler()+path, req.GetBody())
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -52,6 +52,8 @@ func chainToProto(c ChainInfo) *pluginv1.ChainInfo {
 		IndexKinds: c.IndexKinds,
 		Handlers:   c.Handlers,
 		Running:    c.Running,
+
+		InternalHandlers: c.InternalHandlers,
 	}
 }
 
@@ -72,5 +74,7 @@ func chainFromProto(c *pluginv1.ChainInfo) (ChainInfo, error) {
 		IndexKinds: c.GetIndexKinds(),
 		Handlers:   c.GetHandlers(),
 		Running:    c.GetRunning(),
+
+		InternalHandlers: c.GetInternalHandlers(),
 	}, nil
 }

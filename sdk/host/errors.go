@@ -12,6 +12,8 @@ var sentinels = grpcerr.Sentinels{
 	codes.NotFound:           ErrNotFound,
 	codes.AlreadyExists:      ErrAlreadyIndexed,
 	codes.FailedPrecondition: ErrNoIndex,
+	codes.PermissionDenied:   ErrReadOnly,
+	codes.ResourceExhausted:  ErrWatchBehind,
 }
 
 // toStatus turns a service error into the gRPC error a server returns.

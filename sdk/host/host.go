@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -27,6 +28,12 @@ const (
 	// ErrNoIndex is Index.Feed's answer on a node that keeps no index
 	// (--index-enabled=false).
 	ErrNoIndex = Error("the node keeps no index")
+	// ErrReadOnly is Index.Accept's answer to a module: modules read
+	// indexes, only a chain's VM appends to its own.
+	ErrReadOnly = Error("a module cannot append to an index")
+	// ErrWatchBehind ends a ChainRegistry.Watch whose callback fell too far
+	// behind the events; watch again.
+	ErrWatchBehind = Error("chain watch fell behind")
 )
 
 // Op is one write of an atomic batch: a put of Value at Key, or a delete.
@@ -105,23 +112,58 @@ type ChainInfo struct {
 	IndexKinds []string
 	// Handlers lists the chain's HTTP handler names.
 	Handlers []string
+	// InternalHandlers lists the handlers only chain calls reach.
+	InternalHandlers []string
 	// Running reports whether the chain's plugin is up.
 	Running bool
 }
 
-// ChainRegistry lists the node's chains and resolves aliases.
+// ChainEventKind says what a ChainEvent reports.
+type ChainEventKind string
+
+// The kinds of ChainEvent.
+const (
+	// ChainCurrent is a chain's state when the watch began.
+	ChainCurrent ChainEventKind = pluginv1.ChainCurrent
+	// ChainStarted is a chain whose plugin came up (also after a restart,
+	// and a chain that admin.loadVMs started).
+	ChainStarted ChainEventKind = pluginv1.ChainStarted
+	// ChainStopped is a chain whose plugin went down or was stopped.
+	ChainStopped ChainEventKind = pluginv1.ChainStopped
+)
+
+// ChainEvent is a change of the node's chains.
+type ChainEvent struct {
+	// Kind says what happened.
+	Kind ChainEventKind
+	// Chain is the chain as it is after the event.
+	Chain ChainInfo
+}
+
+// ChainRegistry lists the node's chains, resolves aliases and reports
+// chains starting and stopping.
 type ChainRegistry interface {
 	// List returns every chain of the node.
 	List(ctx context.Context) ([]ChainInfo, error)
-	// Resolve returns the chain with the ID or alias, or ErrNotFound.
+	// Resolve returns the chain with the ID or alias, or an error matching
+	// ErrNotFound.
 	Resolve(ctx context.Context, alias string) (ChainInfo, error)
+	// Watch calls fn with a ChainCurrent event for each chain, then with an
+	// event each time a chain starts or stops, until ctx ends (it then
+	// returns ctx's error) or fn returns an error (returned, except
+	// ErrStop: nil). A watch whose fn falls too far behind ends with an
+	// error matching ErrWatchBehind.
+	Watch(ctx context.Context, fn func(ChainEvent) error) error
 }
 
-// ChainCaller sends a request to another chain's HTTP handler.
+// ChainCaller sends a request to a chain's HTTP handler.
 type ChainCaller interface {
-	// Call POSTs body to handler of chain (an ID or alias) and returns the
-	// response status and body.
-	Call(ctx context.Context, chain, handler string, body []byte) (status int, resp []byte, err error)
+	// Call POSTs a JSON body to a handler of chain (an ID or alias),
+	// public or internal, and returns the response status and body.
+	// handlerPath is the handler name, optionally followed by a path below
+	// it ("indexer", "rpc/sub/path"). An unknown chain or handler is an
+	// error matching ErrNotFound.
+	Call(ctx context.Context, chain, handlerPath string, body []byte) (status int, resp []byte, err error)
 }
 
 // Services bundles the host services offered to one plugin instance.

@@ -391,6 +391,7 @@ func TestChainCalls(t *testing.T) {
 		wantErr        string
 	}{
 		{chain: "X", handler: "rpc", wantStatus: 201, wantBody: "X/rpc:ping"},
+		{chain: "X", handler: "indexer/a/b%2Fc", wantStatus: 201, wantBody: "X/indexer/a/b%2Fc:ping"},
 		{chain: "C", handler: "fail", wantErr: "handler fail is down"},
 		{chain: "Q", handler: "rpc", wantErr: "not found"},
 	}
@@ -481,7 +482,8 @@ func (f failingIndex) Feed(context.Context, string, string, uint64, bool, func(h
 
 func TestIndexErrorsCrossTheWire(t *testing.T) {
 	ctx := t.Context()
-	for _, sentinel := range []error{host.ErrAlreadyIndexed, host.ErrNoIndex, host.ErrNotFound} {
+	sentinels := []error{host.ErrAlreadyIndexed, host.ErrNoIndex, host.ErrNotFound, host.ErrReadOnly}
+	for _, sentinel := range sentinels {
 		t.Run(sentinel.Error(), func(t *testing.T) {
 			sent := fmt.Errorf("chain C: %w", sentinel)
 			ix := serve(t, host.Services{Index: failingIndex{sent}}).Index
@@ -491,7 +493,7 @@ func TestIndexErrorsCrossTheWire(t *testing.T) {
 				if !errors.Is(err, sentinel) || !strings.HasSuffix(err.Error(), sent.Error()) {
 					t.Errorf("%s error = %v, want one ending %q and matching %v", name, err, sent, sentinel)
 				}
-				for _, other := range []error{host.ErrAlreadyIndexed, host.ErrNoIndex, host.ErrNotFound} {
+				for _, other := range sentinels {
 					if other != sentinel && errors.Is(err, other) {
 						t.Errorf("%s error %v also matches %v", name, err, other)
 					}
@@ -499,4 +501,156 @@ func TestIndexErrorsCrossTheWire(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSplitHandlerPath: a chain call's handler path splits at its first /.
+func TestSplitHandlerPath(t *testing.T) {
+	for _, tt := range []struct{ in, handler, path string }{
+		{"rpc", "rpc", ""},
+		{"indexer/", "indexer", "/"},
+		{"indexer/a/b", "indexer", "/a/b"},
+		{"", "", ""},
+	} {
+		if h, p := host.SplitHandlerPath(tt.in); h != tt.handler || p != tt.path {
+			t.Errorf("SplitHandlerPath(%q) = %q, %q; want %q, %q", tt.in, h, p, tt.handler, tt.path)
+		}
+	}
+}
+
+// TestChainWatch: a watch over the wire sees each chain's current state,
+// then every start and stop, until the watcher stops it.
+func TestChainWatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	mem := newMem(nil)
+	svc := serve(t, mem.Services())
+	events := make(chan host.ChainEvent, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- svc.Chains.Watch(ctx, func(ev host.ChainEvent) error {
+			events <- ev
+			if ev.Kind == host.ChainStopped {
+				return host.ErrStop
+			}
+			return nil
+		})
+	}()
+	next := func() host.ChainEvent {
+		t.Helper()
+		select {
+		case ev := <-events:
+			return ev
+		case <-time.After(10 * time.Second):
+			t.Fatal("no chain event within 10s")
+			return host.ChainEvent{}
+		}
+	}
+	for _, want := range []ids.ID{selfID, otherID} {
+		if ev := next(); ev.Kind != host.ChainCurrent || ev.Chain.ID != want {
+			t.Fatalf("event = %s %s, want current %s", ev.Kind, ev.Chain.ID, want)
+		}
+	}
+	x := host.ChainInfo{ID: otherID, VMName: "xvm", Aliases: []string{"X"}, Running: true, InternalHandlers: []string{"indexer"}}
+	mem.SetChain(x)
+	if ev := next(); ev.Kind != host.ChainStarted || ev.Chain.ID != otherID || !ev.Chain.Running || fmt.Sprint(ev.Chain.InternalHandlers) != "[indexer]" {
+		t.Fatalf("event = %+v, want X started with its internal handler", ev)
+	}
+	x.Running = false
+	mem.SetChain(x)
+	if ev := next(); ev.Kind != host.ChainStopped || ev.Chain.Running {
+		t.Fatalf("event = %+v, want X stopped", ev)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Watch ended by ErrStop = %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch did not end after its callback returned ErrStop")
+	}
+}
+
+// TestChainWatchCancel: a watch ends with its context's error.
+func TestChainWatchCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	svc := serve(t, newMem(nil).Services())
+	seen := make(chan struct{}, 2)
+	done := make(chan error, 1)
+	go func() {
+		done <- svc.Chains.Watch(ctx, func(host.ChainEvent) error { seen <- struct{}{}; return nil })
+	}()
+	<-seen
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Watch after cancel = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch did not end after cancel")
+	}
+}
+
+// TestModuleIndexIsReadOnly: a module's host has no chain of its own: it
+// appends nowhere, and feeds only a chain it names.
+func TestModuleIndexIsReadOnly(t *testing.T) {
+	ctx := t.Context()
+	mem := memhost.New(memhost.Options{Others: []host.ChainInfo{{ID: otherID, Aliases: []string{"X"}, Running: true}}})
+	mem.AppendContainer(otherID, "tx", ids.ID{9}, []byte("t0"))
+	ix := serve(t, mem.Services()).Index
+	if _, err := ix.Accept(ctx, "block", ids.ID{1}, []byte("b"), nil); !errors.Is(err, host.ErrReadOnly) {
+		t.Errorf("Accept from a module = %v, want ErrReadOnly", err)
+	}
+	if err := ix.Feed(ctx, "", "tx", 0, false, func(host.Container) error { return nil }); !errors.Is(err, host.ErrNotFound) {
+		t.Errorf("Feed of the module's own chain = %v, want ErrNotFound", err)
+	}
+	var got []string
+	if err := ix.Feed(ctx, "X", "tx", 0, false, func(c host.Container) error { got = append(got, string(c.Bytes)); return nil }); err != nil || fmt.Sprint(got) != "[t0]" {
+		t.Errorf("Feed of X = %v, %v; want [t0]", got, err)
+	}
+}
+
+// TestChainWatchBehind: a watcher whose callback lags too far behind the
+// events has its watch ended with ErrWatchBehind, which keeps its meaning
+// across the wire.
+func TestChainWatchBehind(t *testing.T) {
+	mem := newMem(nil)
+	entered, release := make(chan struct{}, 2), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- mem.Services().Chains.Watch(t.Context(), func(host.ChainEvent) error {
+			select {
+			case entered <- struct{}{}:
+			default:
+			}
+			<-release
+			return nil
+		})
+	}()
+	<-entered
+	// The callback holds the first current event while the chain flips
+	// more often than a watcher may lag behind.
+	for i := range 70 {
+		mem.SetChain(host.ChainInfo{ID: otherID, Aliases: []string{"X"}, Running: i%2 == 0})
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if !errors.Is(err, host.ErrWatchBehind) {
+			t.Fatalf("Watch of a stuck watcher = %v, want ErrWatchBehind", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch of a stuck watcher did not end")
+	}
+	reg := serve(t, host.Services{Chains: behindRegistry{}}).Chains
+	if err := reg.Watch(t.Context(), func(host.ChainEvent) error { return nil }); !errors.Is(err, host.ErrWatchBehind) {
+		t.Errorf("ErrWatchBehind over the wire = %v", err)
+	}
+}
+
+// behindRegistry's watches always fall behind.
+type behindRegistry struct{ host.ChainRegistry }
+
+func (behindRegistry) Watch(context.Context, func(host.ChainEvent) error) error {
+	return fmt.Errorf("watch chains: %w", host.ErrWatchBehind)
 }

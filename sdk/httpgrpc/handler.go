@@ -33,6 +33,10 @@ var (
 	ErrResponseAborted = errors.New("plugin response aborted")
 )
 
+// ErrorWriter answers a request that failed with status, in the format of
+// the route it was made to.
+type ErrorWriter func(w http.ResponseWriter, r *http.Request, status int, err error)
+
 // HandlerOptions configures the host-side handler of NewHandler.
 type HandlerOptions struct {
 	// Handler is the handler name in the plugin.
@@ -44,7 +48,7 @@ type HandlerOptions struct {
 	// OnError writes an error in the route's format (JSON-RPC error or REST
 	// body); nil writes the status text as plain text. err wraps one of the
 	// Err* sentinels of this package, or describes a bad upgrade request.
-	OnError func(w http.ResponseWriter, r *http.Request, status int, err error)
+	OnError ErrorWriter
 	// Client returns the plugin's current client; an error means the plugin
 	// is down, answered at once with 503.
 	Client func() (pluginv1.PluginClient, error)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/internal/memhost"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -41,6 +41,14 @@ type Options struct {
 	LogLevel string
 	// Logger receives the plugin's logs; a Warn-level stderr logger when nil.
 	Logger hclog.Logger
+	// Prefixes are the path prefixes a module is told it serves.
+	Prefixes []string
+	// Chains are further chains the chain registry lists (beside the VM's
+	// own); change them while the test runs with SetChain.
+	Chains []host.ChainInfo
+	// Call answers the plugin's chain calls to the chains of Chains; calls
+	// to a VM's own chain reach its own handlers, public or internal.
+	Call func(ctx context.Context, chain host.ChainInfo, handlerPath string, body []byte) (int, []byte, error)
 }
 
 // chainIDText is the chain ID an InitializeRequest carries: none for a
@@ -60,7 +68,9 @@ type Harness struct {
 	mem     *memhost.Host
 
 	handlers   []string
+	internal   []string
 	indexKinds []string
+	call       func(ctx context.Context, chain host.ChainInfo, handlerPath string, body []byte) (int, []byte, error)
 
 	mu      sync.Mutex
 	servers map[string]*httptest.Server
@@ -75,9 +85,12 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 	if logger == nil {
 		logger = hclog.New(&hclog.LoggerOptions{Name: "plugintest", Level: hclog.Warn})
 	}
-	h := &Harness{name: opts.Name, chainID: opts.ChainID, servers: make(map[string]*httptest.Server)}
-	self := host.ChainInfo{ID: opts.ChainID, VMName: opts.Name, Aliases: append([]string{opts.Name}, opts.Aliases...)}
-	h.mem = memhost.New(memhost.Options{Self: self, Call: h.call})
+	h := &Harness{name: opts.Name, chainID: opts.ChainID, call: opts.Call, servers: make(map[string]*httptest.Server)}
+	var self host.ChainInfo // none for a module
+	if opts.Kind == pluginv1.KindVM {
+		self = host.ChainInfo{ID: opts.ChainID, VMName: opts.Name, Aliases: append([]string{opts.Name}, opts.Aliases...)}
+	}
+	h.mem = memhost.New(memhost.Options{Self: self, Others: opts.Chains, Call: h.callChain})
 
 	gp := &grpcplugin.Plugin{NewServer: func(b *plugin.GRPCBroker) pluginv1.PluginServer {
 		return sdk.NewPluginServer(p, sdk.PluginServerOptions{
@@ -116,6 +129,7 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 		ChainId:      chainIDText(opts),
 		Name:         opts.Name,
 		Aliases:      self.Aliases,
+		Prefixes:     opts.Prefixes,
 		NetworkId:    opts.NetworkID,
 		Genesis:      opts.Genesis,
 		Config:       opts.Config,
@@ -126,10 +140,20 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 	if err != nil {
 		t.Fatalf("plugintest: initialize %s: %v", opts.Name, err)
 	}
-	h.handlers, h.indexKinds = resp.GetHandlers(), resp.GetIndexKinds()
-	self.Handlers, self.IndexKinds, self.Running = h.handlers, h.indexKinds, true
-	h.mem.SetSelf(self)
+	h.handlers, h.internal, h.indexKinds = resp.GetHandlers(), resp.GetInternalHandlers(), resp.GetIndexKinds()
+	if opts.Kind == pluginv1.KindVM {
+		self.Handlers, self.InternalHandlers, self.IndexKinds, self.Running = h.handlers, h.internal, h.indexKinds, true
+		h.mem.SetSelf(self)
+	}
 	return h
+}
+
+// StartModule initializes a REST module as Start does a VM: Kind is
+// pluginv1.KindModule, and ModuleURL serves the module's handler.
+func StartModule(t testing.TB, m sdk.Module, opts Options) *Harness {
+	t.Helper()
+	opts.Kind = pluginv1.KindModule
+	return Start(t, sdk.AsPlugin(m), opts)
 }
 
 // withDefaults fills in the Options left empty.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -52,13 +53,26 @@ func (h *Harness) closeServers() {
 	clear(h.servers)
 }
 
-// call answers the plugin's ChainCaller: a call to its own chain is POSTed
-// to its own handler; the memory host knows no other running chain.
-func (h *Harness) call(ctx context.Context, chain host.ChainInfo, handler string, body []byte) (int, []byte, error) {
-	if chain.ID != h.chainID {
-		return 0, nil, fmt.Errorf("call %s/%s: plugintest runs no chain but %s", chain.ID, handler, h.chainID)
+// ModuleURL returns the base URL of an HTTP server that serves a module's
+// handler: request the module's paths below it, like URL + "/v1/...".
+func (h *Harness) ModuleURL() string { return h.URL(pluginv1.ModuleHandler) }
+
+// callChain answers the plugin's ChainCaller: a call to a VM's own chain is
+// POSTed to its own handler, public or internal; a call to another chain
+// goes to Options.Call.
+func (h *Harness) callChain(ctx context.Context, chain host.ChainInfo, handlerPath string, body []byte) (int, []byte, error) {
+	if h.chainID.IsZero() || chain.ID != h.chainID {
+		if h.call == nil {
+			return 0, nil, fmt.Errorf("call %s/%s: plugintest.Options.Call is not set", chain.ID, handlerPath)
+		}
+		return h.call(ctx, chain, handlerPath, body)
+	}
+	handler, path := host.SplitHandlerPath(handlerPath)
+	if !slices.Contains(h.handlers, handler) && !slices.Contains(h.internal, handler) {
+		return 0, nil, fmt.Errorf("call %s/%s: no handler %q: %w", chain.ID, handlerPath, handler, host.ErrNotFound)
 	}
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))
+	req.URL.Path = path
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	h.Handler(handler).ServeHTTP(rec, req)

@@ -2,8 +2,11 @@ package plugintest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+
+	dto "github.com/prometheus/client_model/go"
 
 	"google.golang.org/grpc/codes"
 
@@ -20,6 +23,21 @@ func (h *Harness) ChainID() ids.ID { return h.chainID }
 // Handlers returns the handler names the plugin answered at Initialize.
 func (h *Harness) Handlers() []string { return slices.Clone(h.handlers) }
 
+// InternalHandlers returns the internal handler names the plugin answered
+// at Initialize.
+func (h *Harness) InternalHandlers() []string { return slices.Clone(h.internal) }
+
+// SetChain adds a chain to the registry the plugin sees, or replaces the
+// one with its ID; a change of Running is reported to the plugin's chain
+// watches as the chain starting or stopping.
+func (h *Harness) SetChain(info host.ChainInfo) { h.mem.SetChain(info) }
+
+// AppendContainer appends a container to a chain's index of kind, as that
+// chain's VM would; the plugin's feeds of it see it.
+func (h *Harness) AppendContainer(chain ids.ID, kind string, id ids.ID, b []byte) host.Container {
+	return h.mem.AppendContainer(chain, kind, id, b)
+}
+
 // IndexKinds returns the index kinds the plugin answered at Initialize.
 func (h *Harness) IndexKinds() []string { return slices.Clone(h.indexKinds) }
 
@@ -32,14 +50,41 @@ func (h *Harness) DB() host.Database { return h.mem.DB() }
 
 // Health asks the plugin over gRPC whether it is healthy: nil, or its reason.
 func (h *Harness) Health(ctx context.Context) error {
+	_, err := h.HealthDetails(ctx)
+	return err
+}
+
+// HealthDetails asks the plugin over gRPC for its health: the details it
+// reports (nil for none) and nil, or its reason.
+func (h *Harness) HealthDetails(ctx context.Context) (map[string]any, error) {
 	resp, err := h.client.Health(ctx, &pluginv1.HealthRequest{})
 	if err != nil {
-		return fmt.Errorf("health of %s: %w", h.name, fromStatus(err))
+		return nil, fmt.Errorf("health of %s: %w", h.name, fromStatus(err))
+	}
+	var details map[string]any
+	if b := resp.GetDetails(); len(b) > 0 {
+		if err := json.Unmarshal(b, &details); err != nil {
+			return nil, fmt.Errorf("health details of %s: %w", h.name, err)
+		}
 	}
 	if !resp.GetHealthy() {
-		return fmt.Errorf("%s is unhealthy: %s", h.name, resp.GetReason())
+		return details, fmt.Errorf("%s is unhealthy: %s", h.name, resp.GetReason())
 	}
-	return nil
+	return details, nil
+}
+
+// Metrics asks the plugin over gRPC for the metrics it registered on
+// Env.Metrics, as the node does for /ext/metrics.
+func (h *Harness) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
+	resp, err := h.client.Metrics(ctx, &pluginv1.MetricsRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("metrics of %s: %w", h.name, fromStatus(err))
+	}
+	families, err := pluginv1.DecodeMetrics(resp.GetFamilies())
+	if err != nil {
+		return nil, fmt.Errorf("metrics of %s: %w", h.name, err)
+	}
+	return families, nil
 }
 
 // AcceptedCount asks the plugin over gRPC how many containers of kind it

@@ -1,7 +1,6 @@
 package memhost
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,12 +26,11 @@ func (x *index) Accept(ctx context.Context, kind string, id ids.ID, b []byte, st
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	key := indexKey{x.self.ID, kind}
-	c := host.Container{ID: id, Bytes: bytes.Clone(b), Index: uint64(len(x.index[key])), Timestamp: x.opts.Now().UTC()}
-	x.index[key] = append(x.index[key], c)
+	if x.self.ID.IsZero() {
+		return host.Accepted{}, fmt.Errorf("accept %s container %s: %w", kind, id, host.ErrReadOnly)
+	}
+	c := (*Host)(x).appendLocked(indexKey{x.self.ID, kind}, id, b)
 	(*Host)(x).applyLocked(state)
-	close(x.changed)
-	x.changed = make(chan struct{})
 	return host.Accepted{Index: c.Index, Timestamp: c.Timestamp}, nil
 }
 

@@ -1,6 +1,7 @@
 // Package memhost is an in-memory implementation of the host services, for
 // the SDK's tests and for sdk/plugintest. It keeps one plugin instance's
-// database namespace and index, and a fixed list of chains.
+// database namespace, the indexes of its own chain and of other chains, and
+// a list of chains whose changes it reports to watchers.
 package memhost
 
 import (
@@ -18,15 +19,16 @@ import (
 // Options configures a Host.
 type Options struct {
 	// Self is the chain of the plugin instance the host serves; Feed with
-	// chain "" and Accept use it.
+	// chain "" and Accept use it. A zero ID means the instance is a module:
+	// it has no chain and Accept answers host.ErrReadOnly.
 	Self host.ChainInfo
 	// Others are further chains the registry lists after Self.
 	Others []host.ChainInfo
 	// Now returns acceptance times; time.Now when nil.
 	Now func() time.Time
-	// Call answers ChainCaller calls once the chain is resolved; calls fail
-	// when it is nil.
-	Call func(ctx context.Context, chain host.ChainInfo, handler string, body []byte) (int, []byte, error)
+	// Call answers ChainCaller calls once the chain is resolved, with the
+	// handler path as the caller gave it; calls fail when it is nil.
+	Call func(ctx context.Context, chain host.ChainInfo, handlerPath string, body []byte) (int, []byte, error)
 }
 
 // indexKey names one index: a chain's containers of a kind.
@@ -39,11 +41,13 @@ type indexKey struct {
 type Host struct {
 	opts Options
 
-	mu      sync.Mutex
-	self    host.ChainInfo
-	data    map[string][]byte
-	index   map[indexKey][]host.Container
-	changed chan struct{} // closed and replaced on every accept
+	mu       sync.Mutex
+	self     host.ChainInfo
+	others   []host.ChainInfo
+	data     map[string][]byte
+	index    map[indexKey][]host.Container
+	changed  chan struct{} // closed and replaced on every accept
+	watchers map[chan host.ChainEvent]struct{}
 }
 
 // New returns an empty Host.
@@ -52,11 +56,13 @@ func New(opts Options) *Host {
 		opts.Now = time.Now
 	}
 	return &Host{
-		opts:    opts,
-		self:    opts.Self,
-		data:    make(map[string][]byte),
-		index:   make(map[indexKey][]host.Container),
-		changed: make(chan struct{}),
+		opts:     opts,
+		self:     opts.Self,
+		others:   slices.Clone(opts.Others),
+		data:     make(map[string][]byte),
+		index:    make(map[indexKey][]host.Container),
+		changed:  make(chan struct{}),
+		watchers: make(map[chan host.ChainEvent]struct{}),
 	}
 }
 
@@ -74,6 +80,68 @@ func (h *Host) SetSelf(info host.ChainInfo) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.self = info
+}
+
+// SetChain adds another chain, or replaces the one with its ID, and tells
+// watchers when it started (new and running, or now running) or stopped.
+func (h *Host) SetChain(info host.ChainInfo) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	wasRunning := false
+	if i := slices.IndexFunc(h.others, func(c host.ChainInfo) bool { return c.ID == info.ID }); i >= 0 {
+		wasRunning = h.others[i].Running
+		h.others[i] = info
+	} else {
+		h.others = append(h.others, info)
+	}
+	switch {
+	case info.Running && !wasRunning:
+		h.broadcastLocked(host.ChainEvent{Kind: host.ChainStarted, Chain: info})
+	case !info.Running && wasRunning:
+		h.broadcastLocked(host.ChainEvent{Kind: host.ChainStopped, Chain: info})
+	}
+}
+
+// watchBuffer is how many events a watcher may lag behind before its watch
+// ends with host.ErrWatchBehind.
+const watchBuffer = 64
+
+// broadcastLocked queues ev for every watcher; h.mu is held.
+func (h *Host) broadcastLocked(ev host.ChainEvent) {
+	for ch := range h.watchers {
+		select {
+		case ch <- ev:
+		default:
+			delete(h.watchers, ch)
+			close(ch)
+		}
+	}
+}
+
+// chainsLocked lists the own chain, if any, then the others; h.mu is held.
+func (h *Host) chainsLocked() []host.ChainInfo {
+	var out []host.ChainInfo
+	if !h.self.ID.IsZero() {
+		out = append(out, h.self)
+	}
+	return append(out, h.others...)
+}
+
+// AppendContainer appends a container to a chain's index of kind, as that
+// chain's VM would, and wakes the feeds that follow it.
+func (h *Host) AppendContainer(chain ids.ID, kind string, id ids.ID, b []byte) host.Container {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.appendLocked(indexKey{chain, kind}, id, b)
+}
+
+// appendLocked appends to an index and wakes the feeds; h.mu is held.
+func (h *Host) appendLocked(key indexKey, id ids.ID, b []byte) host.Container {
+	c := host.Container{ID: id, Bytes: slices.Clone(b), Index: uint64(len(h.index[key])), Timestamp: h.opts.Now().UTC()}
+	h.index[key] = append(h.index[key], c)
+	close(h.changed)
+	h.changed = make(chan struct{})
+	return c
 }
 
 // Containers returns a copy of the own chain's index of kind.
@@ -99,9 +167,12 @@ func (h *Host) resolve(alias string) (host.ChainInfo, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if alias == "" {
+		if h.self.ID.IsZero() {
+			return host.ChainInfo{}, fmt.Errorf("a module has no chain of its own: name one: %w", host.ErrNotFound)
+		}
 		return h.self, nil
 	}
-	for _, c := range append([]host.ChainInfo{h.self}, h.opts.Others...) {
+	for _, c := range h.chainsLocked() {
 		if c.ID.String() == alias || slices.Contains(c.Aliases, alias) {
 			return c, nil
 		}

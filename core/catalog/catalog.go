@@ -1,0 +1,174 @@
+// Package catalog is the catalog of the plugins installed in the plugin
+// directory: VMs, which chains run, and REST modules. A binary is
+// registered once `describe` says what it is; a binary that failed is tried
+// again on the next scan.
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// VM is an installed VM plugin.
+type VM struct {
+	ID   ids.ID
+	Path string
+	Desc pluginv1.Description
+}
+
+// Names returns the names a chain config may use for the VM: its name, its
+// aliases and its CB58 ID.
+func (v *VM) Names() []string {
+	return append(append([]string{v.Desc.Name}, v.Desc.Aliases...), v.ID.String())
+}
+
+// Module is an installed REST module plugin.
+type Module struct {
+	Path string
+	Desc pluginv1.Description
+}
+
+// Names returns the names a module config may use for the plugin: its
+// name, its aliases and its file name.
+func (m *Module) Names() []string {
+	names := append([]string{m.Desc.Name}, m.Desc.Aliases...)
+	if base := filepath.Base(m.Path); base != m.Desc.Name {
+		names = append(names, base)
+	}
+	return names
+}
+
+// Scan is what a scan of the plugin directory found.
+type Scan struct {
+	// VMs and Modules are the plugins registered by the scan.
+	VMs     []*VM
+	Modules []*Module
+	// Failed lists, by file name, the binaries that are not usable
+	// plugins, with why.
+	Failed map[string]error
+}
+
+// Catalog holds the installed plugins. It is safe for concurrent use.
+type Catalog struct {
+	dir      string
+	describe func(ctx context.Context, path string) (pluginv1.Description, error)
+
+	mu      sync.RWMutex
+	known   map[string]bool // paths registered
+	vms     map[string]*VM
+	modules map[string]*Module
+	vmList  []*VM
+}
+
+// New returns an empty catalog of the plugins in dir.
+func New(dir string) *Catalog {
+	return &Catalog{
+		dir: dir, describe: pluginhost.Describe,
+		known: map[string]bool{}, vms: map[string]*VM{}, modules: map[string]*Module{},
+	}
+}
+
+// Dir is the plugin directory.
+func (c *Catalog) Dir() string { return c.dir }
+
+// Scan describes every file of the plugin directory that is not yet
+// registered and registers the plugins among them.
+func (c *Catalog) Scan(ctx context.Context) (Scan, error) {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return Scan{}, fmt.Errorf("read plugin dir %s: %w", c.dir, err)
+	}
+	res := Scan{Failed: map[string]error{}}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		path := filepath.Join(c.dir, e.Name())
+		c.mu.RLock()
+		known := c.known[path]
+		c.mu.RUnlock()
+		if known {
+			continue
+		}
+		desc, err := c.describe(ctx, path)
+		if err == nil {
+			err = c.register(path, desc, &res)
+		}
+		if err != nil {
+			res.Failed[e.Name()] = err
+		}
+	}
+	return res, nil
+}
+
+// register adds one described binary to the catalog and to res.
+func (c *Catalog) register(path string, desc pluginv1.Description, res *Scan) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch desc.Kind {
+	case pluginv1.KindVM:
+		id, err := ids.FromName(desc.Name)
+		if err != nil {
+			return fmt.Errorf("VM name %q: %w", desc.Name, err)
+		}
+		vm := &VM{ID: id, Path: path, Desc: desc}
+		for _, n := range vm.Names() {
+			if other, ok := c.vms[n]; ok {
+				return fmt.Errorf("VM name %q is already used by %s", n, other.Path)
+			}
+		}
+		for _, n := range vm.Names() {
+			c.vms[n] = vm
+		}
+		c.vmList = append(c.vmList, vm)
+		res.VMs = append(res.VMs, vm)
+	case pluginv1.KindModule:
+		m := &Module{Path: path, Desc: desc}
+		for _, n := range m.Names() {
+			if other, ok := c.modules[n]; ok {
+				return fmt.Errorf("module name %q is already used by %s", n, other.Path)
+			}
+		}
+		for _, n := range m.Names() {
+			c.modules[n] = m
+		}
+		res.Modules = append(res.Modules, m)
+	default:
+		return fmt.Errorf("plugin kind %q", desc.Kind)
+	}
+	c.known[path] = true
+	return nil
+}
+
+// LookupVM finds a VM by name, alias or ID.
+func (c *Catalog) LookupVM(name string) (*VM, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	vm, ok := c.vms[name]
+	return vm, ok
+}
+
+// LookupModule finds a module plugin by name, alias or file name.
+func (c *Catalog) LookupModule(name string) (*Module, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	m, ok := c.modules[name]
+	return m, ok
+}
+
+// VMs returns the registered VMs ordered by name.
+func (c *Catalog) VMs() []*VM {
+	c.mu.RLock()
+	out := append([]*VM(nil), c.vmList...)
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Desc.Name < out[j].Desc.Name })
+	return out
+}

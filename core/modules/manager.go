@@ -1,0 +1,221 @@
+// Package modules runs the node's REST API modules: one plugin process per
+// enabled module, with its own data directory, logger, host services and
+// restart supervision, beside the chains it reads (docs/modules.md).
+package modules
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/core/catalog"
+	"github.com/chainhost/chainhost/core/chains"
+	"github.com/chainhost/chainhost/core/config"
+	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/core/metrics"
+	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/core/storage"
+	"github.com/chainhost/chainhost/core/version"
+	"github.com/chainhost/chainhost/proto/pluginv1"
+)
+
+// Options configures a Manager.
+type Options struct {
+	Config  *config.Config
+	DB      *storage.DB
+	Chains  *chains.Manager // gives modules their view of the chains
+	Plugins *catalog.Catalog
+	Logs    *logging.Registry
+	Metrics *metrics.Metrics
+	Log     hclog.Logger
+}
+
+// Manager owns the configured, enabled modules.
+type Manager struct {
+	opts    Options
+	modules []*Module
+	// startMu serialises finding plugins and starting modules, so that a
+	// hot-load and a start-up never start a module twice.
+	startMu sync.Mutex
+}
+
+// New registers the enabled modules of the config; nothing starts until
+// StartPending.
+func New(opts Options) *Manager {
+	m := &Manager{opts: opts}
+	for _, mc := range opts.Config.Modules {
+		if !mc.IsEnabled() {
+			continue
+		}
+		mod := &Module{Name: mc.Name, Config: mc, prefixes: slices.Clone(mc.Prefixes)}
+		mod.setNotRunning("not started yet")
+		m.modules = append(m.modules, mod)
+	}
+	opts.Logs.OnChange(func(name string, p logging.LevelPair) {
+		for _, mod := range m.modules {
+			if inst, _ := mod.Instance(); inst != nil && mod.Name == name {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				if err := inst.SetLogLevel(ctx, p.Min().String()); err != nil {
+					opts.Log.Warn("set plugin log level", "module", name, "error", err)
+				}
+				cancel()
+			}
+		}
+	})
+	return m
+}
+
+// Modules returns the enabled modules in config order.
+func (m *Manager) Modules() []*Module { return m.modules }
+
+// FindPlugins looks up the plugin of every module that has none yet. A
+// module whose plugin is not installed waits for admin.loadVMs.
+func (m *Manager) FindPlugins() {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	for _, mod := range m.modules {
+		if mod.Plugin() != nil || mod.refusal() != nil {
+			continue
+		}
+		p, ok := m.opts.Plugins.LookupModule(mod.Config.PluginName())
+		if !ok {
+			mod.setNotRunning(fmt.Sprintf("module plugin %q is not installed in %s (install it, then call admin.loadVMs)",
+				mod.Config.PluginName(), m.opts.Plugins.Dir()))
+			m.opts.Log.Warn("module waits for its plugin", "module", mod.Name, "plugin", mod.Config.PluginName())
+			continue
+		}
+		mod.setPlugin(p)
+	}
+}
+
+// ToRoute returns the modules whose prefixes are known (from their config,
+// or from their plugin once found) and that the node does not route yet,
+// and marks them routed: the node routes them before StartPending starts
+// them, and a module that waits for its plugin answers 503 on them.
+func (m *Manager) ToRoute() []*Module {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	var out []*Module
+	for _, mod := range m.modules {
+		mod.mu.Lock()
+		if !mod.routed && len(mod.prefixes) > 0 && mod.refused == nil {
+			mod.routed = true
+			out = append(out, mod)
+		}
+		mod.mu.Unlock()
+	}
+	return out
+}
+
+// Refuse keeps a module from ever starting, for why (a route the node
+// could not give it); its routes, if any, answer 503 with why.
+func (m *Manager) Refuse(mod *Module, why error) {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	mod.setNotRunning(why.Error())
+	mod.mu.Lock()
+	mod.refused = why
+	mod.mu.Unlock()
+	m.opts.Log.Error("module refused", "module", mod.Name, "error", why)
+}
+
+// StartPending starts every module that has found its plugin and is not
+// running, and returns those it started. A module that fails to start is
+// logged and left not running, its routes answering 503 with why.
+func (m *Manager) StartPending(ctx context.Context) []*Module {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	var started []*Module
+	for _, mod := range m.modules {
+		if inst, _ := mod.Instance(); inst != nil || mod.Plugin() == nil || mod.refusal() != nil {
+			continue
+		}
+		if err := m.start(ctx, mod); err != nil {
+			mod.setNotRunning(err.Error())
+			m.opts.Log.Error("module failed to start", "module", mod.Name, "error", err)
+			continue
+		}
+		started = append(started, mod)
+	}
+	return started
+}
+
+func (m *Manager) start(ctx context.Context, mod *Module) error {
+	cfg := m.opts.Config
+	p := mod.Plugin()
+	dataDir := filepath.Join(cfg.DataDir, "modules", mod.Name)
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("module data dir: %w", err)
+	}
+	modCfg, err := mod.Config.ConfigJSON()
+	if err != nil {
+		return err
+	}
+	pin, err := cfg.PluginPin(p.Path)
+	if err != nil {
+		return err
+	}
+	m.opts.Logs.Get(mod.Name) // the logger exists before its levels are read
+	levels, err := m.opts.Logs.Levels(mod.Name)
+	if err != nil {
+		return err
+	}
+	inst, err := pluginhost.Start(ctx, pluginhost.Options{
+		Path:   p.Path,
+		SHA256: pin,
+		Init: pluginhost.Init{
+			Kind:        pluginv1.KindModule,
+			Name:        mod.Name,
+			NetworkID:   cfg.NetworkID,
+			Config:      modCfg,
+			DataDir:     dataDir,
+			LogLevel:    levels.Min().String(),
+			NodeVersion: version.Version,
+			Prefixes:    mod.Prefixes(),
+		},
+		Logger:            m.opts.Logs.PluginLogger(mod.Name),
+		Services:          m.opts.Chains.ReaderServices(mod.Name, m.opts.DB.Namespace("modules").Namespace(mod.Name)),
+		RestartBackoff:    cfg.PluginRestartBackoff,
+		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
+		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
+		OnStateChange: func(s pluginhost.State, reason string) {
+			m.opts.Metrics.PluginUp(mod.Name, s == pluginhost.Running)
+			if s == pluginhost.Down {
+				m.opts.Metrics.PluginRestarted(mod.Name)
+				m.opts.Log.Warn("module plugin down, restarting", "module", mod.Name, "reason", reason)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("start module plugin %s: %w", p.Desc.Name, err)
+	}
+	mod.setInstance(inst)
+	m.opts.Log.Info("module started", "module", mod.Name, "plugin", p.Desc.Name, "version", p.Desc.Version,
+		"prefixes", mod.Prefixes(), "listen", mod.Listen())
+	return nil
+}
+
+// Stop stops every module's plugin, in reverse order. The node stops the
+// modules before the chains they read.
+func (m *Manager) Stop(ctx context.Context) error {
+	var errs []error
+	for i := len(m.modules) - 1; i >= 0; i-- {
+		mod := m.modules[i]
+		inst, _ := mod.Instance()
+		if inst == nil {
+			continue
+		}
+		if err := inst.Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop module %s: %w", mod.Name, err))
+		}
+		mod.setNotRunning("stopped")
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+)
+
+// Prefixes routes URL path prefixes to REST modules (docs/modules.md). No
+// two of its prefixes overlap, so a path falls under at most one. It is
+// safe for concurrent use; modules may be mounted while it serves.
+type Prefixes struct {
+	mu     sync.RWMutex
+	routes []prefixRoute
+}
+
+// prefixRoute is one mounted prefix.
+type prefixRoute struct {
+	prefix string
+	module string
+	h      http.Handler
+}
+
+// Mount routes each of prefixes to h, for the module called module. It
+// mounts all of them or none: a prefix that another module claims, or
+// that holds or falls under one of another module's, is refused with an
+// error naming both modules.
+func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler) error {
+	if len(prefixes) == 0 {
+		return fmt.Errorf("module %s: no path prefixes to serve (set prefixes in its config)", module)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, prefix := range prefixes {
+		if err := pluginv1.CheckPrefix(prefix); err != nil {
+			return fmt.Errorf("module %s: %w", module, err)
+		}
+		for _, other := range prefixes[:i] {
+			if overlap(prefix, other) {
+				return fmt.Errorf("module %s: path prefixes %s and %s overlap", module, other, prefix)
+			}
+		}
+		for _, r := range p.routes {
+			if overlap(prefix, r.prefix) {
+				return fmt.Errorf("modules %s and %s both claim path prefix %s (%s claims %s)", r.module, module, prefix, r.module, r.prefix)
+			}
+		}
+	}
+	for _, prefix := range prefixes {
+		p.routes = append(p.routes, prefixRoute{prefix: prefix, module: module, h: h})
+	}
+	return nil
+}
+
+// overlap reports whether a path can fall under both prefixes.
+func overlap(a, b string) bool {
+	return pluginv1.PrefixMatches(a, b) || pluginv1.PrefixMatches(b, a)
+}
+
+// Lookup returns the handler of the prefix that path falls under.
+func (p *Prefixes) Lookup(path string) (http.Handler, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, r := range p.routes {
+		if pluginv1.PrefixMatches(r.prefix, path) {
+			return r.h, true
+		}
+	}
+	return nil, false
+}
+
+// List returns the mounted prefixes, sorted.
+func (p *Prefixes) List() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]string, len(p.routes))
+	for i, r := range p.routes {
+		out[i] = r.prefix
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ServeHTTP serves a listener of REST modules alone: a path outside every
+// prefix gets a 404 in the REST error body.
+func (p *Prefixes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h, ok := p.Lookup(r.URL.Path); ok {
+		h.ServeHTTP(w, r)
+		return
+	}
+	WriteRESTError(w, r, http.StatusNotFound, p.noRoute(r.URL.Path))
+}
+
+// noRoute is the error of a path no module serves.
+func (p *Prefixes) noRoute(path string) error {
+	if list := p.List(); len(list) > 0 {
+		return fmt.Errorf("no route for %s (this listener serves %v)", path, list)
+	}
+	return fmt.Errorf("no route for %s", path)
+}

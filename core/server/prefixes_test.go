@@ -1,0 +1,111 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chainhost/chainhost/core/metrics"
+	"github.com/chainhost/chainhost/sdk/rest"
+)
+
+// named answers with its name and the path it was given.
+func named(name string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, name+" "+r.URL.EscapedPath()+"?"+r.URL.RawQuery)
+	})
+}
+
+func TestPrefixesMount(t *testing.T) {
+	var p Prefixes
+	if err := p.Mount("data", []string{"/v1/chains", "/v1/address", "/v1/networks"}, named("data")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, module string
+		prefixes     []string
+		want         string // "" for accepted
+	}{
+		{"disjoint", "metrics", []string{"/v1/avg_tps", "/v2/networks"}, ""},
+		{"same prefix", "other", []string{"/v1/chains"}, "modules data and other both claim path prefix /v1/chains"},
+		{"under another's", "other", []string{"/v1/chains/43112"}, "modules data and other both claim path prefix /v1/chains/43112"},
+		{"holding another's", "other", []string{"/v1"}, "modules data and other both claim path prefix /v1"},
+		{"one clash fails all", "other", []string{"/v9", "/v1/address"}, "both claim path prefix /v1/address"},
+		{"overlapping own", "other", []string{"/v7", "/v7/x"}, "path prefixes /v7 and /v7/x overlap"},
+		{"none", "other", nil, "no path prefixes"},
+		{"not a prefix", "other", []string{"v8"}, "must start with /"},
+		{"under /ext", "other", []string{"/ext/bc"}, "/ext is the host's"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := p.Mount(tt.module, tt.prefixes, named(tt.module))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Mount = %v, want accepted", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Mount = %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+	// The refused "one clash fails all" mounted nothing.
+	if _, ok := p.Lookup("/v9/x"); ok {
+		t.Error("a refused Mount left /v9 routed")
+	}
+	if got := strings.Join(p.List(), " "); got != "/v1/address /v1/avg_tps /v1/chains /v1/networks /v2/networks" {
+		t.Errorf("List = %s", got)
+	}
+}
+
+func TestRouterModules(t *testing.T) {
+	modules := &Prefixes{}
+	if err := modules.Mount("data", []string{"/v1/chains"}, named("data")); err != nil {
+		t.Fatal(err)
+	}
+	rt := NewRouter(RouterOptions{Chains: func(string) (Chain, bool) { return nil, false }, Metrics: metrics.New(), Modules: modules})
+	rt.Handle("info", named("info"))
+	tests := []struct {
+		path       string
+		wantStatus int
+		wantBody   string // the body, or a substring of an error body's message
+		rest       bool   // a REST error body, else JSON-RPC
+	}{
+		{"/v1/chains", 200, "data /v1/chains?", false},
+		{"/v1/chains/43112/addresses/0xAb/transactions:listErc721?pageSize=5", 200, "data /v1/chains/43112/addresses/0xAb/transactions:listErc721?pageSize=5", false},
+		{"/v1/chains/a%2Fb%20c?x=%3A", 200, "data /v1/chains/a%2Fb%20c?x=%3A", false},
+		{"/ext/info", 200, "info /ext/info?", false},
+		{"/v1/chainsX", 404, "no route for /v1/chainsX (this listener serves [/v1/chains])", true},
+		{"/", 404, "no route for / (this listener serves [/v1/chains])", true},
+		{"/v2/networks", 404, "no route for /v2/networks (this listener serves [/v1/chains])", true},
+		{"/ext/nope", 404, "no API at /ext/nope", false},
+		{"/ext", 404, "no API at /ext", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			rt.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tt.path, nil))
+			body := w.Body.String()
+			if w.Code != tt.wantStatus {
+				t.Fatalf("GET %s = %d %s, want %d", tt.path, w.Code, body, tt.wantStatus)
+			}
+			if w.Code == 200 {
+				if body != tt.wantBody {
+					t.Errorf("GET %s = %q, want %q", tt.path, body, tt.wantBody)
+				}
+				return
+			}
+			if tt.rest {
+				var e rest.ErrorBody
+				if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || e.StatusCode != 404 || e.Error != "Not Found" || e.Message != tt.wantBody {
+					t.Errorf("GET %s = %s, want the REST 404 body with %q", tt.path, body, tt.wantBody)
+				}
+				return
+			}
+			if !strings.Contains(body, `"jsonrpc":"2.0"`) || !strings.Contains(body, tt.wantBody) {
+				t.Errorf("GET %s = %s, want a JSON-RPC error with %q", tt.path, body, tt.wantBody)
+			}
+		})
+	}
+}

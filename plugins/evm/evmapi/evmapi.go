@@ -1,0 +1,12 @@
+// Package evmapi names what other plugins may call on the EVM through host
+// chain calls: its internal handlers (docs/evm.md). It is kept apart from
+// the VM so that a module can import it without go-ethereum.
+package evmapi
+
+// VMName is the name the EVM plugin describes itself with.
+const VMName = "evm"
+
+// IndexerHandler is the EVM's internal handler: JSON-RPC over the read APIs
+// a data indexer needs (eth, net and the debug tracers), whatever the chain
+// config's API switches say. The node never serves it over HTTP.
+const IndexerHandler = "indexer"
