@@ -299,6 +299,25 @@ func TestModules(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("shutdown order", func(t *testing.T) {
+		// The modules stop before the chains they read.
+		n.Stop(t)
+		exited := func(logger string) int {
+			i := strings.Index(n.Output(), "["+"INFO]  "+logger+": plugin process exited")
+			if i < 0 {
+				t.Fatalf("no exit line of %s in the output", logger)
+			}
+			return i
+		}
+		for _, mod := range []string{"exampleapi", "own"} {
+			for _, chain := range []string{"C", "example"} {
+				if exited(mod) > exited(chain) {
+					t.Errorf("module %s stopped after chain %s", mod, chain)
+				}
+			}
+		}
+	})
 }
 
 // TestModuleStartupErrors: a module config the node cannot serve stops
