@@ -1,6 +1,7 @@
-// Package evmapi names what other plugins may call on the EVM through host
-// chain calls: its internal handlers (docs/evm.md). It is kept apart from
-// the VM so that a module can import it without go-ethereum.
+// Package evmapi is what other plugins may call on the EVM through host
+// chain calls: its internal handlers, their methods and the Go types of
+// their answers (docs/evm.md). It is kept apart from the VM so that a module
+// imports it without the VM's go-ethereum node.
 package evmapi
 
 // VMName is the name the EVM plugin describes itself with.
