@@ -7,6 +7,7 @@ TOOLS     := build/tools/bin
 # Every cmd/<name> except the host is a plugin binary, built into $(PLUGINS).
 PLUGIN_CMDS := $(filter-out chainhost,$(notdir $(wildcard cmd/*)))
 TEST_FLAGS ?= -race -timeout 30m
+COMPAT_TEST_FLAGS ?= -timeout 30m
 BENCH_FLAGS ?= -run '^$$' -bench . -benchmem -count 1 -timeout 60m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/chainhost/chainhost/core/version.Version=$(VERSION)
@@ -26,8 +27,13 @@ run: build
 	$(BIN)/chainhost $(ARGS)
 
 # Tests that start the host find the binaries through CHAINHOST_BIN_DIR.
+# compat/avalanchego is a module of its own (avalanchego's wallet checks the
+# X-Chain; its dependencies stay out of the node's binary). It runs without
+# -race: it is a client of the node's processes, and the race build of
+# avalanchego's dependencies would add minutes to every cold CI run.
 test: build
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
+	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
 bench: build
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/...

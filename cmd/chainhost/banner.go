@@ -14,6 +14,7 @@ const (
 	localNetworkID  = 12345
 	localKeyAddress = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC"
 	localPrivateKey = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
+	localXAddress   = "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 )
 
 // printBanner tells the operator where each API answers, like a dev node.
@@ -42,6 +43,10 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 		}
 		fmt.Fprintf(w, "  chain %s (%s, VM %s)\n", c.Alias, c.ID, c.VMName())
 		for _, h := range inst.Handlers() {
+			if h == "" { // the chain's root handler, as the X-Chain's API
+				fmt.Fprintf(w, "    %-8s %s/ext/bc/%s\n", "api", base, c.Alias)
+				continue
+			}
 			fmt.Fprintf(w, "    %-8s %s/ext/bc/%s/%s\n", h, base, c.Alias, h)
 		}
 		if cfg.IndexEnabled {
@@ -55,6 +60,9 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 		}
 		if c.Alias == "C" && c.VMName() == "evm" && cfg.NetworkID == localNetworkID {
 			fmt.Fprintf(w, "    funded   %s (private key %s, EVM chain ID 43112)\n", localKeyAddress, localPrivateKey)
+		}
+		if c.Alias == "X" && c.VMName() == "xvm" && cfg.NetworkID == localNetworkID {
+			fmt.Fprintf(w, "    funded   %s (private key %s; try: chainhost x balance --key %s)\n", localXAddress, localPrivateKey, localPrivateKey)
 		}
 	}
 	for _, mod := range n.Modules().Modules() {

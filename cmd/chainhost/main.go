@@ -25,6 +25,8 @@ Usage:
   chainhost [flags]          start the node
   chainhost config [flags]   print the effective configuration and exit
   chainhost version          print the version and exit
+  chainhost x COMMAND        a wallet on the X-Chain: address, balance, send,
+                             export, import (chainhost x --help)
 
 Configuration layers, lowest first: embedded defaults < --config FILE <
 CHAINHOST_* environment < flags.
@@ -37,6 +39,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "x" {
+		return runX(args[1:], stdout, stderr)
+	}
 	cmd := ""
 	if len(args) > 0 && (args[0] == "version" || args[0] == "config") {
 		cmd, args = args[0], args[1:]

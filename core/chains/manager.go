@@ -20,6 +20,7 @@ import (
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/core/sharedmemory"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/proto/pluginv1"
@@ -40,6 +41,10 @@ type Options struct {
 	// OnIndexComplete, if set, is called once, when every chain has
 	// backfilled its index from its VM in this run (see backfill).
 	OnIndexComplete func()
+
+	// SharedMemory is the host's shared memory; nil: the chains get none
+	// (their batches with shared-memory requests are refused).
+	SharedMemory *sharedmemory.Memory
 }
 
 // Manager owns the configured chains.
@@ -185,6 +190,9 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 		Index:  chainIndex{m: m, chain: c, state: state},
 		Chains: registry{m: m},
 		Calls:  caller{m: m},
+	}
+	if m.opts.SharedMemory != nil {
+		svc.SharedMemory = chainSharedMemory{m: m, chain: c}
 	}
 	bootstrap := time.Now()
 	inst, err := pluginhost.Start(ctx, pluginhost.Options{

@@ -111,6 +111,91 @@ func (x chainIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []by
 	return host.Accepted{Index: c.Index, Timestamp: c.Timestamp}, nil
 }
 
+// AcceptBatch appends the batch's containers to the chain's indexes of
+// their kinds, with the VM's state writes and the chain's shared-memory
+// requests, in one atomic write (docs/shared-memory.md). It refuses as
+// Accept does (legacy or undeclared kinds, a backfill in progress), and
+// refuses shared-memory requests naming an unknown peer chain or
+// contradicting shared memory; nothing is then written. With indexing off
+// the state and shared-memory writes still land.
+func (x chainIndex) AcceptBatch(_ context.Context, ab host.AcceptBatch) ([]host.Accepted, error) {
+	if len(ab.Containers) == 0 {
+		return nil, fmt.Errorf("chain %s: accept batch: no containers", x.chain.Alias)
+	}
+	inst, _ := x.chain.Instance()
+	for _, ct := range ab.Containers {
+		if x.chain.IsLegacyIndexKind(ct.Kind) {
+			return nil, fmt.Errorf("chain %s: index kind %q is legacy (legacy-index-kinds in the chain config): "+
+				"it is read-only and receives no new containers", x.chain.Alias, ct.Kind)
+		}
+		if inst != nil && !slices.Contains(inst.IndexKinds(), ct.Kind) {
+			return nil, fmt.Errorf("chain %s does not declare index kind %q", x.chain.Alias, ct.Kind)
+		}
+	}
+	for _, r := range ab.SharedMemory {
+		if r.Peer == x.chain.ID {
+			return nil, fmt.Errorf("chain %s: shared memory: the chain names itself as the peer", x.chain.Alias)
+		}
+		if _, ok := x.m.byID[r.Peer]; !ok {
+			return nil, fmt.Errorf("chain %s: shared memory: unknown peer chain %s (not a chain of this node)", x.chain.Alias, r.Peer)
+		}
+	}
+	sm := x.m.opts.SharedMemory
+	if len(ab.SharedMemory) > 0 {
+		if sm == nil {
+			return nil, fmt.Errorf("chain %s: shared memory: %w", x.chain.Alias, host.ErrUnsupported)
+		}
+		// Held until the batch is written: two batches never both consume
+		// one value.
+		sm.Lock()
+		defer sm.Unlock()
+	}
+	extra := func(b *storage.Batch) error {
+		addOps(b.In(x.state), ab.State)
+		if len(ab.SharedMemory) > 0 {
+			if err := sm.Stage(b, x.chain.ID, ab.SharedMemory); err != nil {
+				return fmt.Errorf("chain %s: %w", x.chain.Alias, err)
+			}
+		}
+		return nil
+	}
+	x.chain.indexMu.RLock()
+	defer x.chain.indexMu.RUnlock()
+	if x.chain.backfilling {
+		return nil, fmt.Errorf("chain %s: the host is backfilling the index from the VM's accepted history; "+
+			"retry the append when it is done", x.chain.Alias)
+	}
+	now := time.Now()
+	out := make([]host.Accepted, len(ab.Containers))
+	if x.m.opts.Indexes == nil {
+		// Indexing is off: the VM's state and shared memory still land.
+		b := x.state.NewBatch()
+		if err := extra(b); err != nil {
+			return nil, err
+		}
+		for i := range out {
+			out[i].Timestamp = now
+		}
+		return out, x.m.opts.DB.Write(b, false)
+	}
+	entries := make([]index.KindEntry, len(ab.Containers))
+	for i, ct := range ab.Containers {
+		entries[i] = index.KindEntry{Kind: ct.Kind, Entry: index.Entry{ID: ct.ID, Bytes: ct.Bytes, Timestamp: now}}
+	}
+	cs, err := x.m.opts.Indexes.AcceptAcross(x.chain.ID, entries, extra)
+	var dup *index.AlreadyIndexedError
+	if errors.As(err, &dup) {
+		return nil, fmt.Errorf("%w: %w", host.ErrAlreadyIndexed, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cs {
+		out[i] = host.Accepted{Index: c.Index, Timestamp: c.Timestamp}
+	}
+	return out, nil
+}
+
 func (x chainIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
 	target := x.chain
 	if chain != "" {
@@ -222,4 +307,19 @@ func (c caller) Call(ctx context.Context, chain, handlerPath string, body []byte
 	}
 	handler, path := host.SplitHandlerPath(handlerPath)
 	return callHandler(ctx, target, handler, path, body)
+}
+
+// chainSharedMemory is host.SharedMemory for one chain: the values other
+// chains put for it.
+type chainSharedMemory struct {
+	m     *Manager
+	chain *Chain
+}
+
+func (s chainSharedMemory) Get(_ context.Context, peer ids.ID, keys [][]byte) ([][]byte, error) {
+	return s.m.opts.SharedMemory.Get(s.chain.ID, peer, keys)
+}
+
+func (s chainSharedMemory) Indexed(_ context.Context, peer ids.ID, traits [][]byte, startTrait, startKey []byte, limit int) ([][]byte, []byte, []byte, error) {
+	return s.m.opts.SharedMemory.Indexed(s.chain.ID, peer, traits, startTrait, startKey, limit)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"plugin-restart-backoff", c.PluginRestartBackoff, 100 * time.Millisecond},
 		{"plugin-restart-max-backoff", c.PluginRestartMaxBackoff, 5 * time.Second},
 		{"plugin-sha256", len(c.PluginSHA256), 0},
-		{"chains", len(c.Chains), 2},
+		{"chains", len(c.Chains), 3},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -71,6 +72,12 @@ func TestLoadDefaults(t *testing.T) {
 		}
 	}
 	for _, ch := range c.Chains {
+		if ch.Alias == "X" {
+			if ch.VM != "xvm" || !ch.IsEnabled() || !slices.Equal(ch.LegacyIndexKinds, []string{"vtx"}) {
+				t.Errorf("default X chain = %+v, want vm xvm, enabled, vtx legacy", ch)
+			}
+			continue
+		}
 		if ch.Alias == "C" {
 			if ch.VM != "evm" || !ch.IsEnabled() {
 				t.Errorf("default C chain = %+v, want vm evm, enabled", ch)

@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/chainhost/chainhost/core/storage"
@@ -56,39 +57,70 @@ func (ix *Index) AcceptMany(entries []Entry, extra func(b *storage.Batch) error)
 	if err := ix.loadLocked(); err != nil {
 		return nil, err
 	}
+	b := ix.takeBatchLocked()
+	defer ix.keepBatchLocked(b)
+	out, newNext, err := ix.stageLocked(b, entries, nowIfNeeded(ix.now, entries))
+	if err != nil {
+		return nil, err
+	}
+	if extra != nil {
+		if err := extra(b); err != nil {
+			return nil, fmt.Errorf("index %s: accept: extra writes: %w", ix, err)
+		}
+	}
+	// Before the write: an ID that may be stored must be in the filters.
+	ix.filterAddLocked(entries)
+	if err := ix.db.Write(b, ix.sync); err != nil {
+		return nil, fmt.Errorf("index %s: accept %d containers at %d: %w", ix, len(entries), out[0].Index, err)
+	}
+	ix.publish(newNext)
+	return out, nil
+}
+
+// nowIfNeeded returns now() when an entry has no timestamp of its own,
+// else the zero time.
+func nowIfNeeded(now func() time.Time, entries []Entry) time.Time {
+	for _, e := range entries {
+		if e.Timestamp.IsZero() {
+			return now()
+		}
+	}
+	return time.Time{}
+}
+
+// stageLocked adds to b the writes that append entries at the next
+// indexes: each record, each ID's entry and the new counter. Entries
+// without a timestamp are stamped now. It returns the containers and the
+// new length; an ID already indexed, or given twice, is an
+// *AlreadyIndexedError. ix.mu must be held and the counter loaded.
+func (ix *Index) stageLocked(b *storage.Batch, entries []Entry, now time.Time) ([]Container, uint64, error) {
 	next := ix.next.Load()
 	ix.growFilterLocked(next + uint64(len(entries)))
-	now := time.Time{}
 	var seen map[ids.ID]uint64 // IDs of this batch, when it has several
 	if len(entries) > 1 {
 		seen = make(map[ids.ID]uint64, len(entries))
 	}
 	out := make([]Container, len(entries))
-	b := ix.takeBatchLocked()
-	defer ix.keepBatchLocked(b)
 	var keyBuf [max(recordKeyLen, idKeyLen)]byte
 	var valBuf [8]byte
 	for k, e := range entries {
 		if i, dup := seen[e.ID]; dup {
-			return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
+			return nil, 0, &AlreadyIndexedError{ID: e.ID, Index: i}
 		}
 		if ix.mayHoldLocked(e.ID) {
 			switch i, found, err := ix.lookup(e.ID); {
 			case err != nil:
-				return nil, fmt.Errorf("accept container %s: %w", e.ID, err)
+				return nil, 0, fmt.Errorf("accept container %s: %w", e.ID, err)
 			case found:
-				return nil, &AlreadyIndexedError{ID: e.ID, Index: i}
+				return nil, 0, &AlreadyIndexedError{ID: e.ID, Index: i}
 			}
 		}
 		ts := e.Timestamp
 		if ts.IsZero() {
-			if now.IsZero() {
-				now = ix.now()
-			}
 			ts = now
 		}
 		if ts.Before(minStamp) || ts.After(maxStamp) {
-			return nil, fmt.Errorf("accept container %s: timestamp %s outside the years 1678 to 2262", e.ID, ts)
+			return nil, 0, fmt.Errorf("accept container %s: timestamp %s outside the years 1678 to 2262", e.ID, ts)
 		}
 		i := next + uint64(k)
 		if seen != nil {
@@ -103,17 +135,85 @@ func (ix *Index) AcceptMany(entries []Entry, extra func(b *storage.Batch) error)
 	}
 	newNext := next + uint64(len(entries))
 	b.Put(keyNext, binary.BigEndian.AppendUint64(valBuf[:0], newNext))
-	if extra != nil {
-		if err := extra(b); err != nil {
-			return nil, fmt.Errorf("index %s: accept: extra writes: %w", ix, err)
+	return out, newNext, nil
+}
+
+// KindEntry is a container to append to a chain's index of Kind.
+type KindEntry struct {
+	Kind string
+	Entry
+}
+
+// AcceptAcross appends entries to chain's indexes of their kinds (one or
+// several), each in order at the next indexes of its kind, in one atomic
+// batch with extra's writes (as in Accept: through b.In of the caller's
+// namespace). Any ID already in its kind's index, or given twice for one
+// kind, refuses the whole batch and nothing is written. It returns the
+// appended containers in the order of entries.
+func (x *Indexes) AcceptAcross(chain ids.ID, entries []KindEntry, extra func(b *storage.Batch) error) ([]Container, error) {
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("index %s: accept: no containers", chain)
+	}
+	// Group the entries by kind; lock the indexes in the order of their
+	// kinds, so that two batches never wait for each other.
+	groups := map[string][]int{}
+	var kinds []string
+	for i, e := range entries {
+		if _, ok := groups[e.Kind]; !ok {
+			kinds = append(kinds, e.Kind)
+		}
+		groups[e.Kind] = append(groups[e.Kind], i)
+	}
+	slices.Sort(kinds)
+	ixs := make([]*Index, len(kinds))
+	for k, kind := range kinds {
+		ix := x.Index(chain, kind)
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		if err := ix.loadLocked(); err != nil {
+			return nil, err
+		}
+		ixs[k] = ix
+	}
+	b := x.opts.NS.NewBatch()
+	out := make([]Container, len(entries))
+	grouped := make([][]Entry, len(kinds))
+	nexts := make([]uint64, len(kinds))
+	now := time.Time{}
+	for _, e := range entries {
+		if e.Timestamp.IsZero() {
+			now = x.opts.Now()
+			break
 		}
 	}
-	// Before the write: an ID that may be stored must be in the filters.
-	ix.filterAddLocked(entries)
-	if err := ix.db.Write(b, ix.sync); err != nil {
-		return nil, fmt.Errorf("index %s: accept %d containers at %d: %w", ix, len(entries), next, err)
+	for k, ix := range ixs {
+		group := make([]Entry, len(groups[kinds[k]]))
+		for j, i := range groups[kinds[k]] {
+			group[j] = entries[i].Entry
+		}
+		staged, next, err := ix.stageLocked(b.In(ix.ns), group, now)
+		if err != nil {
+			return nil, fmt.Errorf("index %s: accept: %w", ix, err)
+		}
+		for j, i := range groups[kinds[k]] {
+			out[i] = staged[j]
+		}
+		grouped[k], nexts[k] = group, next
 	}
-	ix.publish(newNext)
+	if extra != nil {
+		if err := extra(b); err != nil {
+			return nil, fmt.Errorf("index %s: accept: extra writes: %w", chain, err)
+		}
+	}
+	for k, ix := range ixs {
+		ix.filterAddLocked(grouped[k])
+	}
+	if err := x.opts.DB.Write(b, x.opts.Sync); err != nil {
+		return nil, fmt.Errorf("index %s: accept %d containers: %w", chain, len(entries), err)
+	}
+	for k, ix := range ixs {
+		ix.publish(nexts[k])
+	}
 	return out, nil
 }
 

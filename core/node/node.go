@@ -31,6 +31,7 @@ import (
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/modules"
 	"github.com/chainhost/chainhost/core/server"
+	"github.com/chainhost/chainhost/core/sharedmemory"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -117,6 +118,7 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	n.chains, err = chains.New(chains.Options{
 		Config: cfg, DB: n.db, Indexes: n.indexes, Aliases: al, Plugins: n.plugins,
 		Logs: n.logs, Metrics: n.metrics, Log: n.log, OnIndexComplete: onIndexComplete,
+		SharedMemory: sharedmemory.New(hostNS.Namespace("shared-memory")),
 	})
 	if err != nil {
 		return nil, err

@@ -140,7 +140,9 @@ func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string
 		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("unknown chain %q", name))
 		return
 	}
-	if handler == "" {
+	// A chain may serve a handler named "" at /ext/bc/<chain> itself, as
+	// avalanchego's X-Chain does (docs/xvm.md).
+	if handler == "" && !slices.Contains(c.Handlers(), "") {
 		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Name(), c.Handlers()))
 		return
 	}

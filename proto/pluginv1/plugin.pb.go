@@ -3,9 +3,10 @@
 // Two sides talk over go-plugin's gRPC connection:
 //   - Plugin is served by every plugin process (a VM or a REST module) and
 //     called by the host.
-//   - The host services (Database, Index, ChainRegistry, ChainCalls) are served
-//     by the host on a go-plugin broker stream whose ID the host passes in
-//     InitializeRequest, and called by the plugin.
+//   - The host services (Database, Index, ChainRegistry, ChainCalls,
+//     SharedMemory) are served by the host on a go-plugin broker stream
+//     whose ID the host passes in InitializeRequest, and called by the
+//     plugin.
 // Fields and calls added after the first release are optional on both
 // sides: a peer built before them ignores them or answers Unimplemented.
 // Plugin authors never see these types: the SDK wraps them in plain Go.
@@ -2278,6 +2279,301 @@ func (x *AcceptResponse) GetTimestampUnixNano() int64 {
 	return 0
 }
 
+type AcceptBatchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The containers to append, in order; at least one.
+	Containers []*IndexEntry `protobuf:"bytes,1,rep,name=containers,proto3" json:"containers,omitempty"`
+	State      []*BatchOp    `protobuf:"bytes,2,rep,name=state,proto3" json:"state,omitempty"`
+	// Puts to and removes from shared memory, per peer chain.
+	SharedMemory  []*SharedMemoryRequests `protobuf:"bytes,3,rep,name=shared_memory,json=sharedMemory,proto3" json:"shared_memory,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptBatchRequest) Reset() {
+	*x = AcceptBatchRequest{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptBatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptBatchRequest) ProtoMessage() {}
+
+func (x *AcceptBatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptBatchRequest.ProtoReflect.Descriptor instead.
+func (*AcceptBatchRequest) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *AcceptBatchRequest) GetContainers() []*IndexEntry {
+	if x != nil {
+		return x.Containers
+	}
+	return nil
+}
+
+func (x *AcceptBatchRequest) GetState() []*BatchOp {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *AcceptBatchRequest) GetSharedMemory() []*SharedMemoryRequests {
+	if x != nil {
+		return x.SharedMemory
+	}
+	return nil
+}
+
+// IndexEntry is a container to append to an index of a kind.
+type IndexEntry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Id            []byte                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Bytes         []byte                 `protobuf:"bytes,3,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexEntry) Reset() {
+	*x = IndexEntry{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexEntry) ProtoMessage() {}
+
+func (x *IndexEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexEntry.ProtoReflect.Descriptor instead.
+func (*IndexEntry) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *IndexEntry) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *IndexEntry) GetId() []byte {
+	if x != nil {
+		return x.Id
+	}
+	return nil
+}
+
+func (x *IndexEntry) GetBytes() []byte {
+	if x != nil {
+		return x.Bytes
+	}
+	return nil
+}
+
+// SharedMemoryRequests are one chain's requests on its shared memory with a
+// peer chain: puts of values for the peer to import, and removes of values
+// the peer put for this chain (an import consumes them).
+type SharedMemoryRequests struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Blockchain ID of the peer, 32 bytes.
+	PeerChainId []byte                 `protobuf:"bytes,1,opt,name=peer_chain_id,json=peerChainId,proto3" json:"peer_chain_id,omitempty"`
+	Puts        []*SharedMemoryElement `protobuf:"bytes,2,rep,name=puts,proto3" json:"puts,omitempty"`
+	// Keys of values the peer put for this chain.
+	Removes       [][]byte `protobuf:"bytes,3,rep,name=removes,proto3" json:"removes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryRequests) Reset() {
+	*x = SharedMemoryRequests{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryRequests) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryRequests) ProtoMessage() {}
+
+func (x *SharedMemoryRequests) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryRequests.ProtoReflect.Descriptor instead.
+func (*SharedMemoryRequests) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SharedMemoryRequests) GetPeerChainId() []byte {
+	if x != nil {
+		return x.PeerChainId
+	}
+	return nil
+}
+
+func (x *SharedMemoryRequests) GetPuts() []*SharedMemoryElement {
+	if x != nil {
+		return x.Puts
+	}
+	return nil
+}
+
+func (x *SharedMemoryRequests) GetRemoves() [][]byte {
+	if x != nil {
+		return x.Removes
+	}
+	return nil
+}
+
+// SharedMemoryElement is a value in shared memory, found by its key and by
+// each of its traits (the addresses that own a UTXO).
+type SharedMemoryElement struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           []byte                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	Traits        [][]byte               `protobuf:"bytes,3,rep,name=traits,proto3" json:"traits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryElement) Reset() {
+	*x = SharedMemoryElement{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryElement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryElement) ProtoMessage() {}
+
+func (x *SharedMemoryElement) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryElement.ProtoReflect.Descriptor instead.
+func (*SharedMemoryElement) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *SharedMemoryElement) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *SharedMemoryElement) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *SharedMemoryElement) GetTraits() [][]byte {
+	if x != nil {
+		return x.Traits
+	}
+	return nil
+}
+
+type AcceptBatchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where each container of the request went, in its order.
+	Accepted      []*AcceptResponse `protobuf:"bytes,1,rep,name=accepted,proto3" json:"accepted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptBatchResponse) Reset() {
+	*x = AcceptBatchResponse{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptBatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptBatchResponse) ProtoMessage() {}
+
+func (x *AcceptBatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptBatchResponse.ProtoReflect.Descriptor instead.
+func (*AcceptBatchResponse) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *AcceptBatchResponse) GetAccepted() []*AcceptResponse {
+	if x != nil {
+		return x.Accepted
+	}
+	return nil
+}
+
 type FeedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Chain ID or alias; empty for the caller's own chain.
@@ -2292,7 +2588,7 @@ type FeedRequest struct {
 
 func (x *FeedRequest) Reset() {
 	*x = FeedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2304,7 +2600,7 @@ func (x *FeedRequest) String() string {
 func (*FeedRequest) ProtoMessage() {}
 
 func (x *FeedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2317,7 +2613,7 @@ func (x *FeedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FeedRequest.ProtoReflect.Descriptor instead.
 func (*FeedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *FeedRequest) GetChain() string {
@@ -2356,7 +2652,7 @@ type ListChainsRequest struct {
 
 func (x *ListChainsRequest) Reset() {
 	*x = ListChainsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2368,7 +2664,7 @@ func (x *ListChainsRequest) String() string {
 func (*ListChainsRequest) ProtoMessage() {}
 
 func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2381,7 +2677,7 @@ func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsRequest.ProtoReflect.Descriptor instead.
 func (*ListChainsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{45}
 }
 
 type ChainInfo struct {
@@ -2401,7 +2697,7 @@ type ChainInfo struct {
 
 func (x *ChainInfo) Reset() {
 	*x = ChainInfo{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2413,7 +2709,7 @@ func (x *ChainInfo) String() string {
 func (*ChainInfo) ProtoMessage() {}
 
 func (x *ChainInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2426,7 +2722,7 @@ func (x *ChainInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainInfo.ProtoReflect.Descriptor instead.
 func (*ChainInfo) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ChainInfo) GetId() string {
@@ -2494,7 +2790,7 @@ type ListChainsResponse struct {
 
 func (x *ListChainsResponse) Reset() {
 	*x = ListChainsResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2506,7 +2802,7 @@ func (x *ListChainsResponse) String() string {
 func (*ListChainsResponse) ProtoMessage() {}
 
 func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2519,7 +2815,7 @@ func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsResponse.ProtoReflect.Descriptor instead.
 func (*ListChainsResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListChainsResponse) GetChains() []*ChainInfo {
@@ -2538,7 +2834,7 @@ type ResolveRequest struct {
 
 func (x *ResolveRequest) Reset() {
 	*x = ResolveRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2550,7 +2846,7 @@ func (x *ResolveRequest) String() string {
 func (*ResolveRequest) ProtoMessage() {}
 
 func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2563,7 +2859,7 @@ func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveRequest.ProtoReflect.Descriptor instead.
 func (*ResolveRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ResolveRequest) GetAlias() string {
@@ -2582,7 +2878,7 @@ type ResolveResponse struct {
 
 func (x *ResolveResponse) Reset() {
 	*x = ResolveResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[44]
+	mi := &file_pluginv1_plugin_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2594,7 +2890,7 @@ func (x *ResolveResponse) String() string {
 func (*ResolveResponse) ProtoMessage() {}
 
 func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[44]
+	mi := &file_pluginv1_plugin_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2607,7 +2903,7 @@ func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveResponse.ProtoReflect.Descriptor instead.
 func (*ResolveResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{44}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ResolveResponse) GetChain() *ChainInfo {
@@ -2625,7 +2921,7 @@ type WatchChainsRequest struct {
 
 func (x *WatchChainsRequest) Reset() {
 	*x = WatchChainsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[45]
+	mi := &file_pluginv1_plugin_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2637,7 +2933,7 @@ func (x *WatchChainsRequest) String() string {
 func (*WatchChainsRequest) ProtoMessage() {}
 
 func (x *WatchChainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[45]
+	mi := &file_pluginv1_plugin_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2650,7 +2946,7 @@ func (x *WatchChainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchChainsRequest.ProtoReflect.Descriptor instead.
 func (*WatchChainsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{45}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{50}
 }
 
 type ChainEvent struct {
@@ -2665,7 +2961,7 @@ type ChainEvent struct {
 
 func (x *ChainEvent) Reset() {
 	*x = ChainEvent{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[46]
+	mi := &file_pluginv1_plugin_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2677,7 +2973,7 @@ func (x *ChainEvent) String() string {
 func (*ChainEvent) ProtoMessage() {}
 
 func (x *ChainEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[46]
+	mi := &file_pluginv1_plugin_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2690,7 +2986,7 @@ func (x *ChainEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainEvent.ProtoReflect.Descriptor instead.
 func (*ChainEvent) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{46}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ChainEvent) GetKind() string {
@@ -2722,7 +3018,7 @@ type ChainCallRequest struct {
 
 func (x *ChainCallRequest) Reset() {
 	*x = ChainCallRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[47]
+	mi := &file_pluginv1_plugin_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2734,7 +3030,7 @@ func (x *ChainCallRequest) String() string {
 func (*ChainCallRequest) ProtoMessage() {}
 
 func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[47]
+	mi := &file_pluginv1_plugin_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2747,7 +3043,7 @@ func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallRequest.ProtoReflect.Descriptor instead.
 func (*ChainCallRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{47}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ChainCallRequest) GetChain() string {
@@ -2788,7 +3084,7 @@ type ChainCallResponse struct {
 
 func (x *ChainCallResponse) Reset() {
 	*x = ChainCallResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[48]
+	mi := &file_pluginv1_plugin_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2800,7 +3096,7 @@ func (x *ChainCallResponse) String() string {
 func (*ChainCallResponse) ProtoMessage() {}
 
 func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[48]
+	mi := &file_pluginv1_plugin_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2813,7 +3109,7 @@ func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallResponse.ProtoReflect.Descriptor instead.
 func (*ChainCallResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{48}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ChainCallResponse) GetStatus() int32 {
@@ -2826,6 +3122,241 @@ func (x *ChainCallResponse) GetStatus() int32 {
 func (x *ChainCallResponse) GetBody() []byte {
 	if x != nil {
 		return x.Body
+	}
+	return nil
+}
+
+type SharedMemoryGetRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PeerChainId   []byte                 `protobuf:"bytes,1,opt,name=peer_chain_id,json=peerChainId,proto3" json:"peer_chain_id,omitempty"`
+	Keys          [][]byte               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryGetRequest) Reset() {
+	*x = SharedMemoryGetRequest{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryGetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryGetRequest) ProtoMessage() {}
+
+func (x *SharedMemoryGetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryGetRequest.ProtoReflect.Descriptor instead.
+func (*SharedMemoryGetRequest) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *SharedMemoryGetRequest) GetPeerChainId() []byte {
+	if x != nil {
+		return x.PeerChainId
+	}
+	return nil
+}
+
+func (x *SharedMemoryGetRequest) GetKeys() [][]byte {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+type SharedMemoryGetResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        [][]byte               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryGetResponse) Reset() {
+	*x = SharedMemoryGetResponse{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryGetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryGetResponse) ProtoMessage() {}
+
+func (x *SharedMemoryGetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryGetResponse.ProtoReflect.Descriptor instead.
+func (*SharedMemoryGetResponse) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *SharedMemoryGetResponse) GetValues() [][]byte {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+type SharedMemoryIndexedRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	PeerChainId []byte                 `protobuf:"bytes,1,opt,name=peer_chain_id,json=peerChainId,proto3" json:"peer_chain_id,omitempty"`
+	Traits      [][]byte               `protobuf:"bytes,2,rep,name=traits,proto3" json:"traits,omitempty"`
+	// The page starts after (start_trait, start_key); both empty: at the
+	// start.
+	StartTrait    []byte `protobuf:"bytes,3,opt,name=start_trait,json=startTrait,proto3" json:"start_trait,omitempty"`
+	StartKey      []byte `protobuf:"bytes,4,opt,name=start_key,json=startKey,proto3" json:"start_key,omitempty"`
+	Limit         uint32 `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryIndexedRequest) Reset() {
+	*x = SharedMemoryIndexedRequest{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryIndexedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryIndexedRequest) ProtoMessage() {}
+
+func (x *SharedMemoryIndexedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryIndexedRequest.ProtoReflect.Descriptor instead.
+func (*SharedMemoryIndexedRequest) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *SharedMemoryIndexedRequest) GetPeerChainId() []byte {
+	if x != nil {
+		return x.PeerChainId
+	}
+	return nil
+}
+
+func (x *SharedMemoryIndexedRequest) GetTraits() [][]byte {
+	if x != nil {
+		return x.Traits
+	}
+	return nil
+}
+
+func (x *SharedMemoryIndexedRequest) GetStartTrait() []byte {
+	if x != nil {
+		return x.StartTrait
+	}
+	return nil
+}
+
+func (x *SharedMemoryIndexedRequest) GetStartKey() []byte {
+	if x != nil {
+		return x.StartKey
+	}
+	return nil
+}
+
+func (x *SharedMemoryIndexedRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type SharedMemoryIndexedResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Values [][]byte               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	// Where the page ended: pass them as the next page's start.
+	LastTrait     []byte `protobuf:"bytes,2,opt,name=last_trait,json=lastTrait,proto3" json:"last_trait,omitempty"`
+	LastKey       []byte `protobuf:"bytes,3,opt,name=last_key,json=lastKey,proto3" json:"last_key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryIndexedResponse) Reset() {
+	*x = SharedMemoryIndexedResponse{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryIndexedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryIndexedResponse) ProtoMessage() {}
+
+func (x *SharedMemoryIndexedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryIndexedResponse.ProtoReflect.Descriptor instead.
+func (*SharedMemoryIndexedResponse) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *SharedMemoryIndexedResponse) GetValues() [][]byte {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *SharedMemoryIndexedResponse) GetLastTrait() []byte {
+	if x != nil {
+		return x.LastTrait
+	}
+	return nil
+}
+
+func (x *SharedMemoryIndexedResponse) GetLastKey() []byte {
+	if x != nil {
+		return x.LastKey
 	}
 	return nil
 }
@@ -2970,7 +3501,28 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x05state\x18\x04 \x03(\v2\x1c.chainhost.plugin.v1.BatchOpR\x05state\"V\n" +
 	"\x0eAcceptResponse\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x04R\x05index\x12.\n" +
-	"\x13timestamp_unix_nano\x18\x02 \x01(\x03R\x11timestampUnixNano\"e\n" +
+	"\x13timestamp_unix_nano\x18\x02 \x01(\x03R\x11timestampUnixNano\"\xd9\x01\n" +
+	"\x12AcceptBatchRequest\x12?\n" +
+	"\n" +
+	"containers\x18\x01 \x03(\v2\x1f.chainhost.plugin.v1.IndexEntryR\n" +
+	"containers\x122\n" +
+	"\x05state\x18\x02 \x03(\v2\x1c.chainhost.plugin.v1.BatchOpR\x05state\x12N\n" +
+	"\rshared_memory\x18\x03 \x03(\v2).chainhost.plugin.v1.SharedMemoryRequestsR\fsharedMemory\"F\n" +
+	"\n" +
+	"IndexEntry\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\fR\x02id\x12\x14\n" +
+	"\x05bytes\x18\x03 \x01(\fR\x05bytes\"\x92\x01\n" +
+	"\x14SharedMemoryRequests\x12\"\n" +
+	"\rpeer_chain_id\x18\x01 \x01(\fR\vpeerChainId\x12<\n" +
+	"\x04puts\x18\x02 \x03(\v2(.chainhost.plugin.v1.SharedMemoryElementR\x04puts\x12\x18\n" +
+	"\aremoves\x18\x03 \x03(\fR\aremoves\"U\n" +
+	"\x13SharedMemoryElement\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\fR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value\x12\x16\n" +
+	"\x06traits\x18\x03 \x03(\fR\x06traits\"V\n" +
+	"\x13AcceptBatchResponse\x12?\n" +
+	"\baccepted\x18\x01 \x03(\v2#.chainhost.plugin.v1.AcceptResponseR\baccepted\"e\n" +
 	"\vFeedRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
@@ -3005,7 +3557,24 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x04 \x01(\tR\x04path\"?\n" +
 	"\x11ChainCallResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x12\x12\n" +
-	"\x04body\x18\x02 \x01(\fR\x04body2\xb3\a\n" +
+	"\x04body\x18\x02 \x01(\fR\x04body\"P\n" +
+	"\x16SharedMemoryGetRequest\x12\"\n" +
+	"\rpeer_chain_id\x18\x01 \x01(\fR\vpeerChainId\x12\x12\n" +
+	"\x04keys\x18\x02 \x03(\fR\x04keys\"1\n" +
+	"\x17SharedMemoryGetResponse\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\fR\x06values\"\xac\x01\n" +
+	"\x1aSharedMemoryIndexedRequest\x12\"\n" +
+	"\rpeer_chain_id\x18\x01 \x01(\fR\vpeerChainId\x12\x16\n" +
+	"\x06traits\x18\x02 \x03(\fR\x06traits\x12\x1f\n" +
+	"\vstart_trait\x18\x03 \x01(\fR\n" +
+	"startTrait\x12\x1b\n" +
+	"\tstart_key\x18\x04 \x01(\fR\bstartKey\x12\x14\n" +
+	"\x05limit\x18\x05 \x01(\rR\x05limit\"o\n" +
+	"\x1bSharedMemoryIndexedResponse\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\fR\x06values\x12\x1d\n" +
+	"\n" +
+	"last_trait\x18\x02 \x01(\fR\tlastTrait\x12\x19\n" +
+	"\blast_key\x18\x03 \x01(\fR\alastKey2\xb3\a\n" +
 	"\x06Plugin\x12]\n" +
 	"\n" +
 	"Initialize\x12&.chainhost.plugin.v1.InitializeRequest\x1a'.chainhost.plugin.v1.InitializeResponse\x12R\n" +
@@ -3025,10 +3594,11 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x06Delete\x12\".chainhost.plugin.v1.DeleteRequest\x1a#.chainhost.plugin.v1.DeleteResponse\x12]\n" +
 	"\n" +
 	"WriteBatch\x12&.chainhost.plugin.v1.WriteBatchRequest\x1a'.chainhost.plugin.v1.WriteBatchResponse\x12V\n" +
-	"\aIterate\x12#.chainhost.plugin.v1.IterateRequest\x1a$.chainhost.plugin.v1.IterateResponse0\x012\xa6\x01\n" +
+	"\aIterate\x12#.chainhost.plugin.v1.IterateRequest\x1a$.chainhost.plugin.v1.IterateResponse0\x012\x88\x02\n" +
 	"\x05Index\x12Q\n" +
 	"\x06Accept\x12\".chainhost.plugin.v1.AcceptRequest\x1a#.chainhost.plugin.v1.AcceptResponse\x12J\n" +
-	"\x04Feed\x12 .chainhost.plugin.v1.FeedRequest\x1a\x1e.chainhost.plugin.v1.Container0\x012\x99\x02\n" +
+	"\x04Feed\x12 .chainhost.plugin.v1.FeedRequest\x1a\x1e.chainhost.plugin.v1.Container0\x01\x12`\n" +
+	"\vAcceptBatch\x12'.chainhost.plugin.v1.AcceptBatchRequest\x1a(.chainhost.plugin.v1.AcceptBatchResponse2\x99\x02\n" +
 	"\rChainRegistry\x12]\n" +
 	"\n" +
 	"ListChains\x12&.chainhost.plugin.v1.ListChainsRequest\x1a'.chainhost.plugin.v1.ListChainsResponse\x12T\n" +
@@ -3036,7 +3606,10 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x05Watch\x12'.chainhost.plugin.v1.WatchChainsRequest\x1a\x1f.chainhost.plugin.v1.ChainEvent0\x012c\n" +
 	"\n" +
 	"ChainCalls\x12U\n" +
-	"\x04Call\x12%.chainhost.plugin.v1.ChainCallRequest\x1a&.chainhost.plugin.v1.ChainCallResponseB8Z6github.com/chainhost/chainhost/proto/pluginv1;pluginv1b\x06proto3"
+	"\x04Call\x12%.chainhost.plugin.v1.ChainCallRequest\x1a&.chainhost.plugin.v1.ChainCallResponse2\xde\x01\n" +
+	"\fSharedMemory\x12`\n" +
+	"\x03Get\x12+.chainhost.plugin.v1.SharedMemoryGetRequest\x1a,.chainhost.plugin.v1.SharedMemoryGetResponse\x12l\n" +
+	"\aIndexed\x12/.chainhost.plugin.v1.SharedMemoryIndexedRequest\x1a0.chainhost.plugin.v1.SharedMemoryIndexedResponseB8Z6github.com/chainhost/chainhost/proto/pluginv1;pluginv1b\x06proto3"
 
 var (
 	file_pluginv1_plugin_proto_rawDescOnce sync.Once
@@ -3050,57 +3623,66 @@ func file_pluginv1_plugin_proto_rawDescGZIP() []byte {
 	return file_pluginv1_plugin_proto_rawDescData
 }
 
-var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
+var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_pluginv1_plugin_proto_goTypes = []any{
-	(*InitializeRequest)(nil),     // 0: chainhost.plugin.v1.InitializeRequest
-	(*InitializeResponse)(nil),    // 1: chainhost.plugin.v1.InitializeResponse
-	(*Header)(nil),                // 2: chainhost.plugin.v1.Header
-	(*HTTPRequest)(nil),           // 3: chainhost.plugin.v1.HTTPRequest
-	(*HTTPResponse)(nil),          // 4: chainhost.plugin.v1.HTTPResponse
-	(*HTTPChannelMessage)(nil),    // 5: chainhost.plugin.v1.HTTPChannelMessage
-	(*WebSocketFrame)(nil),        // 6: chainhost.plugin.v1.WebSocketFrame
-	(*WebSocketOpened)(nil),       // 7: chainhost.plugin.v1.WebSocketOpened
-	(*WebSocketMessage)(nil),      // 8: chainhost.plugin.v1.WebSocketMessage
-	(*WebSocketClose)(nil),        // 9: chainhost.plugin.v1.WebSocketClose
-	(*HealthRequest)(nil),         // 10: chainhost.plugin.v1.HealthRequest
-	(*HealthResponse)(nil),        // 11: chainhost.plugin.v1.HealthResponse
-	(*MetricsRequest)(nil),        // 12: chainhost.plugin.v1.MetricsRequest
-	(*MetricsResponse)(nil),       // 13: chainhost.plugin.v1.MetricsResponse
-	(*SetLogLevelRequest)(nil),    // 14: chainhost.plugin.v1.SetLogLevelRequest
-	(*SetLogLevelResponse)(nil),   // 15: chainhost.plugin.v1.SetLogLevelResponse
-	(*AcceptedCountRequest)(nil),  // 16: chainhost.plugin.v1.AcceptedCountRequest
-	(*AcceptedCountResponse)(nil), // 17: chainhost.plugin.v1.AcceptedCountResponse
-	(*GetAcceptedRequest)(nil),    // 18: chainhost.plugin.v1.GetAcceptedRequest
-	(*GetAcceptedResponse)(nil),   // 19: chainhost.plugin.v1.GetAcceptedResponse
-	(*ShutdownRequest)(nil),       // 20: chainhost.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 21: chainhost.plugin.v1.ShutdownResponse
-	(*Container)(nil),             // 22: chainhost.plugin.v1.Container
-	(*GetRequest)(nil),            // 23: chainhost.plugin.v1.GetRequest
-	(*GetResponse)(nil),           // 24: chainhost.plugin.v1.GetResponse
-	(*HasRequest)(nil),            // 25: chainhost.plugin.v1.HasRequest
-	(*HasResponse)(nil),           // 26: chainhost.plugin.v1.HasResponse
-	(*PutRequest)(nil),            // 27: chainhost.plugin.v1.PutRequest
-	(*PutResponse)(nil),           // 28: chainhost.plugin.v1.PutResponse
-	(*DeleteRequest)(nil),         // 29: chainhost.plugin.v1.DeleteRequest
-	(*DeleteResponse)(nil),        // 30: chainhost.plugin.v1.DeleteResponse
-	(*BatchOp)(nil),               // 31: chainhost.plugin.v1.BatchOp
-	(*WriteBatchRequest)(nil),     // 32: chainhost.plugin.v1.WriteBatchRequest
-	(*WriteBatchResponse)(nil),    // 33: chainhost.plugin.v1.WriteBatchResponse
-	(*IterateRequest)(nil),        // 34: chainhost.plugin.v1.IterateRequest
-	(*KeyValue)(nil),              // 35: chainhost.plugin.v1.KeyValue
-	(*IterateResponse)(nil),       // 36: chainhost.plugin.v1.IterateResponse
-	(*AcceptRequest)(nil),         // 37: chainhost.plugin.v1.AcceptRequest
-	(*AcceptResponse)(nil),        // 38: chainhost.plugin.v1.AcceptResponse
-	(*FeedRequest)(nil),           // 39: chainhost.plugin.v1.FeedRequest
-	(*ListChainsRequest)(nil),     // 40: chainhost.plugin.v1.ListChainsRequest
-	(*ChainInfo)(nil),             // 41: chainhost.plugin.v1.ChainInfo
-	(*ListChainsResponse)(nil),    // 42: chainhost.plugin.v1.ListChainsResponse
-	(*ResolveRequest)(nil),        // 43: chainhost.plugin.v1.ResolveRequest
-	(*ResolveResponse)(nil),       // 44: chainhost.plugin.v1.ResolveResponse
-	(*WatchChainsRequest)(nil),    // 45: chainhost.plugin.v1.WatchChainsRequest
-	(*ChainEvent)(nil),            // 46: chainhost.plugin.v1.ChainEvent
-	(*ChainCallRequest)(nil),      // 47: chainhost.plugin.v1.ChainCallRequest
-	(*ChainCallResponse)(nil),     // 48: chainhost.plugin.v1.ChainCallResponse
+	(*InitializeRequest)(nil),           // 0: chainhost.plugin.v1.InitializeRequest
+	(*InitializeResponse)(nil),          // 1: chainhost.plugin.v1.InitializeResponse
+	(*Header)(nil),                      // 2: chainhost.plugin.v1.Header
+	(*HTTPRequest)(nil),                 // 3: chainhost.plugin.v1.HTTPRequest
+	(*HTTPResponse)(nil),                // 4: chainhost.plugin.v1.HTTPResponse
+	(*HTTPChannelMessage)(nil),          // 5: chainhost.plugin.v1.HTTPChannelMessage
+	(*WebSocketFrame)(nil),              // 6: chainhost.plugin.v1.WebSocketFrame
+	(*WebSocketOpened)(nil),             // 7: chainhost.plugin.v1.WebSocketOpened
+	(*WebSocketMessage)(nil),            // 8: chainhost.plugin.v1.WebSocketMessage
+	(*WebSocketClose)(nil),              // 9: chainhost.plugin.v1.WebSocketClose
+	(*HealthRequest)(nil),               // 10: chainhost.plugin.v1.HealthRequest
+	(*HealthResponse)(nil),              // 11: chainhost.plugin.v1.HealthResponse
+	(*MetricsRequest)(nil),              // 12: chainhost.plugin.v1.MetricsRequest
+	(*MetricsResponse)(nil),             // 13: chainhost.plugin.v1.MetricsResponse
+	(*SetLogLevelRequest)(nil),          // 14: chainhost.plugin.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),         // 15: chainhost.plugin.v1.SetLogLevelResponse
+	(*AcceptedCountRequest)(nil),        // 16: chainhost.plugin.v1.AcceptedCountRequest
+	(*AcceptedCountResponse)(nil),       // 17: chainhost.plugin.v1.AcceptedCountResponse
+	(*GetAcceptedRequest)(nil),          // 18: chainhost.plugin.v1.GetAcceptedRequest
+	(*GetAcceptedResponse)(nil),         // 19: chainhost.plugin.v1.GetAcceptedResponse
+	(*ShutdownRequest)(nil),             // 20: chainhost.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),            // 21: chainhost.plugin.v1.ShutdownResponse
+	(*Container)(nil),                   // 22: chainhost.plugin.v1.Container
+	(*GetRequest)(nil),                  // 23: chainhost.plugin.v1.GetRequest
+	(*GetResponse)(nil),                 // 24: chainhost.plugin.v1.GetResponse
+	(*HasRequest)(nil),                  // 25: chainhost.plugin.v1.HasRequest
+	(*HasResponse)(nil),                 // 26: chainhost.plugin.v1.HasResponse
+	(*PutRequest)(nil),                  // 27: chainhost.plugin.v1.PutRequest
+	(*PutResponse)(nil),                 // 28: chainhost.plugin.v1.PutResponse
+	(*DeleteRequest)(nil),               // 29: chainhost.plugin.v1.DeleteRequest
+	(*DeleteResponse)(nil),              // 30: chainhost.plugin.v1.DeleteResponse
+	(*BatchOp)(nil),                     // 31: chainhost.plugin.v1.BatchOp
+	(*WriteBatchRequest)(nil),           // 32: chainhost.plugin.v1.WriteBatchRequest
+	(*WriteBatchResponse)(nil),          // 33: chainhost.plugin.v1.WriteBatchResponse
+	(*IterateRequest)(nil),              // 34: chainhost.plugin.v1.IterateRequest
+	(*KeyValue)(nil),                    // 35: chainhost.plugin.v1.KeyValue
+	(*IterateResponse)(nil),             // 36: chainhost.plugin.v1.IterateResponse
+	(*AcceptRequest)(nil),               // 37: chainhost.plugin.v1.AcceptRequest
+	(*AcceptResponse)(nil),              // 38: chainhost.plugin.v1.AcceptResponse
+	(*AcceptBatchRequest)(nil),          // 39: chainhost.plugin.v1.AcceptBatchRequest
+	(*IndexEntry)(nil),                  // 40: chainhost.plugin.v1.IndexEntry
+	(*SharedMemoryRequests)(nil),        // 41: chainhost.plugin.v1.SharedMemoryRequests
+	(*SharedMemoryElement)(nil),         // 42: chainhost.plugin.v1.SharedMemoryElement
+	(*AcceptBatchResponse)(nil),         // 43: chainhost.plugin.v1.AcceptBatchResponse
+	(*FeedRequest)(nil),                 // 44: chainhost.plugin.v1.FeedRequest
+	(*ListChainsRequest)(nil),           // 45: chainhost.plugin.v1.ListChainsRequest
+	(*ChainInfo)(nil),                   // 46: chainhost.plugin.v1.ChainInfo
+	(*ListChainsResponse)(nil),          // 47: chainhost.plugin.v1.ListChainsResponse
+	(*ResolveRequest)(nil),              // 48: chainhost.plugin.v1.ResolveRequest
+	(*ResolveResponse)(nil),             // 49: chainhost.plugin.v1.ResolveResponse
+	(*WatchChainsRequest)(nil),          // 50: chainhost.plugin.v1.WatchChainsRequest
+	(*ChainEvent)(nil),                  // 51: chainhost.plugin.v1.ChainEvent
+	(*ChainCallRequest)(nil),            // 52: chainhost.plugin.v1.ChainCallRequest
+	(*ChainCallResponse)(nil),           // 53: chainhost.plugin.v1.ChainCallResponse
+	(*SharedMemoryGetRequest)(nil),      // 54: chainhost.plugin.v1.SharedMemoryGetRequest
+	(*SharedMemoryGetResponse)(nil),     // 55: chainhost.plugin.v1.SharedMemoryGetResponse
+	(*SharedMemoryIndexedRequest)(nil),  // 56: chainhost.plugin.v1.SharedMemoryIndexedRequest
+	(*SharedMemoryIndexedResponse)(nil), // 57: chainhost.plugin.v1.SharedMemoryIndexedResponse
 }
 var file_pluginv1_plugin_proto_depIdxs = []int32{
 	2,  // 0: chainhost.plugin.v1.HTTPRequest.headers:type_name -> chainhost.plugin.v1.Header
@@ -3116,58 +3698,69 @@ var file_pluginv1_plugin_proto_depIdxs = []int32{
 	31, // 10: chainhost.plugin.v1.WriteBatchRequest.ops:type_name -> chainhost.plugin.v1.BatchOp
 	35, // 11: chainhost.plugin.v1.IterateResponse.pairs:type_name -> chainhost.plugin.v1.KeyValue
 	31, // 12: chainhost.plugin.v1.AcceptRequest.state:type_name -> chainhost.plugin.v1.BatchOp
-	41, // 13: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
-	41, // 14: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
-	41, // 15: chainhost.plugin.v1.ChainEvent.chain:type_name -> chainhost.plugin.v1.ChainInfo
-	0,  // 16: chainhost.plugin.v1.Plugin.Initialize:input_type -> chainhost.plugin.v1.InitializeRequest
-	3,  // 17: chainhost.plugin.v1.Plugin.ServeHTTP:input_type -> chainhost.plugin.v1.HTTPRequest
-	5,  // 18: chainhost.plugin.v1.Plugin.ServeHTTPChannel:input_type -> chainhost.plugin.v1.HTTPChannelMessage
-	6,  // 19: chainhost.plugin.v1.Plugin.ServeWebSocket:input_type -> chainhost.plugin.v1.WebSocketFrame
-	10, // 20: chainhost.plugin.v1.Plugin.Health:input_type -> chainhost.plugin.v1.HealthRequest
-	12, // 21: chainhost.plugin.v1.Plugin.Metrics:input_type -> chainhost.plugin.v1.MetricsRequest
-	14, // 22: chainhost.plugin.v1.Plugin.SetLogLevel:input_type -> chainhost.plugin.v1.SetLogLevelRequest
-	16, // 23: chainhost.plugin.v1.Plugin.AcceptedCount:input_type -> chainhost.plugin.v1.AcceptedCountRequest
-	18, // 24: chainhost.plugin.v1.Plugin.GetAccepted:input_type -> chainhost.plugin.v1.GetAcceptedRequest
-	20, // 25: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
-	23, // 26: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
-	25, // 27: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
-	27, // 28: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
-	29, // 29: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
-	32, // 30: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
-	34, // 31: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
-	37, // 32: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
-	39, // 33: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
-	40, // 34: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
-	43, // 35: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
-	45, // 36: chainhost.plugin.v1.ChainRegistry.Watch:input_type -> chainhost.plugin.v1.WatchChainsRequest
-	47, // 37: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
-	1,  // 38: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
-	4,  // 39: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
-	5,  // 40: chainhost.plugin.v1.Plugin.ServeHTTPChannel:output_type -> chainhost.plugin.v1.HTTPChannelMessage
-	6,  // 41: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
-	11, // 42: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
-	13, // 43: chainhost.plugin.v1.Plugin.Metrics:output_type -> chainhost.plugin.v1.MetricsResponse
-	15, // 44: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
-	17, // 45: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
-	19, // 46: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
-	21, // 47: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
-	24, // 48: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
-	26, // 49: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
-	28, // 50: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
-	30, // 51: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
-	33, // 52: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
-	36, // 53: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
-	38, // 54: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
-	22, // 55: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
-	42, // 56: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
-	44, // 57: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
-	46, // 58: chainhost.plugin.v1.ChainRegistry.Watch:output_type -> chainhost.plugin.v1.ChainEvent
-	48, // 59: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
-	38, // [38:60] is the sub-list for method output_type
-	16, // [16:38] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	40, // 13: chainhost.plugin.v1.AcceptBatchRequest.containers:type_name -> chainhost.plugin.v1.IndexEntry
+	31, // 14: chainhost.plugin.v1.AcceptBatchRequest.state:type_name -> chainhost.plugin.v1.BatchOp
+	41, // 15: chainhost.plugin.v1.AcceptBatchRequest.shared_memory:type_name -> chainhost.plugin.v1.SharedMemoryRequests
+	42, // 16: chainhost.plugin.v1.SharedMemoryRequests.puts:type_name -> chainhost.plugin.v1.SharedMemoryElement
+	38, // 17: chainhost.plugin.v1.AcceptBatchResponse.accepted:type_name -> chainhost.plugin.v1.AcceptResponse
+	46, // 18: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
+	46, // 19: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
+	46, // 20: chainhost.plugin.v1.ChainEvent.chain:type_name -> chainhost.plugin.v1.ChainInfo
+	0,  // 21: chainhost.plugin.v1.Plugin.Initialize:input_type -> chainhost.plugin.v1.InitializeRequest
+	3,  // 22: chainhost.plugin.v1.Plugin.ServeHTTP:input_type -> chainhost.plugin.v1.HTTPRequest
+	5,  // 23: chainhost.plugin.v1.Plugin.ServeHTTPChannel:input_type -> chainhost.plugin.v1.HTTPChannelMessage
+	6,  // 24: chainhost.plugin.v1.Plugin.ServeWebSocket:input_type -> chainhost.plugin.v1.WebSocketFrame
+	10, // 25: chainhost.plugin.v1.Plugin.Health:input_type -> chainhost.plugin.v1.HealthRequest
+	12, // 26: chainhost.plugin.v1.Plugin.Metrics:input_type -> chainhost.plugin.v1.MetricsRequest
+	14, // 27: chainhost.plugin.v1.Plugin.SetLogLevel:input_type -> chainhost.plugin.v1.SetLogLevelRequest
+	16, // 28: chainhost.plugin.v1.Plugin.AcceptedCount:input_type -> chainhost.plugin.v1.AcceptedCountRequest
+	18, // 29: chainhost.plugin.v1.Plugin.GetAccepted:input_type -> chainhost.plugin.v1.GetAcceptedRequest
+	20, // 30: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
+	23, // 31: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
+	25, // 32: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
+	27, // 33: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
+	29, // 34: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
+	32, // 35: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
+	34, // 36: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
+	37, // 37: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
+	44, // 38: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
+	39, // 39: chainhost.plugin.v1.Index.AcceptBatch:input_type -> chainhost.plugin.v1.AcceptBatchRequest
+	45, // 40: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
+	48, // 41: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
+	50, // 42: chainhost.plugin.v1.ChainRegistry.Watch:input_type -> chainhost.plugin.v1.WatchChainsRequest
+	52, // 43: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
+	54, // 44: chainhost.plugin.v1.SharedMemory.Get:input_type -> chainhost.plugin.v1.SharedMemoryGetRequest
+	56, // 45: chainhost.plugin.v1.SharedMemory.Indexed:input_type -> chainhost.plugin.v1.SharedMemoryIndexedRequest
+	1,  // 46: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
+	4,  // 47: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
+	5,  // 48: chainhost.plugin.v1.Plugin.ServeHTTPChannel:output_type -> chainhost.plugin.v1.HTTPChannelMessage
+	6,  // 49: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
+	11, // 50: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
+	13, // 51: chainhost.plugin.v1.Plugin.Metrics:output_type -> chainhost.plugin.v1.MetricsResponse
+	15, // 52: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
+	17, // 53: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
+	19, // 54: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
+	21, // 55: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
+	24, // 56: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
+	26, // 57: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
+	28, // 58: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
+	30, // 59: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
+	33, // 60: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
+	36, // 61: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
+	38, // 62: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
+	22, // 63: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
+	43, // 64: chainhost.plugin.v1.Index.AcceptBatch:output_type -> chainhost.plugin.v1.AcceptBatchResponse
+	47, // 65: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
+	49, // 66: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
+	51, // 67: chainhost.plugin.v1.ChainRegistry.Watch:output_type -> chainhost.plugin.v1.ChainEvent
+	53, // 68: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
+	55, // 69: chainhost.plugin.v1.SharedMemory.Get:output_type -> chainhost.plugin.v1.SharedMemoryGetResponse
+	57, // 70: chainhost.plugin.v1.SharedMemory.Indexed:output_type -> chainhost.plugin.v1.SharedMemoryIndexedResponse
+	46, // [46:71] is the sub-list for method output_type
+	21, // [21:46] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_pluginv1_plugin_proto_init() }
@@ -3194,9 +3787,9 @@ func file_pluginv1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pluginv1_plugin_proto_rawDesc), len(file_pluginv1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   49,
+			NumMessages:   58,
 			NumExtensions: 0,
-			NumServices:   5,
+			NumServices:   6,
 		},
 		GoTypes:           file_pluginv1_plugin_proto_goTypes,
 		DependencyIndexes: file_pluginv1_plugin_proto_depIdxs,

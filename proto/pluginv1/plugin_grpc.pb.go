@@ -3,9 +3,10 @@
 // Two sides talk over go-plugin's gRPC connection:
 //   - Plugin is served by every plugin process (a VM or a REST module) and
 //     called by the host.
-//   - The host services (Database, Index, ChainRegistry, ChainCalls) are served
-//     by the host on a go-plugin broker stream whose ID the host passes in
-//     InitializeRequest, and called by the plugin.
+//   - The host services (Database, Index, ChainRegistry, ChainCalls,
+//     SharedMemory) are served by the host on a go-plugin broker stream
+//     whose ID the host passes in InitializeRequest, and called by the
+//     plugin.
 // Fields and calls added after the first release are optional on both
 // sides: a peer built before them ignores them or answers Unimplemented.
 // Plugin authors never see these types: the SDK wraps them in plain Go.
@@ -827,8 +828,9 @@ var Database_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Index_Accept_FullMethodName = "/chainhost.plugin.v1.Index/Accept"
-	Index_Feed_FullMethodName   = "/chainhost.plugin.v1.Index/Feed"
+	Index_Accept_FullMethodName      = "/chainhost.plugin.v1.Index/Accept"
+	Index_Feed_FullMethodName        = "/chainhost.plugin.v1.Index/Feed"
+	Index_AcceptBatch_FullMethodName = "/chainhost.plugin.v1.Index/AcceptBatch"
 )
 
 // IndexClient is the client API for Index service.
@@ -842,6 +844,11 @@ type IndexClient interface {
 	Accept(ctx context.Context, in *AcceptRequest, opts ...grpc.CallOption) (*AcceptResponse, error)
 	// Feed streams a chain's index from a position, then follows it live.
 	Feed(ctx context.Context, in *FeedRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Container], error)
+	// AcceptBatch appends several containers, to one or several kinds of this
+	// chain's index, with the writes to the plugin's database namespace and
+	// the chain's shared-memory requests, in one atomic write: all of it or
+	// nothing. A host built before it answers Unimplemented.
+	AcceptBatch(ctx context.Context, in *AcceptBatchRequest, opts ...grpc.CallOption) (*AcceptBatchResponse, error)
 }
 
 type indexClient struct {
@@ -881,6 +888,16 @@ func (c *indexClient) Feed(ctx context.Context, in *FeedRequest, opts ...grpc.Ca
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Index_FeedClient = grpc.ServerStreamingClient[Container]
 
+func (c *indexClient) AcceptBatch(ctx context.Context, in *AcceptBatchRequest, opts ...grpc.CallOption) (*AcceptBatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcceptBatchResponse)
+	err := c.cc.Invoke(ctx, Index_AcceptBatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IndexServer is the server API for Index service.
 // All implementations must embed UnimplementedIndexServer
 // for forward compatibility.
@@ -892,6 +909,11 @@ type IndexServer interface {
 	Accept(context.Context, *AcceptRequest) (*AcceptResponse, error)
 	// Feed streams a chain's index from a position, then follows it live.
 	Feed(*FeedRequest, grpc.ServerStreamingServer[Container]) error
+	// AcceptBatch appends several containers, to one or several kinds of this
+	// chain's index, with the writes to the plugin's database namespace and
+	// the chain's shared-memory requests, in one atomic write: all of it or
+	// nothing. A host built before it answers Unimplemented.
+	AcceptBatch(context.Context, *AcceptBatchRequest) (*AcceptBatchResponse, error)
 	mustEmbedUnimplementedIndexServer()
 }
 
@@ -907,6 +929,9 @@ func (UnimplementedIndexServer) Accept(context.Context, *AcceptRequest) (*Accept
 }
 func (UnimplementedIndexServer) Feed(*FeedRequest, grpc.ServerStreamingServer[Container]) error {
 	return status.Errorf(codes.Unimplemented, "method Feed not implemented")
+}
+func (UnimplementedIndexServer) AcceptBatch(context.Context, *AcceptBatchRequest) (*AcceptBatchResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AcceptBatch not implemented")
 }
 func (UnimplementedIndexServer) mustEmbedUnimplementedIndexServer() {}
 func (UnimplementedIndexServer) testEmbeddedByValue()               {}
@@ -958,6 +983,24 @@ func _Index_Feed_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Index_FeedServer = grpc.ServerStreamingServer[Container]
 
+func _Index_AcceptBatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcceptBatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IndexServer).AcceptBatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Index_AcceptBatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IndexServer).AcceptBatch(ctx, req.(*AcceptBatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Index_ServiceDesc is the grpc.ServiceDesc for Index service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -968,6 +1011,10 @@ var Index_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Accept",
 			Handler:    _Index_Accept_Handler,
+		},
+		{
+			MethodName: "AcceptBatch",
+			Handler:    _Index_AcceptBatch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
@@ -1280,6 +1327,160 @@ var ChainCalls_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Call",
 			Handler:    _ChainCalls_Call_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "pluginv1/plugin.proto",
+}
+
+const (
+	SharedMemory_Get_FullMethodName     = "/chainhost.plugin.v1.SharedMemory/Get"
+	SharedMemory_Indexed_FullMethodName = "/chainhost.plugin.v1.SharedMemory/Indexed"
+)
+
+// SharedMemoryClient is the client API for SharedMemory service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// SharedMemory reads the values other chains put in shared memory for this
+// chain. Writes travel with Index.AcceptBatch.
+type SharedMemoryClient interface {
+	// Get returns the values a peer put for this chain under the keys, in
+	// order; a key with no value (never put, or consumed) is NotFound.
+	Get(ctx context.Context, in *SharedMemoryGetRequest, opts ...grpc.CallOption) (*SharedMemoryGetResponse, error)
+	// Indexed returns a page of the values a peer put for this chain that
+	// have any of the traits.
+	Indexed(ctx context.Context, in *SharedMemoryIndexedRequest, opts ...grpc.CallOption) (*SharedMemoryIndexedResponse, error)
+}
+
+type sharedMemoryClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewSharedMemoryClient(cc grpc.ClientConnInterface) SharedMemoryClient {
+	return &sharedMemoryClient{cc}
+}
+
+func (c *sharedMemoryClient) Get(ctx context.Context, in *SharedMemoryGetRequest, opts ...grpc.CallOption) (*SharedMemoryGetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SharedMemoryGetResponse)
+	err := c.cc.Invoke(ctx, SharedMemory_Get_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sharedMemoryClient) Indexed(ctx context.Context, in *SharedMemoryIndexedRequest, opts ...grpc.CallOption) (*SharedMemoryIndexedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SharedMemoryIndexedResponse)
+	err := c.cc.Invoke(ctx, SharedMemory_Indexed_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SharedMemoryServer is the server API for SharedMemory service.
+// All implementations must embed UnimplementedSharedMemoryServer
+// for forward compatibility.
+//
+// SharedMemory reads the values other chains put in shared memory for this
+// chain. Writes travel with Index.AcceptBatch.
+type SharedMemoryServer interface {
+	// Get returns the values a peer put for this chain under the keys, in
+	// order; a key with no value (never put, or consumed) is NotFound.
+	Get(context.Context, *SharedMemoryGetRequest) (*SharedMemoryGetResponse, error)
+	// Indexed returns a page of the values a peer put for this chain that
+	// have any of the traits.
+	Indexed(context.Context, *SharedMemoryIndexedRequest) (*SharedMemoryIndexedResponse, error)
+	mustEmbedUnimplementedSharedMemoryServer()
+}
+
+// UnimplementedSharedMemoryServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedSharedMemoryServer struct{}
+
+func (UnimplementedSharedMemoryServer) Get(context.Context, *SharedMemoryGetRequest) (*SharedMemoryGetResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Get not implemented")
+}
+func (UnimplementedSharedMemoryServer) Indexed(context.Context, *SharedMemoryIndexedRequest) (*SharedMemoryIndexedResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Indexed not implemented")
+}
+func (UnimplementedSharedMemoryServer) mustEmbedUnimplementedSharedMemoryServer() {}
+func (UnimplementedSharedMemoryServer) testEmbeddedByValue()                      {}
+
+// UnsafeSharedMemoryServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to SharedMemoryServer will
+// result in compilation errors.
+type UnsafeSharedMemoryServer interface {
+	mustEmbedUnimplementedSharedMemoryServer()
+}
+
+func RegisterSharedMemoryServer(s grpc.ServiceRegistrar, srv SharedMemoryServer) {
+	// If the following call pancis, it indicates UnimplementedSharedMemoryServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&SharedMemory_ServiceDesc, srv)
+}
+
+func _SharedMemory_Get_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SharedMemoryGetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SharedMemoryServer).Get(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SharedMemory_Get_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SharedMemoryServer).Get(ctx, req.(*SharedMemoryGetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SharedMemory_Indexed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SharedMemoryIndexedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SharedMemoryServer).Indexed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SharedMemory_Indexed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SharedMemoryServer).Indexed(ctx, req.(*SharedMemoryIndexedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// SharedMemory_ServiceDesc is the grpc.ServiceDesc for SharedMemory service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var SharedMemory_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "chainhost.plugin.v1.SharedMemory",
+	HandlerType: (*SharedMemoryServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Get",
+			Handler:    _SharedMemory_Get_Handler,
+		},
+		{
+			MethodName: "Indexed",
+			Handler:    _SharedMemory_Indexed_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -78,3 +78,51 @@ func chainFromProto(c *pluginv1.ChainInfo) (ChainInfo, error) {
 		InternalHandlers: c.GetInternalHandlers(),
 	}, nil
 }
+
+func sharedToProto(reqs []SharedRequests) []*pluginv1.SharedMemoryRequests {
+	out := make([]*pluginv1.SharedMemoryRequests, len(reqs))
+	for i, r := range reqs {
+		puts := make([]*pluginv1.SharedMemoryElement, len(r.Puts))
+		for j, e := range r.Puts {
+			puts[j] = &pluginv1.SharedMemoryElement{Key: e.Key, Value: e.Value, Traits: e.Traits}
+		}
+		out[i] = &pluginv1.SharedMemoryRequests{PeerChainId: r.Peer[:], Puts: puts, Removes: r.Removes}
+	}
+	return out
+}
+
+func sharedFromProto(reqs []*pluginv1.SharedMemoryRequests) ([]SharedRequests, error) {
+	out := make([]SharedRequests, len(reqs))
+	for i, r := range reqs {
+		peer, err := ids.FromBytes(r.GetPeerChainId())
+		if err != nil {
+			return nil, fmt.Errorf("shared memory requests %d: peer chain ID: %w", i, err)
+		}
+		puts := make([]SharedElement, len(r.GetPuts()))
+		for j, e := range r.GetPuts() {
+			puts[j] = SharedElement{Key: e.GetKey(), Value: e.GetValue(), Traits: e.GetTraits()}
+		}
+		out[i] = SharedRequests{Peer: peer, Puts: puts, Removes: r.GetRemoves()}
+	}
+	return out, nil
+}
+
+func newContainersToProto(cs []NewContainer) []*pluginv1.IndexEntry {
+	out := make([]*pluginv1.IndexEntry, len(cs))
+	for i, c := range cs {
+		out[i] = &pluginv1.IndexEntry{Kind: c.Kind, Id: c.ID[:], Bytes: c.Bytes}
+	}
+	return out
+}
+
+func newContainersFromProto(cs []*pluginv1.IndexEntry) ([]NewContainer, error) {
+	out := make([]NewContainer, len(cs))
+	for i, c := range cs {
+		id, err := ids.FromBytes(c.GetId())
+		if err != nil {
+			return nil, fmt.Errorf("container %d (%s): ID: %w", i, c.GetKind(), err)
+		}
+		out[i] = NewContainer{Kind: c.GetKind(), ID: id, Bytes: c.GetBytes()}
+	}
+	return out, nil
+}

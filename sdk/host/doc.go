@@ -10,5 +10,8 @@
 //
 // Every service is scoped by the host to the calling plugin instance: the
 // Database is that instance's key namespace, Index.Accept appends to that
-// chain's index.
+// chain's index, SharedMemory reads what other chains put for that chain.
+// BatchIndex.AcceptBatch appends to several kinds of the chain's index
+// with the instance's state and the chain's shared-memory writes in one
+// atomic write (docs/shared-memory.md).
 package host

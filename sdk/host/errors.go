@@ -14,6 +14,8 @@ var sentinels = grpcerr.Sentinels{
 	codes.FailedPrecondition: ErrNoIndex,
 	codes.PermissionDenied:   ErrReadOnly,
 	codes.ResourceExhausted:  ErrWatchBehind,
+	codes.Aborted:            ErrSharedMemoryConflict,
+	codes.Unimplemented:      ErrUnsupported,
 }
 
 // toStatus turns a service error into the gRPC error a server returns.

@@ -21,6 +21,9 @@ func RegisterServers(s grpc.ServiceRegistrar, svc Services) {
 	if svc.Calls != nil {
 		pluginv1.RegisterChainCallsServer(s, &chainCallsServer{calls: svc.Calls})
 	}
+	if svc.SharedMemory != nil {
+		pluginv1.RegisterSharedMemoryServer(s, &sharedMemoryServer{sm: svc.SharedMemory})
+	}
 }
 
 // NewClients returns the host services served on conn, for the plugin side.
@@ -30,5 +33,7 @@ func NewClients(conn grpc.ClientConnInterface) Services {
 		Index:  &indexClient{c: pluginv1.NewIndexClient(conn)},
 		Chains: &chainRegistryClient{c: pluginv1.NewChainRegistryClient(conn)},
 		Calls:  &chainCallsClient{c: pluginv1.NewChainCallsClient(conn)},
+
+		SharedMemory: &sharedMemoryClient{c: pluginv1.NewSharedMemoryClient(conn)},
 	}
 }

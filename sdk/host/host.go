@@ -176,4 +176,7 @@ type Services struct {
 	Chains ChainRegistry
 	// Calls reaches other chains' handlers.
 	Calls ChainCaller
+	// SharedMemory reads what other chains put in shared memory for this
+	// chain; nil for a module. Its writes travel with BatchIndex.AcceptBatch.
+	SharedMemory SharedMemory
 }

@@ -25,6 +25,26 @@ func (x *indexClient) Accept(ctx context.Context, kind string, id ids.ID, bytes 
 	return Accepted{Index: resp.GetIndex(), Timestamp: wire.TimeFromProto(resp.GetTimestampUnixNano())}, nil
 }
 
+func (x *indexClient) AcceptBatch(ctx context.Context, b AcceptBatch) ([]Accepted, error) {
+	req := &pluginv1.AcceptBatchRequest{
+		Containers:   newContainersToProto(b.Containers),
+		State:        opsToProto(b.State),
+		SharedMemory: sharedToProto(b.SharedMemory),
+	}
+	resp, err := x.c.AcceptBatch(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("host index accept batch of %d containers: %w", len(b.Containers), fromStatus(err))
+	}
+	if got := len(resp.GetAccepted()); got != len(b.Containers) {
+		return nil, fmt.Errorf("host index accept batch: %d answers for %d containers", got, len(b.Containers))
+	}
+	out := make([]Accepted, len(resp.GetAccepted()))
+	for i, a := range resp.GetAccepted() {
+		out[i] = Accepted{Index: a.GetIndex(), Timestamp: wire.TimeFromProto(a.GetTimestampUnixNano())}
+	}
+	return out, nil
+}
+
 func (x *indexClient) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(Container) error) error {
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -118,3 +118,17 @@ var notFound = grpcerr.Sentinels{codes.NotFound: host.ErrNotFound}
 // fromStatus turns a gRPC error from the plugin into a Go error that keeps
 // its message and matches host.ErrNotFound and the context errors.
 func fromStatus(err error) error { return grpcerr.FromStatus(err, notFound) }
+
+// PutShared puts elements in the memory host's shared memory as if chain
+// from had exported them to chain to, so that a test can import them into
+// the plugin's chain (from is then one of Options.Chains, to the plugin's
+// own ChainID). A key present or consumed already is an error matching
+// host.ErrSharedMemoryConflict.
+func (h *Harness) PutShared(from, to ids.ID, elems ...host.SharedElement) error {
+	return h.mem.PutShared(from, to, elems...)
+}
+
+// Shared returns the values chain from put in shared memory for chain to
+// that are still there (not imported), ordered by key: what the plugin's
+// chain exported (from = ChainID) or what it has yet to import.
+func (h *Harness) Shared(from, to ids.ID) []host.SharedElement { return h.mem.Shared(from, to) }

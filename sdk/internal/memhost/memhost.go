@@ -1,7 +1,8 @@
 // Package memhost is an in-memory implementation of the host services, for
 // the SDK's tests and for sdk/plugintest. It keeps one plugin instance's
-// database namespace, the indexes of its own chain and of other chains, and
-// a list of chains whose changes it reports to watchers.
+// database namespace, the indexes of its own chain and of other chains, the
+// shared memory between the chains, and a list of chains whose changes it
+// reports to watchers.
 package memhost
 
 import (
@@ -48,6 +49,7 @@ type Host struct {
 	index    map[indexKey][]host.Container
 	changed  chan struct{} // closed and replaced on every accept
 	watchers map[chan host.ChainEvent]struct{}
+	shared   map[sharedKey]*sharedSpace
 }
 
 // New returns an empty Host.
@@ -63,12 +65,18 @@ func New(opts Options) *Host {
 		index:    make(map[indexKey][]host.Container),
 		changed:  make(chan struct{}),
 		watchers: make(map[chan host.ChainEvent]struct{}),
+		shared:   make(map[sharedKey]*sharedSpace),
 	}
 }
 
-// Services returns the four services backed by h.
+// Services returns the services backed by h. A module (no chain of its
+// own) gets no shared memory, as on the node.
 func (h *Host) Services() host.Services {
-	return host.Services{DB: (*database)(h), Index: (*index)(h), Chains: (*registry)(h), Calls: (*caller)(h)}
+	svc := host.Services{DB: (*database)(h), Index: (*index)(h), Chains: (*registry)(h), Calls: (*caller)(h)}
+	if !h.opts.Self.ID.IsZero() {
+		svc.SharedMemory = (*sharedMemory)(h)
+	}
+	return svc
 }
 
 // DB returns the database namespace.

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/client"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+const xUsage = `chainhost x: a wallet of one key on an X-Chain (docs/xvm.md).
+
+Usage:
+  chainhost x address --key KEY                      the key's address
+  chainhost x balance --key KEY [--from CHAIN]       its balances (and what CHAIN exported to it)
+  chainhost x send    --key KEY --to ADDR --amount N [--asset AVAX]
+  chainhost x export  --key KEY --to-chain CHAIN --amount N [--to ADDR]
+  chainhost x import  --key KEY --from-chain CHAIN [--to ADDR]
+
+KEY is a private key, 64 hex digits ("0x" optional) or PrivateKey-<cb58>;
+--key-file FILE reads it from a file instead. Amounts are whole units of
+the asset's smallest denomination (nAVAX), or decimals followed by the
+asset's symbol ("1.5AVAX"). send, export and import wait until the chain
+accepts the transaction and print its ID. An export to CHAIN waits there in
+shared memory until "import" on CHAIN (for the X side: chainhost x import
+--chain X2 --from-chain X) consumes it.
+
+Flags:
+`
+
+// runX runs `chainhost x <command>`.
+func runX(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("chainhost x", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	node := fs.String("node", "http://127.0.0.1:9650", "URL of the node")
+	chain := fs.String("chain", "X", "the X-Chain: its alias or ID")
+	keyText := fs.String("key", "", "private key: hex or PrivateKey-<cb58>")
+	keyFile := fs.String("key-file", "", "file holding the private key")
+	to := fs.String("to", "", "recipient address (X-local1..., local1... or a CB58 short ID); default: the key's own")
+	amount := fs.String("amount", "", `amount: nAVAX, or "1.5AVAX"`)
+	asset := fs.String("asset", "AVAX", "asset to send: alias or ID")
+	toChain := fs.String("to-chain", "", "export: the chain to export to (alias or ID)")
+	fromChain := fs.String("from-chain", "", "import: the chain that exported the funds (alias or ID)")
+	from := fs.String("from", "", "balance: also show what this chain exported to the key")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, xUsage)
+		fmt.Fprint(stderr, fs.FlagUsages())
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fs.Usage()
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd := args[0]
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "chainhost x %s: unexpected argument %q\n", cmd, fs.Arg(0))
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "chainhost x %s: %v\n", cmd, err)
+		return 1
+	}
+	key, err := readKey(*keyText, *keyFile)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	w, err := client.NewWallet(ctx, client.New(*node, *chain, nil), key)
+	if err != nil {
+		return fail(fmt.Errorf("reach chain %s at %s: %w", *chain, *node, err))
+	}
+	recipient := w.Address()
+	if *to != "" {
+		if recipient, err = w.ParseAddress(*to); err != nil {
+			return fail(err)
+		}
+	}
+	switch cmd {
+	case "address":
+		fmt.Fprintln(stdout, w.FormatAddress(w.Address()))
+		return 0
+	case "balance":
+		return xBalance(ctx, w, *from, stdout, fail)
+	case "send", "export":
+		if *amount == "" {
+			return fail(errors.New("--amount is required"))
+		}
+		desc, err := w.Client.GetAssetDescription(ctx, *asset)
+		if err != nil {
+			return fail(fmt.Errorf("asset %s: %w", *asset, err))
+		}
+		n, err := parseAmount(*amount, desc)
+		if err != nil {
+			return fail(err)
+		}
+		var id ids.ID
+		if cmd == "send" {
+			id, err = w.Send(ctx, desc.ID, n, recipient)
+		} else {
+			if *toChain == "" {
+				return fail(errors.New("--to-chain is required"))
+			}
+			dest, derr := chainID(ctx, w, *toChain)
+			if derr != nil {
+				return fail(derr)
+			}
+			id, err = w.Export(ctx, dest, desc.ID, n, recipient)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "%s %s to %s: tx %s\n", cmd, formatAmount(n, desc), w.FormatAddress(recipient), id)
+		return 0
+	case "import":
+		if *fromChain == "" {
+			return fail(errors.New("--from-chain is required"))
+		}
+		id, err := w.Import(ctx, *fromChain, recipient)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "import from %s to %s: tx %s\n", *fromChain, w.FormatAddress(recipient), id)
+		return 0
+	}
+	return fail(fmt.Errorf("unknown command %q (address, balance, send, export, import)", cmd))
+}
+
+// xBalance prints the key's balances, and what chain from exported to it.
+func xBalance(ctx context.Context, w *client.Wallet, from string, stdout io.Writer, fail func(error) int) int {
+	addr := w.FormatAddress(w.Address())
+	bals, err := w.Client.GetAllBalances(ctx, addr, false)
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "%s on %s:\n", addr, w.Client.Chain())
+	if len(bals) == 0 {
+		fmt.Fprintln(stdout, "  nothing")
+	}
+	for _, b := range bals {
+		desc, err := w.Client.GetAssetDescription(ctx, b.Asset)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "  %s\n", formatAmount(b.Balance, desc))
+	}
+	if from == "" {
+		return 0
+	}
+	if id, err := chainID(ctx, w, from); err != nil {
+		return fail(err)
+	} else if id == w.ChainID {
+		return fail(fmt.Errorf("--from %s is this chain: name the chain that exported to %s", from, w.Client.Chain()))
+	}
+	utxos, err := w.Client.AllUTXOs(ctx, []string{addr}, from)
+	if err != nil {
+		return fail(err)
+	}
+	sums := map[ids.ID]uint64{}
+	for _, u := range utxos {
+		sums[u.AssetID] += u.Out.Amt
+	}
+	fmt.Fprintf(stdout, "exported by %s, waiting to be imported (chainhost x import --from-chain %s):\n", from, from)
+	if len(sums) == 0 {
+		fmt.Fprintln(stdout, "  nothing")
+	}
+	for asset, v := range sums {
+		desc, err := w.Client.GetAssetDescription(ctx, asset.String())
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "  %s\n", formatAmount(v, desc))
+	}
+	return 0
+}
+
+// readKey reads the key from the flag or the file.
+func readKey(text, file string) (*avax.PrivateKey, error) {
+	switch {
+	case text != "" && file != "":
+		return nil, errors.New("give --key or --key-file, not both")
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		text = string(b)
+	case text == "":
+		return nil, errors.New("--key or --key-file is required")
+	}
+	return avax.ParsePrivateKey(text)
+}
+
+// chainID resolves a chain alias or ID on the node.
+func chainID(ctx context.Context, w *client.Wallet, chain string) (ids.ID, error) {
+	id, err := w.Client.BlockchainID(ctx, chain)
+	if err == nil {
+		return id, nil
+	}
+	if id, perr := ids.FromString(chain); perr == nil {
+		return id, nil
+	}
+	return ids.ID{}, fmt.Errorf("chain %q: %w", chain, err)
+}
+
+// parseAmount reads an amount: an integer of the smallest unit, or a
+// decimal followed by the asset's symbol.
+func parseAmount(s string, a client.Asset) (uint64, error) {
+	if n, ok := new(big.Int).SetString(s, 10); ok {
+		if n.Sign() <= 0 || !n.IsUint64() {
+			return 0, fmt.Errorf("amount %s is out of range", s)
+		}
+		return n.Uint64(), nil
+	}
+	num, ok := strings.CutSuffix(strings.ToUpper(s), strings.ToUpper(a.Symbol))
+	if !ok {
+		return 0, fmt.Errorf("amount %q: want an integer of the smallest unit, or a decimal and %q (1.5%s)", s, a.Symbol, a.Symbol)
+	}
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(num))
+	if !ok {
+		return 0, fmt.Errorf("amount %q is not a number", s)
+	}
+	r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.Denomination)), nil)))
+	if !r.IsInt() || r.Sign() <= 0 || !r.Num().IsUint64() {
+		return 0, fmt.Errorf("amount %q is not a positive whole number of the smallest unit", s)
+	}
+	return r.Num().Uint64(), nil
+}
+
+// formatAmount writes an amount in the asset's units and the smallest.
+func formatAmount(v uint64, a client.Asset) string {
+	r := new(big.Rat).SetFrac(new(big.Int).SetUint64(v), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.Denomination)), nil))
+	s := strings.TrimRight(strings.TrimRight(r.FloatString(int(a.Denomination)), "0"), ".")
+	return fmt.Sprintf("%s %s (%d)", s, a.Symbol, v)
+}

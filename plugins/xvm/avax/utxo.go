@@ -1,0 +1,357 @@
+package avax
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Type IDs of the secp256k1fx types, the same in the X-Chain's codec and
+// in the C-Chain's atomic codec.
+const (
+	TypeTransferInput  uint32 = 5
+	TypeMintOutput     uint32 = 6
+	TypeTransferOutput uint32 = 7
+	TypeMintOperation  uint32 = 8
+	TypeCredential     uint32 = 9
+)
+
+// OutputOwners are who may spend an output: Threshold signatures of Addrs,
+// after Locktime (unix seconds).
+type OutputOwners struct {
+	Locktime  uint64
+	Threshold uint32
+	Addrs     []ShortID
+}
+
+func (o *OutputOwners) pack(p *Packer) {
+	p.Long(o.Locktime)
+	p.Int(o.Threshold)
+	p.Int(uint32(len(o.Addrs)))
+	for _, a := range o.Addrs {
+		p.ShortID(a)
+	}
+}
+
+func (o *OutputOwners) unpack(u *Unpacker) {
+	o.Locktime = u.Long()
+	o.Threshold = u.Int()
+	n := u.SliceLen(ShortIDLen, "output addresses")
+	o.Addrs = make([]ShortID, n)
+	for i := range o.Addrs {
+		o.Addrs[i] = u.ShortID()
+	}
+}
+
+// Verify checks the owners as secp256k1fx does: a threshold that the
+// addresses can meet, no threshold of 0 with addresses, addresses sorted
+// and unique.
+func (o *OutputOwners) Verify() error {
+	switch {
+	case o.Threshold > uint32(len(o.Addrs)):
+		return fmt.Errorf("output is unspendable: threshold %d with %d addresses", o.Threshold, len(o.Addrs))
+	case o.Threshold == 0 && len(o.Addrs) > 0:
+		return fmt.Errorf("output has addresses but a threshold of 0")
+	}
+	for i := 1; i < len(o.Addrs); i++ {
+		if o.Addrs[i-1].Compare(o.Addrs[i]) >= 0 {
+			return fmt.Errorf("output addresses not sorted and unique")
+		}
+	}
+	return nil
+}
+
+// TransferOutput is secp256k1fx's transfer output: Amt units owned by the
+// owners.
+type TransferOutput struct {
+	Amt uint64
+	OutputOwners
+}
+
+// Pack packs the output's type ID and fields.
+func (o *TransferOutput) Pack(p *Packer) {
+	p.Int(TypeTransferOutput)
+	p.Long(o.Amt)
+	o.OutputOwners.pack(p)
+}
+
+// UnpackTransferOutput reads an output's type ID, which must be
+// TypeTransferOutput, and its fields.
+func UnpackTransferOutput(u *Unpacker) TransferOutput {
+	var o TransferOutput
+	if t := u.TypeID(); u.Err() == nil && t != TypeTransferOutput {
+		u.Failf("output type ID %d is not supported (only secp256k1fx transfer outputs, type %d)", t, TypeTransferOutput)
+		return o
+	}
+	o.Amt = u.Long()
+	o.OutputOwners.unpack(u)
+	return o
+}
+
+// Verify checks a non-zero amount and the owners.
+func (o *TransferOutput) Verify() error {
+	if o.Amt == 0 {
+		return fmt.Errorf("output has no value")
+	}
+	return o.OutputOwners.Verify()
+}
+
+// TransferInput is secp256k1fx's transfer input: the amount of the UTXO it
+// spends, and which of its addresses sign (indexes into the UTXO's
+// addresses, one per signature of the credential).
+type TransferInput struct {
+	Amt        uint64
+	SigIndices []uint32
+}
+
+// Pack packs the input's type ID and fields.
+func (in *TransferInput) Pack(p *Packer) {
+	p.Int(TypeTransferInput)
+	p.Long(in.Amt)
+	p.Int(uint32(len(in.SigIndices)))
+	for _, s := range in.SigIndices {
+		p.Int(s)
+	}
+}
+
+// UnpackTransferInput reads an input's type ID, which must be
+// TypeTransferInput, and its fields.
+func UnpackTransferInput(u *Unpacker) TransferInput {
+	var in TransferInput
+	if t := u.TypeID(); u.Err() == nil && t != TypeTransferInput {
+		u.Failf("input type ID %d is not supported (only secp256k1fx transfer inputs, type %d)", t, TypeTransferInput)
+		return in
+	}
+	in.Amt = u.Long()
+	n := u.SliceLen(4, "signature indices")
+	in.SigIndices = make([]uint32, n)
+	for i := range in.SigIndices {
+		in.SigIndices[i] = u.Int()
+	}
+	return in
+}
+
+// Verify checks a non-zero amount and sorted, unique signature indices.
+func (in *TransferInput) Verify() error {
+	if in.Amt == 0 {
+		return fmt.Errorf("input has no value")
+	}
+	for i := 1; i < len(in.SigIndices); i++ {
+		if in.SigIndices[i-1] >= in.SigIndices[i] {
+			return fmt.Errorf("signature indices not sorted and unique")
+		}
+	}
+	return nil
+}
+
+// Credential is secp256k1fx's credential: the signatures of one input.
+type Credential struct {
+	Sigs [][SignatureLen]byte
+}
+
+// Pack packs the credential's type ID and signatures.
+func (c *Credential) Pack(p *Packer) {
+	p.Int(TypeCredential)
+	p.Int(uint32(len(c.Sigs)))
+	for i := range c.Sigs {
+		p.Fixed(c.Sigs[i][:])
+	}
+}
+
+// UnpackCredential reads a credential's type ID, which must be
+// TypeCredential, and its signatures.
+func UnpackCredential(u *Unpacker) Credential {
+	var c Credential
+	if t := u.TypeID(); u.Err() == nil && t != TypeCredential {
+		u.Failf("credential type ID %d is not supported (only secp256k1fx credentials, type %d)", t, TypeCredential)
+		return c
+	}
+	n := u.SliceLen(SignatureLen, "signatures")
+	c.Sigs = make([][SignatureLen]byte, n)
+	for i := range c.Sigs {
+		copy(c.Sigs[i][:], u.Fixed(SignatureLen))
+	}
+	return c
+}
+
+// UTXOID names an output: the transaction that made it and its index.
+type UTXOID struct {
+	TxID        ids.ID
+	OutputIndex uint32
+}
+
+// InputID returns the UTXO's ID: the SHA-256 of the output index (as 8
+// big-endian bytes) followed by the transaction ID.
+func (u UTXOID) InputID() ids.ID {
+	var b [8 + ids.Len]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(u.OutputIndex))
+	copy(b[8:], u.TxID[:])
+	return sha256.Sum256(b[:])
+}
+
+// String returns "<txID>:<index>".
+func (u UTXOID) String() string { return fmt.Sprintf("%s:%d", u.TxID, u.OutputIndex) }
+
+// Compare orders UTXO IDs by transaction ID, then index.
+func (u UTXOID) Compare(o UTXOID) int {
+	if c := bytes.Compare(u.TxID[:], o.TxID[:]); c != 0 {
+		return c
+	}
+	switch {
+	case u.OutputIndex < o.OutputIndex:
+		return -1
+	case u.OutputIndex > o.OutputIndex:
+		return 1
+	}
+	return 0
+}
+
+// TransferableOutput is an output of an asset in a transaction.
+type TransferableOutput struct {
+	AssetID ids.ID
+	Out     TransferOutput
+}
+
+// Pack packs the asset ID and the output.
+func (o *TransferableOutput) Pack(p *Packer) {
+	p.ID(o.AssetID)
+	o.Out.Pack(p)
+}
+
+// UnpackTransferableOutput reads what Pack wrote.
+func UnpackTransferableOutput(u *Unpacker) TransferableOutput {
+	var o TransferableOutput
+	o.AssetID = u.ID()
+	o.Out = UnpackTransferOutput(u)
+	return o
+}
+
+// outBytes returns the packed output (type ID and fields), which orders
+// outputs of one asset.
+func (o *TransferableOutput) outBytes() []byte {
+	p := NewPacker(nil)
+	o.Out.Pack(p)
+	return p.Bytes()
+}
+
+// CompareOutputs orders outputs as avalanchego requires them in a
+// transaction: by asset ID, then by the bytes of the packed output.
+func CompareOutputs(a, b *TransferableOutput) int {
+	if c := bytes.Compare(a.AssetID[:], b.AssetID[:]); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.outBytes(), b.outBytes())
+}
+
+// SortOutputs sorts outputs as CompareOutputs orders them.
+func SortOutputs(outs []TransferableOutput) {
+	slices.SortFunc(outs, func(a, b TransferableOutput) int { return CompareOutputs(&a, &b) })
+}
+
+// OutputsSorted reports whether outputs are sorted (repeats allowed).
+func OutputsSorted(outs []TransferableOutput) bool {
+	for i := 1; i < len(outs); i++ {
+		if CompareOutputs(&outs[i-1], &outs[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TransferableInput is an input of a transaction: the UTXO it spends, its
+// asset, and the secp256k1fx input.
+type TransferableInput struct {
+	UTXOID
+	AssetID ids.ID
+	In      TransferInput
+}
+
+// Pack packs the UTXO ID, the asset ID and the input.
+func (in *TransferableInput) Pack(p *Packer) {
+	p.ID(in.TxID)
+	p.Int(in.OutputIndex)
+	p.ID(in.AssetID)
+	in.In.Pack(p)
+}
+
+// UnpackTransferableInput reads what Pack wrote.
+func UnpackTransferableInput(u *Unpacker) TransferableInput {
+	var in TransferableInput
+	in.TxID = u.ID()
+	in.OutputIndex = u.Int()
+	in.AssetID = u.ID()
+	in.In = UnpackTransferInput(u)
+	return in
+}
+
+// SortInputs sorts inputs by their UTXO IDs, and the signers with them
+// when signers is not nil (one entry per input).
+func SortInputs[S any](ins []TransferableInput, signers []S) {
+	idx := make([]int, len(ins))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return ins[a].UTXOID.Compare(ins[b].UTXOID) })
+	sortedIns := make([]TransferableInput, len(ins))
+	var sortedSigners []S
+	if signers != nil {
+		sortedSigners = make([]S, len(signers))
+	}
+	for to, from := range idx {
+		sortedIns[to] = ins[from]
+		if signers != nil {
+			sortedSigners[to] = signers[from]
+		}
+	}
+	copy(ins, sortedIns)
+	copy(signers, sortedSigners)
+}
+
+// InputsSortedUnique reports whether inputs are sorted by UTXO ID without
+// repeats.
+func InputsSortedUnique(ins []TransferableInput) bool {
+	for i := 1; i < len(ins); i++ {
+		if ins[i-1].UTXOID.Compare(ins[i].UTXOID) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// UTXO is an unspent output: where it was made, its asset and the output.
+type UTXO struct {
+	UTXOID
+	AssetID ids.ID
+	Out     TransferOutput
+}
+
+// Bytes returns the UTXO as avalanchego encodes it: the codec version,
+// the UTXO ID, the asset ID and the output.
+func (u *UTXO) Bytes() []byte {
+	p := NewPacker(make([]byte, 0, 128))
+	p.Short(CodecVersion)
+	p.ID(u.TxID)
+	p.Int(u.OutputIndex)
+	p.ID(u.AssetID)
+	u.Out.Pack(p)
+	return p.Bytes()
+}
+
+// ParseUTXO reads what Bytes wrote.
+func ParseUTXO(b []byte) (UTXO, error) {
+	u := NewUnpacker(b)
+	u.Version()
+	var utxo UTXO
+	utxo.TxID = u.ID()
+	utxo.OutputIndex = u.Int()
+	utxo.AssetID = u.ID()
+	utxo.Out = UnpackTransferOutput(u)
+	if err := u.Done(); err != nil {
+		return UTXO{}, fmt.Errorf("parse UTXO: %w", err)
+	}
+	return utxo, nil
+}

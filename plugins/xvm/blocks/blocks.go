@@ -1,0 +1,241 @@
+// Package blocks holds the X-Chain's containers in avalanchego's formats
+// (docs/xvm.md): the standard block of the linear chain and the vertex of
+// the DAG that came before it.
+package blocks
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// TypeStandardBlock is the standard block's type ID in the X-Chain's block
+// codec: after the transactions (0 to 4) and the types of the three
+// feature extensions (5 to 19).
+const TypeStandardBlock uint32 = 20
+
+// MaxBlockSize is the largest block read, in bytes.
+const MaxBlockSize = 2 << 20
+
+// Block is a standard block: its parent, height, time (unix seconds), an
+// unused Merkle root and its transactions.
+type Block struct {
+	Parent ids.ID
+	Height uint64
+	Time   uint64
+	Root   ids.ID
+	Txs    []*txs.Tx
+
+	id    ids.ID
+	bytes []byte
+}
+
+// NewBlock returns the block with its bytes and ID.
+func NewBlock(parent ids.ID, height, time uint64, list []*txs.Tx) *Block {
+	b := &Block{Parent: parent, Height: height, Time: time, Txs: list}
+	b.encode()
+	return b
+}
+
+func (b *Block) encode() {
+	p := avax.NewPacker(make([]byte, 0, 1024))
+	p.Short(avax.CodecVersion)
+	p.Int(TypeStandardBlock)
+	p.ID(b.Parent)
+	p.Long(b.Height)
+	p.Long(b.Time)
+	p.ID(b.Root)
+	p.Int(uint32(len(b.Txs)))
+	for _, t := range b.Txs {
+		t.PackInBlock(p)
+	}
+	b.bytes = p.Bytes()
+	b.id = sha256.Sum256(b.bytes)
+}
+
+// ID is the block ID: the SHA-256 of its bytes.
+func (b *Block) ID() ids.ID { return b.id }
+
+// Bytes returns the block's bytes.
+func (b *Block) Bytes() []byte { return b.bytes }
+
+// ParseBlock reads a standard block.
+func ParseBlock(raw []byte) (*Block, error) {
+	if len(raw) > MaxBlockSize {
+		return nil, fmt.Errorf("parse block: %d bytes, more than %d", len(raw), MaxBlockSize)
+	}
+	u := avax.NewUnpacker(raw)
+	u.Version()
+	if t := u.TypeID(); u.Err() == nil && t != TypeStandardBlock {
+		return nil, fmt.Errorf("parse block: type ID %d, want %d (a standard block)", t, TypeStandardBlock)
+	}
+	parent, height, time, root := u.ID(), u.Long(), u.Long(), u.ID()
+	n := u.SliceLen(8, "block transactions")
+	list := make([]*txs.Tx, 0, n)
+	for range n {
+		t := txs.UnpackInBlock(u)
+		if u.Err() != nil {
+			break
+		}
+		list = append(list, t)
+	}
+	if err := u.Done(); err != nil {
+		return nil, fmt.Errorf("parse block: %w", err)
+	}
+	b := &Block{Parent: parent, Height: height, Time: time, Root: root, Txs: list}
+	b.encode()
+	if !bytes.Equal(b.bytes, raw) {
+		return nil, fmt.Errorf("parse block: the bytes are not in the codec's one encoding")
+	}
+	return b, nil
+}
+
+// Vertex versions: a vertex with transactions, and the stop vertex that
+// ends the DAG and hands the chain to blocks.
+const (
+	VertexVersion     uint16 = 0
+	StopVertexVersion uint16 = 1
+)
+
+// MaxVertexTxs and MaxVertexParents bound a vertex, as in avalanchego.
+const (
+	MaxVertexTxs     = 128
+	MaxVertexParents = 128
+)
+
+// Vertex is a container of the DAG: the chain, its height (one more than
+// its highest parent's), its parents and its transactions' bytes, sorted by
+// their hashes. A stop vertex has no transactions and no epoch.
+type Vertex struct {
+	ChainID ids.ID
+	Height  uint64
+	Epoch   uint32
+	Parents []ids.ID
+	Txs     [][]byte
+	Stop    bool
+
+	id    ids.ID
+	bytes []byte
+}
+
+// NewVertex returns a vertex of txBytes (sorted here by their SHA-256)
+// with parents (sorted here), with its bytes and ID.
+func NewVertex(chainID ids.ID, height uint64, parents []ids.ID, txBytes [][]byte) *Vertex {
+	v := &Vertex{ChainID: chainID, Height: height, Parents: slices.Clone(parents), Txs: slices.Clone(txBytes)}
+	slices.SortFunc(v.Parents, func(a, b ids.ID) int { return a.Compare(b) })
+	SortByHash(v.Txs)
+	v.encode()
+	return v
+}
+
+// NewStopVertex returns the stop vertex with parents.
+func NewStopVertex(chainID ids.ID, height uint64, parents []ids.ID) *Vertex {
+	v := &Vertex{ChainID: chainID, Height: height, Parents: slices.Clone(parents), Stop: true}
+	slices.SortFunc(v.Parents, func(a, b ids.ID) int { return a.Compare(b) })
+	v.encode()
+	return v
+}
+
+// SortByHash sorts byte strings by their SHA-256, as a vertex holds its
+// transactions.
+func SortByHash(list [][]byte) {
+	slices.SortFunc(list, func(a, b []byte) int {
+		ha, hb := sha256.Sum256(a), sha256.Sum256(b)
+		return bytes.Compare(ha[:], hb[:])
+	})
+}
+
+func (v *Vertex) encode() {
+	p := avax.NewPacker(make([]byte, 0, 1024))
+	if v.Stop {
+		p.Short(StopVertexVersion)
+	} else {
+		p.Short(VertexVersion)
+	}
+	p.ID(v.ChainID)
+	p.Long(v.Height)
+	if !v.Stop {
+		p.Int(v.Epoch)
+	}
+	p.Int(uint32(len(v.Parents)))
+	for _, id := range v.Parents {
+		p.ID(id)
+	}
+	if !v.Stop {
+		p.Int(uint32(len(v.Txs)))
+		for _, t := range v.Txs {
+			p.VarBytes(t)
+		}
+	}
+	v.bytes = p.Bytes()
+	v.id = sha256.Sum256(v.bytes)
+}
+
+// ID is the vertex ID: the SHA-256 of its bytes.
+func (v *Vertex) ID() ids.ID { return v.id }
+
+// Bytes returns the vertex's bytes.
+func (v *Vertex) Bytes() []byte { return v.bytes }
+
+// ParseVertex reads a vertex or a stop vertex and checks it as avalanchego
+// does: epoch 0, at most MaxVertexParents parents, sorted and unique; a
+// vertex has 1 to MaxVertexTxs transactions sorted and unique by hash, a
+// stop vertex none.
+func ParseVertex(raw []byte) (*Vertex, error) {
+	u := avax.NewUnpacker(raw)
+	v := &Vertex{}
+	switch version := u.Short(); {
+	case u.Err() != nil:
+	case version == StopVertexVersion:
+		v.Stop = true
+	case version != VertexVersion:
+		return nil, fmt.Errorf("parse vertex: version %d", version)
+	}
+	v.ChainID = u.ID()
+	v.Height = u.Long()
+	if !v.Stop {
+		v.Epoch = u.Int()
+	}
+	n := u.SliceLen(ids.Len, "parents")
+	v.Parents = make([]ids.ID, n)
+	for i := range v.Parents {
+		v.Parents[i] = u.ID()
+	}
+	if !v.Stop {
+		n := u.SliceLen(4, "vertex transactions")
+		v.Txs = make([][]byte, n)
+		for i := range v.Txs {
+			v.Txs[i] = u.VarBytes()
+		}
+	}
+	if err := u.Done(); err != nil {
+		return nil, fmt.Errorf("parse vertex: %w", err)
+	}
+	switch {
+	case v.Epoch != 0:
+		return nil, fmt.Errorf("parse vertex: epoch %d, want 0", v.Epoch)
+	case len(v.Parents) > MaxVertexParents:
+		return nil, fmt.Errorf("parse vertex: %d parents, more than %d", len(v.Parents), MaxVertexParents)
+	case !v.Stop && (len(v.Txs) == 0 || len(v.Txs) > MaxVertexTxs):
+		return nil, fmt.Errorf("parse vertex: %d transactions, want 1 to %d", len(v.Txs), MaxVertexTxs)
+	}
+	for i := 1; i < len(v.Parents); i++ {
+		if v.Parents[i-1].Compare(v.Parents[i]) >= 0 {
+			return nil, fmt.Errorf("parse vertex: parents not sorted and unique")
+		}
+	}
+	for i := 1; i < len(v.Txs); i++ {
+		a, b := sha256.Sum256(v.Txs[i-1]), sha256.Sum256(v.Txs[i])
+		if bytes.Compare(a[:], b[:]) >= 0 {
+			return nil, fmt.Errorf("parse vertex: transactions not sorted and unique by hash")
+		}
+	}
+	v.bytes = raw
+	v.id = sha256.Sum256(raw)
+	return v, nil
+}

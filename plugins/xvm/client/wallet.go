@@ -1,0 +1,284 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Wallet moves one key's funds on an X-Chain: it builds, signs and issues
+// transfers, exports and imports in avalanchego's formats.
+type Wallet struct {
+	Client *Client
+	Key    *avax.PrivateKey
+	// NetworkID, ChainID, FeeAsset and Fee are the chain's, read by
+	// NewWallet.
+	NetworkID uint32
+	ChainID   ids.ID
+	FeeAsset  ids.ID
+	Fee       uint64
+	// Now is the time locktimes are compared with; time.Now when nil.
+	Now func() time.Time
+}
+
+// NewWallet returns a wallet of key on the client's chain, after reading
+// the chain's network, ID, fee asset ("AVAX", else the asset the fee is
+// paid in must be given with WithFeeAsset) and fee.
+func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, error) {
+	w := &Wallet{Client: c, Key: key}
+	var err error
+	if w.NetworkID, err = c.NetworkID(ctx); err != nil {
+		return nil, fmt.Errorf("network ID: %w", err)
+	}
+	if w.ChainID, err = c.BlockchainID(ctx, c.Chain()); err != nil {
+		return nil, fmt.Errorf("chain ID of %s: %w", c.Chain(), err)
+	}
+	a, err := c.GetAssetDescription(ctx, "AVAX")
+	if err != nil {
+		return nil, fmt.Errorf("fee asset: %w", err)
+	}
+	w.FeeAsset = a.ID
+	if w.Fee, err = c.GetTxFee(ctx); err != nil {
+		return nil, fmt.Errorf("fee: %w", err)
+	}
+	return w, nil
+}
+
+// Address returns the key's address.
+func (w *Wallet) Address() avax.ShortID { return w.Key.Address() }
+
+// FormatAddress returns an address as the chain shows it ("X-local1...").
+func (w *Wallet) FormatAddress(a avax.ShortID) string {
+	s, err := avax.FormatAddress(w.Client.Chain(), avax.HRP(w.NetworkID), a)
+	if err != nil {
+		return a.String()
+	}
+	return s
+}
+
+// ParseAddress reads "<chain>-<hrp>1..." (any chain prefix), "<hrp>1..."
+// or a CB58 short ID, and checks the HRP is the network's.
+func (w *Wallet) ParseAddress(s string) (avax.ShortID, error) {
+	if a, err := avax.ShortIDFromString(s); err == nil {
+		return a, nil
+	}
+	bech := s
+	if _, rest, ok := strings.Cut(s, "-"); ok {
+		bech = rest
+	}
+	hrp, a, err := avax.ParseBech32(bech)
+	if err != nil {
+		return avax.ShortID{}, fmt.Errorf("address %q: %w", s, err)
+	}
+	if want := avax.HRP(w.NetworkID); hrp != want {
+		return avax.ShortID{}, fmt.Errorf("address %q is for HRP %q; this network's is %q", s, hrp, want)
+	}
+	return a, nil
+}
+
+// spendable returns the UTXOs the key alone may spend now, of the chain
+// or, with source set, of those source exported to it.
+func (w *Wallet) spendable(ctx context.Context, source string) ([]avax.UTXO, error) {
+	all, err := w.Client.AllUTXOs(ctx, []string{w.FormatAddress(w.Address())}, source)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	out := all[:0]
+	for _, u := range all {
+		if u.Out.Threshold == 1 && slices.Contains(u.Out.Addrs, w.Address()) && u.Out.Locktime <= uint64(now().Unix()) {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// input returns the input spending u with the key, which must be one of
+// its owners.
+func (w *Wallet) input(u avax.UTXO) avax.TransferableInput {
+	idx := uint32(slices.Index(u.Out.Addrs, w.Address()))
+	return avax.TransferableInput{UTXOID: u.UTXOID, AssetID: u.AssetID, In: avax.TransferInput{Amt: u.Out.Amt, SigIndices: []uint32{idx}}}
+}
+
+// output returns an output of amount of asset to one address.
+func output(asset ids.ID, amount uint64, to avax.ShortID) avax.TransferableOutput {
+	return avax.TransferableOutput{AssetID: asset, Out: avax.TransferOutput{Amt: amount, OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{to}}}}
+}
+
+// ErrInsufficientFunds is matched by a transfer or export the key's
+// UTXOs cannot pay for.
+var ErrInsufficientFunds = errors.New("insufficient funds")
+
+// spend selects UTXOs covering need (per asset) and returns their inputs
+// and the change outputs back to the key.
+func (w *Wallet) spend(ctx context.Context, need map[ids.ID]uint64) ([]avax.TransferableInput, []avax.TransferableOutput, error) {
+	utxos, err := w.spendable(ctx, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	// Largest first: fewer inputs, smaller transactions.
+	slices.SortFunc(utxos, func(a, b avax.UTXO) int {
+		switch {
+		case a.Out.Amt > b.Out.Amt:
+			return -1
+		case a.Out.Amt < b.Out.Amt:
+			return 1
+		}
+		return a.UTXOID.Compare(b.UTXOID)
+	})
+	have := map[ids.ID]uint64{}
+	var ins []avax.TransferableInput
+	for _, u := range utxos {
+		if have[u.AssetID] >= need[u.AssetID] {
+			continue
+		}
+		have[u.AssetID] += u.Out.Amt
+		ins = append(ins, w.input(u))
+	}
+	var change []avax.TransferableOutput
+	for asset, n := range need {
+		if have[asset] < n {
+			return nil, nil, fmt.Errorf("%w: asset %s: need %d (amount and fee), the key holds %d", ErrInsufficientFunds, asset, n, have[asset])
+		}
+		if d := have[asset] - n; d > 0 {
+			change = append(change, output(asset, d, w.Address()))
+		}
+	}
+	return ins, change, nil
+}
+
+// Sign sorts u's inputs and outputs as the codec requires and signs every
+// input with the key.
+func (w *Wallet) Sign(u txs.Unsigned) *txs.Tx {
+	base := u.Base()
+	avax.SortInputs[struct{}](base.Ins, nil)
+	avax.SortOutputs(base.Outs)
+	switch t := u.(type) {
+	case *txs.ImportTx:
+		avax.SortInputs[struct{}](t.ImportedIns, nil)
+	case *txs.ExportTx:
+		avax.SortOutputs(t.ExportedOuts)
+	}
+	keys := make([][]*avax.PrivateKey, u.NumInputs())
+	for i := range keys {
+		keys[i] = []*avax.PrivateKey{w.Key}
+	}
+	return txs.Sign(u, keys)
+}
+
+// BuildSend returns a signed BaseTx sending amount of asset to an address,
+// with change back to the key; the fee is paid in the fee asset.
+func (w *Wallet) BuildSend(ctx context.Context, asset ids.ID, amount uint64, to avax.ShortID, memo []byte) (*txs.Tx, error) {
+	need := map[ids.ID]uint64{asset: amount}
+	need[w.FeeAsset] += w.Fee
+	ins, change, err := w.spend(ctx, need)
+	if err != nil {
+		return nil, err
+	}
+	u := &txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Ins: ins,
+		Outs: append(change, output(asset, amount, to)), Memo: memo}
+	return w.Sign(u), nil
+}
+
+// Send sends amount of asset to an address and returns the transaction ID
+// once it is accepted.
+func (w *Wallet) Send(ctx context.Context, asset ids.ID, amount uint64, to avax.ShortID) (ids.ID, error) {
+	tx, err := w.BuildSend(ctx, asset, amount, to, nil)
+	if err != nil {
+		return ids.ID{}, err
+	}
+	return w.Client.IssueTx(ctx, tx.Bytes())
+}
+
+// BuildExport returns a signed ExportTx sending amount of asset to an
+// address on chain dest, through shared memory; the address imports it
+// there.
+func (w *Wallet) BuildExport(ctx context.Context, dest ids.ID, asset ids.ID, amount uint64, to avax.ShortID) (*txs.Tx, error) {
+	need := map[ids.ID]uint64{asset: amount}
+	need[w.FeeAsset] += w.Fee
+	ins, change, err := w.spend(ctx, need)
+	if err != nil {
+		return nil, err
+	}
+	u := &txs.ExportTx{
+		BaseTx:           txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Ins: ins, Outs: change},
+		DestinationChain: dest,
+		ExportedOuts:     []avax.TransferableOutput{output(asset, amount, to)},
+	}
+	return w.Sign(u), nil
+}
+
+// Export exports amount of asset to an address on chain dest and returns
+// the transaction ID once it is accepted.
+func (w *Wallet) Export(ctx context.Context, dest ids.ID, asset ids.ID, amount uint64, to avax.ShortID) (ids.ID, error) {
+	tx, err := w.BuildExport(ctx, dest, asset, amount, to)
+	if err != nil {
+		return ids.ID{}, err
+	}
+	return w.Client.IssueTx(ctx, tx.Bytes())
+}
+
+// ErrNothingToImport is matched when source exported nothing the key may
+// import.
+var ErrNothingToImport = errors.New("nothing to import")
+
+// BuildImport returns a signed ImportTx of every UTXO chain source
+// (alias or ID) exported to this chain that the key may spend, to an
+// address; the fee is paid from the imported fee asset.
+func (w *Wallet) BuildImport(ctx context.Context, source string, to avax.ShortID) (*txs.Tx, error) {
+	sourceID, err := w.Client.BlockchainID(ctx, source)
+	if err != nil {
+		if id, perr := ids.FromString(source); perr == nil {
+			sourceID = id
+		} else {
+			return nil, fmt.Errorf("source chain %q: %w", source, err)
+		}
+	}
+	utxos, err := w.spendable(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	if len(utxos) == 0 {
+		return nil, fmt.Errorf("%w: chain %s exported no UTXO this key may spend to %s", ErrNothingToImport, source, w.Client.Chain())
+	}
+	sums := map[ids.ID]uint64{}
+	var imported []avax.TransferableInput
+	for _, u := range utxos {
+		sums[u.AssetID] += u.Out.Amt
+		imported = append(imported, w.input(u))
+	}
+	if sums[w.FeeAsset] <= w.Fee {
+		return nil, fmt.Errorf("%w: the imported UTXOs hold %d of the fee asset, not more than the fee of %d", ErrInsufficientFunds, sums[w.FeeAsset], w.Fee)
+	}
+	sums[w.FeeAsset] -= w.Fee
+	var outs []avax.TransferableOutput
+	for asset, v := range sums {
+		outs = append(outs, output(asset, v, to))
+	}
+	u := &txs.ImportTx{
+		BaseTx:      txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: outs},
+		SourceChain: sourceID,
+		ImportedIns: imported,
+	}
+	return w.Sign(u), nil
+}
+
+// Import imports every UTXO chain source exported to the key and returns
+// the transaction ID once it is accepted.
+func (w *Wallet) Import(ctx context.Context, source string, to avax.ShortID) (ids.ID, error) {
+	tx, err := w.BuildImport(ctx, source, to)
+	if err != nil {
+		return ids.ID{}, err
+	}
+	return w.Client.IssueTx(ctx, tx.Bytes())
+}

@@ -1,0 +1,167 @@
+package xvm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// Genesis is an X-Chain's genesis (the chain's `genesis` in the node
+// config): its assets. The first asset pays the fees.
+type Genesis struct {
+	Assets []GenesisAsset `json:"assets"`
+	// Timestamp is the time of the chain's first block (height 0) when it
+	// has no vertex phase, in unix seconds.
+	Timestamp jsonrpc.Uint64 `json:"timestamp"`
+}
+
+// GenesisAsset defines an asset and who holds it at genesis.
+type GenesisAsset struct {
+	// Alias names the asset in the API ("AVAX") besides its ID.
+	Alias        string `json:"alias"`
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Denomination uint8  `json:"denomination"`
+	// Memo is hex ("0x...") put in the asset's creating transaction.
+	Memo         string         `json:"memo"`
+	InitialState GenesisHolders `json:"initialState"`
+}
+
+// GenesisHolders lists the holders of a fixed-cap asset.
+type GenesisHolders struct {
+	FixedCap []GenesisHolder `json:"fixedCap"`
+}
+
+// GenesisHolder is an amount held by an address ("X-local1...", or
+// "local1..." without the chain).
+type GenesisHolder struct {
+	Amount  jsonrpc.Uint64 `json:"amount"`
+	Address string         `json:"address"`
+}
+
+// asset is a genesis asset as the chain knows it: its creating
+// transaction, whose ID is the asset ID.
+type asset struct {
+	alias string
+	tx    *txs.Tx
+	def   *txs.CreateAssetTx
+}
+
+// parseGenesis reads the genesis and builds each asset's CreateAssetTx as
+// avalanchego builds genesis assets: network ID, an empty blockchain ID,
+// the memo, and one secp256k1fx initial state whose outputs (one per
+// holder, threshold 1) are sorted.
+func parseGenesis(raw []byte, networkID uint32) (Genesis, []asset, error) {
+	var g Genesis
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&g); err != nil {
+		return Genesis{}, nil, fmt.Errorf("xvm genesis: %w", err)
+	}
+	if len(g.Assets) == 0 {
+		return Genesis{}, nil, fmt.Errorf("xvm genesis: no assets (the first pays the fees)")
+	}
+	hrp := avax.HRP(networkID)
+	seen := map[string]bool{}
+	var out []asset
+	for i, a := range g.Assets {
+		where := fmt.Sprintf("xvm genesis: assets[%d]", i)
+		if a.Alias == "" || a.Name == "" || a.Symbol == "" {
+			return Genesis{}, nil, fmt.Errorf("%s: alias, name and symbol are required", where)
+		}
+		if seen[a.Alias] {
+			return Genesis{}, nil, fmt.Errorf("%s: alias %q used twice", where, a.Alias)
+		}
+		seen[a.Alias] = true
+		memo, err := decodeHexOrEmpty(a.Memo)
+		if err != nil {
+			return Genesis{}, nil, fmt.Errorf("%s: memo: %w", where, err)
+		}
+		state := txs.InitialState{FxIndex: 0}
+		for j, h := range a.InitialState.FixedCap {
+			addr, err := parseGenesisAddress(h.Address, hrp)
+			if err != nil {
+				return Genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: %w", where, j, err)
+			}
+			if h.Amount == 0 {
+				return Genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: amount must be positive", where, j)
+			}
+			state.Outs = append(state.Outs, avax.TransferOutput{
+				Amt:          uint64(h.Amount),
+				OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{addr}},
+			})
+		}
+		sortTransferOutputs(state.Outs)
+		def := &txs.CreateAssetTx{
+			BaseTx:       txs.BaseTx{NetworkID: networkID, Memo: memo},
+			Name:         a.Name,
+			Symbol:       a.Symbol,
+			Denomination: a.Denomination,
+		}
+		if len(state.Outs) > 0 {
+			def.States = []txs.InitialState{state}
+		}
+		out = append(out, asset{alias: a.Alias, tx: txs.New(def, nil), def: def})
+	}
+	return g, out, nil
+}
+
+// parseGenesisAddress reads "X-local1..." or "local1...", on the network
+// of hrp.
+func parseGenesisAddress(s, hrp string) (avax.ShortID, error) {
+	if _, rest, ok := strings.Cut(s, "-"); ok {
+		s = rest
+	}
+	got, addr, err := avax.ParseBech32(s)
+	if err != nil {
+		return avax.ShortID{}, err
+	}
+	if got != hrp {
+		return avax.ShortID{}, fmt.Errorf("address %q has HRP %q; this network's is %q", s, got, hrp)
+	}
+	return addr, nil
+}
+
+// sortTransferOutputs sorts outputs by their packed bytes, as avalanchego
+// sorts a genesis asset's initial state.
+func sortTransferOutputs(outs []avax.TransferOutput) {
+	packed := func(o *avax.TransferOutput) []byte {
+		p := avax.NewPacker(nil)
+		o.Pack(p)
+		return p.Bytes()
+	}
+	for i := 1; i < len(outs); i++ {
+		for j := i; j > 0 && bytes.Compare(packed(&outs[j-1]), packed(&outs[j])) > 0; j-- {
+			outs[j-1], outs[j] = outs[j], outs[j-1]
+		}
+	}
+}
+
+// genesisUTXOs returns the UTXOs an asset's creating transaction makes:
+// one per initial output, numbered from 0 across the states.
+func genesisUTXOs(a asset) []avax.UTXO {
+	var out []avax.UTXO
+	for _, s := range a.def.States {
+		for _, o := range s.Outs {
+			out = append(out, avax.UTXO{
+				UTXOID:  avax.UTXOID{TxID: a.tx.ID(), OutputIndex: uint32(len(out))},
+				AssetID: a.tx.ID(),
+				Out:     o,
+			})
+		}
+	}
+	return out
+}
+
+// decodeHexOrEmpty reads "0x..." hex; "" is no bytes.
+func decodeHexOrEmpty(s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return jsonrpcHex(s)
+}

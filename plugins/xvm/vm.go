@@ -1,0 +1,332 @@
+// Package xvm is the X-Chain VM (docs/xvm.md): a UTXO chain whose
+// transactions, UTXOs, blocks and vertices are avalanchego's bytes, so that
+// avalanchego's and avalanchejs's wallets work with it unchanged. It keeps
+// its state in the host's database and commits every block (or vertex)
+// with its transactions, its index entries and its shared-memory puts and
+// removes in one atomic host write.
+package xvm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/blocks"
+	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
+	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// VMName is the name the X-Chain VM describes itself with.
+const VMName = xvmapi.VMName
+
+// The index kinds the VM reports.
+const (
+	KindTx     = "tx"
+	KindBlock  = "block"
+	KindVertex = "vtx"
+)
+
+// VM is the X-Chain VM.
+type VM struct {
+	env    *sdk.Env
+	cfg    Config
+	db     host.Database
+	index  host.BatchIndex
+	shared host.SharedMemory
+	st     state
+	hrp    string
+	txCtx  txs.Context
+	// assets are the genesis assets; the first pays the fees.
+	assets       []asset
+	assetByID    map[ids.ID]*asset
+	assetByAlias map[string]ids.ID
+	now          func() time.Time
+
+	// mu guards what follows and serialises verification with
+	// acceptance, so that a transaction is checked against the state it
+	// will be accepted on.
+	mu     sync.Mutex
+	meta   meta
+	stale  bool // meta may be behind the stored state: read it again
+	pool   *mempool
+	chains map[ids.ID]bool // peer chains found in the registry
+
+	wake chan struct{}
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// New returns an uninitialized VM.
+func New() *VM { return &VM{now: time.Now} }
+
+// Initialize reads the config and genesis, writes the genesis state on a
+// new chain, and starts the block builder.
+func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
+	cfg, err := ParseConfig(env.Config)
+	if err != nil {
+		return err
+	}
+	_, assets, err := parseGenesis(env.Genesis, env.NetworkID)
+	if err != nil {
+		return err
+	}
+	bi, ok := env.Host.Index.(host.BatchIndex)
+	if !ok || env.Host.SharedMemory == nil {
+		return errors.New("xvm needs a host with atomic batches and shared memory (docs/shared-memory.md)")
+	}
+	// A host built before shared memory answers ErrUnsupported: say so now
+	// rather than at the first block.
+	if _, err := env.Host.SharedMemory.Get(ctx, env.ChainID, nil); errors.Is(err, host.ErrUnsupported) {
+		return fmt.Errorf("xvm needs a host with shared memory (docs/shared-memory.md): %w", err)
+	}
+	vm.env, vm.cfg, vm.db, vm.index, vm.shared = env, cfg, env.Host.DB, bi, env.Host.SharedMemory
+	vm.st = state{db: env.Host.DB}
+	vm.hrp = avax.HRP(env.NetworkID)
+	vm.assets = assets
+	vm.assetByID = map[ids.ID]*asset{}
+	vm.assetByAlias = map[string]ids.ID{}
+	for i := range vm.assets {
+		a := &vm.assets[i]
+		vm.assetByID[a.tx.ID()] = a
+		vm.assetByAlias[a.alias] = a.tx.ID()
+	}
+	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainID: env.ChainID, FeeAssetID: assets[0].tx.ID(), TxFee: uint64(cfg.TxFee)}
+	vm.pool = newMempool()
+	vm.chains = map[ids.ID]bool{}
+
+	m, found, err := readMeta(ctx, vm.db)
+	if err != nil {
+		return err
+	}
+	if !found {
+		if m, err = vm.writeGenesis(ctx, env.Genesis); err != nil {
+			return err
+		}
+	} else if m.LinearizationHeight != uint64(cfg.LinearizationHeight) {
+		return fmt.Errorf("xvm chain config: linearization-height is %d, but the chain was started with %d; it cannot change",
+			cfg.LinearizationHeight, m.LinearizationHeight)
+	}
+	vm.meta = m
+	vm.wake = make(chan struct{}, 1)
+	vm.stop = make(chan struct{})
+	vm.wg.Add(1)
+	go vm.buildLoop()
+	env.Logger.Info("X-Chain VM ready", "chain", env.ChainID, "feeAsset", vm.txCtx.FeeAssetID,
+		"linearized", m.Linearized, "height", m.Height, "vertices", m.VtxCount, "txs", m.TxCount)
+	return nil
+}
+
+// writeGenesis stores the genesis assets, their UTXOs and, on a chain
+// without a vertex phase, the first block (height 0), in one write.
+func (vm *VM) writeGenesis(ctx context.Context, raw []byte) (meta, error) {
+	g, _, err := parseGenesis(raw, vm.env.NetworkID)
+	if err != nil {
+		return meta{}, err
+	}
+	m := meta{LinearizationHeight: uint64(vm.cfg.LinearizationHeight), Burned: map[ids.ID]uint64{}}
+	var ops []host.Op
+	for _, a := range vm.assets {
+		rec := txRecord{Container: containerGenesis, Position: noTxPosition, Bytes: a.tx.Bytes()}
+		ops = append(ops, host.Op{Key: txKey(a.tx.ID()), Value: rec.encode()})
+		for _, u := range genesisUTXOs(a) {
+			ops = putUTXO(ops, u)
+		}
+	}
+	if m.LinearizationHeight == 0 {
+		ops = vm.linearize(ops, &m, ids.ID{}, uint64(g.Timestamp))
+	}
+	ops = append(ops, m.op())
+	if err := vm.db.Write(ctx, ops, true); err != nil {
+		return meta{}, fmt.Errorf("write genesis state: %w", err)
+	}
+	return m, nil
+}
+
+// linearize adds the chain's first block (height 0, no transactions, the
+// stop vertex or nothing as its parent) to ops and m.
+func (vm *VM) linearize(ops []host.Op, m *meta, parent ids.ID, time uint64) []host.Op {
+	blk := blocks.NewBlock(parent, 0, time, nil)
+	m.Linearized = true
+	m.Height, m.LastBlockID, m.BlockTime = 0, blk.ID(), time
+	return append(ops,
+		host.Op{Key: blockKey(0), Value: blk.Bytes()},
+		host.Op{Key: blockIDKey(blk.ID()), Value: u64(0)})
+}
+
+// Handlers serves the API at /ext/bc/<chain> (the handler named ""), and
+// the same methods at /ext/bc/<chain>/native and /ext/bc/<chain>/avax.
+func (vm *VM) Handlers() map[string]http.Handler {
+	s := vm.newServer()
+	return map[string]http.Handler{"": s, "native": s, "avax": s}
+}
+
+// InternalHandlers serves the indexer methods other plugins call (the data
+// API's vertices), never public.
+func (vm *VM) InternalHandlers() map[string]http.Handler {
+	return map[string]http.Handler{xvmapi.IndexerHandler: vm.newIndexerServer()}
+}
+
+// Shutdown stops the builder; transactions still waiting fail.
+func (vm *VM) Shutdown(context.Context) error {
+	if vm.stop == nil {
+		return nil
+	}
+	close(vm.stop)
+	vm.wg.Wait()
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	for _, p := range vm.pool.order {
+		p.finish(errors.New("the chain is shutting down; issue the transaction again"))
+	}
+	vm.pool = newMempool()
+	return nil
+}
+
+// IndexKinds are the kinds the VM reports: transactions and blocks, and
+// vertices when the chain has a vertex phase.
+func (vm *VM) IndexKinds() []string {
+	if vm.cfg.LinearizationHeight > 0 {
+		return []string{KindTx, KindVertex, KindBlock}
+	}
+	return []string{KindTx, KindBlock}
+}
+
+// AcceptedCount reads the count of kind from the stored state, without the
+// VM's lock (the host calls it while the VM may wait on an append).
+func (vm *VM) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
+	m, _, err := readMeta(ctx, vm.db)
+	if err != nil {
+		return 0, err
+	}
+	switch kind {
+	case KindTx:
+		return m.TxCount, nil
+	case KindVertex:
+		return m.VtxCount, nil
+	case KindBlock:
+		if !m.Linearized {
+			return 0, nil
+		}
+		return m.Height, nil
+	}
+	return 0, fmt.Errorf("xvm has no index kind %q", kind)
+}
+
+// GetAccepted returns the container of kind at a position: the
+// transaction, the vertex, or the block at height position+1 (the first
+// block, height 0, is not indexed).
+func (vm *VM) GetAccepted(ctx context.Context, kind string, pos uint64) (host.Container, error) {
+	switch kind {
+	case KindTx:
+		id, err := vm.st.txAt(ctx, pos)
+		if err != nil {
+			return host.Container{}, err
+		}
+		r, found, err := vm.st.tx(ctx, id)
+		if err != nil {
+			return host.Container{}, err
+		}
+		if !found {
+			return host.Container{}, fmt.Errorf("tx %s at %d: %w", id, pos, host.ErrNotFound)
+		}
+		return host.Container{ID: id, Bytes: r.Bytes}, nil
+	case KindVertex:
+		v, _, err := vm.st.vertex(ctx, pos)
+		if err != nil {
+			return host.Container{}, err
+		}
+		return host.Container{ID: v.ID(), Bytes: v.Bytes()}, nil
+	case KindBlock:
+		b, err := vm.st.block(ctx, pos+1)
+		if err != nil {
+			return host.Container{}, err
+		}
+		return host.Container{ID: b.ID(), Bytes: b.Bytes()}, nil
+	}
+	return host.Container{}, fmt.Errorf("xvm has no index kind %q: %w", kind, host.ErrNotFound)
+}
+
+// pending is a transaction waiting in the mempool, with what verification
+// found: the local UTXOs it spends, the shared-memory UTXOs it imports and
+// what it burns.
+type pending struct {
+	tx      *txs.Tx
+	spends  []avax.UTXO
+	imports []avax.UTXO
+	peer    ids.ID // the source of an import, or the destination of an export
+	burned  map[ids.ID]uint64
+
+	done chan struct{}
+	err  error // set before done is closed
+}
+
+func (p *pending) finish(err error) {
+	p.err = err
+	close(p.done)
+}
+
+// mempool is the transactions waiting for a block, in arrival order, and
+// the UTXOs they spend.
+type mempool struct {
+	order    []*pending
+	byID     map[ids.ID]*pending
+	spent    map[ids.ID]ids.ID // UTXO ID -> the pending tx spending it
+	imported map[ids.ID]ids.ID // shared-memory UTXO ID -> the pending tx importing it
+}
+
+func newMempool() *mempool {
+	return &mempool{byID: map[ids.ID]*pending{}, spent: map[ids.ID]ids.ID{}, imported: map[ids.ID]ids.ID{}}
+}
+
+func (mp *mempool) add(p *pending) {
+	mp.order = append(mp.order, p)
+	mp.byID[p.tx.ID()] = p
+	for _, u := range p.spends {
+		mp.spent[u.InputID()] = p.tx.ID()
+	}
+	for _, u := range p.imports {
+		mp.imported[u.InputID()] = p.tx.ID()
+	}
+}
+
+func (mp *mempool) remove(list []*pending) {
+	gone := map[ids.ID]bool{}
+	for _, p := range list {
+		id := p.tx.ID()
+		gone[id] = true
+		delete(mp.byID, id)
+		for _, u := range p.spends {
+			delete(mp.spent, u.InputID())
+		}
+		for _, u := range p.imports {
+			delete(mp.imported, u.InputID())
+		}
+	}
+	mp.order = slices.DeleteFunc(mp.order, func(p *pending) bool { return gone[p.tx.ID()] })
+}
+
+// HealthDetails reports the chain's progress in the node's health report.
+func (vm *VM) HealthDetails(context.Context) map[string]any {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	d := map[string]any{
+		"linearized":   vm.meta.Linearized,
+		"transactions": vm.meta.TxCount,
+		"mempool":      len(vm.pool.order),
+	}
+	if vm.meta.Linearized {
+		d["height"] = vm.meta.Height
+	}
+	if vm.meta.VtxCount > 0 {
+		d["vertices"] = vm.meta.VtxCount
+	}
+	return d
+}
