@@ -58,7 +58,7 @@ type Manager struct {
 	// indexComplete runs OnIndexComplete once.
 	indexComplete sync.Once
 	// events reaches the chain registry's watchers.
-	events events
+	events host.ChainEvents
 }
 
 // New registers the configured, enabled chains and their aliases. Nothing
@@ -89,17 +89,6 @@ func New(opts Options) (*Manager, error) {
 		m.chains = append(m.chains, c)
 		m.byID[c.ID] = c
 	}
-	opts.Logs.OnChange(func(name string, p logging.LevelPair) {
-		for _, c := range m.chains {
-			if inst, _ := c.Instance(); inst != nil && c.Alias == name {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-				if err := inst.SetLogLevel(ctx, p.Min().String()); err != nil {
-					opts.Log.Warn("set plugin log level", "chain", name, "error", err)
-				}
-				cancel()
-			}
-		}
-	})
 	return m, nil
 }
 
@@ -251,7 +240,7 @@ func (m *Manager) publish(c *Chain, s pluginhost.State) {
 	case pluginhost.Starting:
 		return
 	}
-	m.events.publish(host.ChainEvent{Kind: kind, Chain: m.info(c)})
+	m.events.Publish(host.ChainEvent{Kind: kind, Chain: m.info(c)})
 }
 
 // backfillBatch is how many containers a backfill appends per write.
@@ -366,6 +355,15 @@ func (m *Manager) Stop(ctx context.Context) error {
 		c.setNotRunning("stopped")
 	}
 	return errors.Join(errs...)
+}
+
+// infos describes every chain for the chain registry host service.
+func (m *Manager) infos() []host.ChainInfo {
+	out := make([]host.ChainInfo, 0, len(m.chains))
+	for _, c := range m.chains {
+		out = append(out, m.info(c))
+	}
+	return out
 }
 
 // info describes a chain for the chain registry host service.

@@ -276,13 +276,7 @@ func (m *Manager) ReaderServices(name string, ns *storage.Namespace) host.Servic
 // registry is host.ChainRegistry over the manager.
 type registry struct{ m *Manager }
 
-func (r registry) List(context.Context) ([]host.ChainInfo, error) {
-	var out []host.ChainInfo
-	for _, c := range r.m.Chains() {
-		out = append(out, r.m.info(c))
-	}
-	return out, nil
-}
+func (r registry) List(context.Context) ([]host.ChainInfo, error) { return r.m.infos(), nil }
 
 func (r registry) Resolve(_ context.Context, alias string) (host.ChainInfo, error) {
 	c, ok := r.m.Resolve(alias)
@@ -293,7 +287,7 @@ func (r registry) Resolve(_ context.Context, alias string) (host.ChainInfo, erro
 }
 
 func (r registry) Watch(ctx context.Context, fn func(host.ChainEvent) error) error {
-	return r.m.watch(ctx, fn)
+	return r.m.events.Watch(ctx, r.m.infos, fn)
 }
 
 // caller is host.ChainCaller: a JSON-RPC POST to a chain's handler, public

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -58,17 +57,6 @@ func New(opts Options) *Manager {
 		mod.setNotRunning("not started yet")
 		m.modules = append(m.modules, mod)
 	}
-	opts.Logs.OnChange(func(name string, p logging.LevelPair) {
-		for _, mod := range m.modules {
-			if inst, _ := mod.Instance(); inst != nil && mod.Name == name {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-				if err := inst.SetLogLevel(ctx, p.Min().String()); err != nil {
-					opts.Log.Warn("set plugin log level", "module", name, "error", err)
-				}
-				cancel()
-			}
-		}
-	})
 	return m
 }
 

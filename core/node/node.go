@@ -30,6 +30,7 @@ import (
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/modules"
+	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/sharedmemory"
 	"github.com/chainhost/chainhost/core/storage"
@@ -132,6 +133,7 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 		}
 	}
 	n.metrics.SetPlugins(n.pluginMetrics)
+	n.logs.OnChange(n.forwardLogLevel)
 	var indexRoute server.IndexRoute
 	if n.indexes != nil {
 		indexRoute = n.indexRoute
@@ -195,6 +197,32 @@ func (n *Node) healthTargets() []health.Target {
 		out = append(out, health.Target{Key: "module/" + mod.Name, Instance: inst, Reason: reason})
 	}
 	return out
+}
+
+// logLevelTimeout bounds telling a plugin process its new log level.
+const logLevelTimeout = 2 * time.Second
+
+// forwardLogLevel tells the plugin process of the chain or module whose
+// logger changed the most verbose level it should emit, so that it does
+// not send lines nobody keeps.
+func (n *Node) forwardLogLevel(name string, p logging.LevelPair) {
+	var inst *pluginhost.Instance
+	if c, ok := n.chains.Resolve(name); ok && c.Alias == name {
+		inst, _ = c.Instance()
+	}
+	for _, mod := range n.modules.Modules() {
+		if mod.Name == name {
+			inst, _ = mod.Instance()
+		}
+	}
+	if inst == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)
+	defer cancel()
+	if err := inst.SetLogLevel(ctx, p.Min().String()); err != nil {
+		n.log.Warn("set plugin log level", "logger", name, "error", err)
+	}
 }
 
 // pluginMetrics lists the running plugins whose own metrics /ext/metrics

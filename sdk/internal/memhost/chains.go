@@ -2,7 +2,6 @@ package memhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/chainhost/chainhost/sdk/host"
@@ -20,49 +19,6 @@ func (r *registry) List(ctx context.Context) ([]host.ChainInfo, error) {
 	return (*Host)(r).chainsLocked(), nil
 }
 
-func (r *registry) Watch(ctx context.Context, fn func(host.ChainEvent) error) error {
-	ch := make(chan host.ChainEvent, watchBuffer)
-	r.mu.Lock()
-	current := (*Host)(r).chainsLocked()
-	r.watchers[ch] = struct{}{}
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		if _, ok := r.watchers[ch]; ok {
-			delete(r.watchers, ch)
-			close(ch)
-		}
-		r.mu.Unlock()
-	}()
-	for _, c := range current {
-		if err := fn(host.ChainEvent{Kind: host.ChainCurrent, Chain: c}); err != nil {
-			return endWatch(err)
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev, ok := <-ch:
-			if !ok {
-				return fmt.Errorf("watch chains: %w", host.ErrWatchBehind)
-			}
-			if err := fn(ev); err != nil {
-				return endWatch(err)
-			}
-		}
-	}
-}
-
-// endWatch is the result of a watch whose callback returned err: nil for
-// host.ErrStop.
-func endWatch(err error) error {
-	if errors.Is(err, host.ErrStop) {
-		return nil
-	}
-	return err
-}
-
 func (r *registry) Resolve(ctx context.Context, alias string) (host.ChainInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return host.ChainInfo{}, err
@@ -71,6 +27,14 @@ func (r *registry) Resolve(ctx context.Context, alias string) (host.ChainInfo, e
 		return host.ChainInfo{}, fmt.Errorf("chain %q: %w", alias, host.ErrNotFound)
 	}
 	return (*Host)(r).resolve(alias)
+}
+
+func (r *registry) Watch(ctx context.Context, fn func(host.ChainEvent) error) error {
+	return r.events.Watch(ctx, func() []host.ChainInfo {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return (*Host)(r).chainsLocked()
+	}, fn)
 }
 
 // caller is the host.ChainCaller view of a Host.

@@ -42,14 +42,14 @@ type indexKey struct {
 type Host struct {
 	opts Options
 
-	mu       sync.Mutex
-	self     host.ChainInfo
-	others   []host.ChainInfo
-	data     map[string][]byte
-	index    map[indexKey][]host.Container
-	changed  chan struct{} // closed and replaced on every accept
-	watchers map[chan host.ChainEvent]struct{}
-	shared   map[sharedKey]*sharedSpace
+	mu      sync.Mutex
+	self    host.ChainInfo
+	others  []host.ChainInfo
+	data    map[string][]byte
+	index   map[indexKey][]host.Container
+	changed chan struct{} // closed and replaced on every accept
+	events  host.ChainEvents
+	shared  map[sharedKey]*sharedSpace
 }
 
 // New returns an empty Host.
@@ -58,14 +58,13 @@ func New(opts Options) *Host {
 		opts.Now = time.Now
 	}
 	return &Host{
-		opts:     opts,
-		self:     opts.Self,
-		others:   slices.Clone(opts.Others),
-		data:     make(map[string][]byte),
-		index:    make(map[indexKey][]host.Container),
-		changed:  make(chan struct{}),
-		watchers: make(map[chan host.ChainEvent]struct{}),
-		shared:   make(map[sharedKey]*sharedSpace),
+		opts:    opts,
+		self:    opts.Self,
+		others:  slices.Clone(opts.Others),
+		data:    make(map[string][]byte),
+		index:   make(map[indexKey][]host.Container),
+		changed: make(chan struct{}),
+		shared:  make(map[sharedKey]*sharedSpace),
 	}
 }
 
@@ -104,25 +103,9 @@ func (h *Host) SetChain(info host.ChainInfo) {
 	}
 	switch {
 	case info.Running && !wasRunning:
-		h.broadcastLocked(host.ChainEvent{Kind: host.ChainStarted, Chain: info})
+		h.events.Publish(host.ChainEvent{Kind: host.ChainStarted, Chain: info})
 	case !info.Running && wasRunning:
-		h.broadcastLocked(host.ChainEvent{Kind: host.ChainStopped, Chain: info})
-	}
-}
-
-// watchBuffer is how many events a watcher may lag behind before its watch
-// ends with host.ErrWatchBehind.
-const watchBuffer = 64
-
-// broadcastLocked queues ev for every watcher; h.mu is held.
-func (h *Host) broadcastLocked(ev host.ChainEvent) {
-	for ch := range h.watchers {
-		select {
-		case ch <- ev:
-		default:
-			delete(h.watchers, ch)
-			close(ch)
-		}
+		h.events.Publish(host.ChainEvent{Kind: host.ChainStopped, Chain: info})
 	}
 }
 
