@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core"
@@ -36,6 +37,9 @@ type reporter struct {
 
 	mu       sync.Mutex // serialises report
 	reported uint64
+	// height is reported, readable without waiting for a report in
+	// progress (the indexer handler reads it).
+	height atomic.Uint64
 
 	signal chan struct{}
 	stop   chan struct{}
@@ -61,6 +65,7 @@ func newReporter(ctx context.Context, chain *core.BlockChain, hs host.Services, 
 		n = head
 	}
 	r.reported = n
+	r.height.Store(n)
 	return r, nil
 }
 
@@ -163,6 +168,7 @@ func (r *reporter) report(ctx context.Context) error {
 			return fmt.Errorf("index block %d: %w", n, err)
 		}
 		r.reported = n
+		r.height.Store(n)
 	}
 	return nil
 }
@@ -182,6 +188,10 @@ func (r *reporter) count() uint64 {
 	defer r.mu.Unlock()
 	return r.reported
 }
+
+// reportedHeight is the height of the last block reported, without waiting
+// for a report in progress.
+func (r *reporter) reportedHeight() uint64 { return r.height.Load() }
 
 // container returns the indexed form of the block at position pos.
 func containerAt(chain *core.BlockChain, pos uint64) (host.Container, error) {

@@ -52,10 +52,11 @@ func newStack(dataDir, version string, cfg Config) (*node.Node, error) {
 }
 
 // attachEth registers the eth service on stack, which opens the chain (and
-// repairs it after a crash). It returns the service and the APIs to serve:
+// repairs it after a crash), with the recorder of frames attached as
+// go-ethereum's live tracer. It returns the service and the APIs to serve:
 // eth's own, the filters and the tracers, which geth's command line would
 // otherwise add.
-func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config) (*eth.Ethereum, []rpc.API, error) {
+func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *frameStore) (*eth.Ethereum, []rpc.API, error) {
 	ec := ethconfig.Defaults
 	ec.Genesis = genesis
 	ec.NetworkId = genesis.Config.ChainID.Uint64()
@@ -84,6 +85,8 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config) (*eth.Ethere
 	ec.RPCGasCap = cfg.RPCGasCap
 	ec.RPCTxFeeCap = cfg.RPCTxFeeCap
 	ec.RPCEVMTimeout = time.Duration(cfg.RPCEVMTimeout)
+	ec.VMTrace = liveTracerName
+	ec.VMTraceJsonConfig = frames.tracerConfig()
 	backend, err := eth.New(stack, &ec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("start go-ethereum: %w", err)

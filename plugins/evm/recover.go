@@ -258,8 +258,9 @@ func isIndexingDisabled(err error) bool { return errors.Is(err, host.ErrNoIndex)
 // sync when it starts, and then ignores every block the engine API builds;
 // so when that happened, it is restarted once the blocks are re-imported:
 // on the recovered head (its state journaled by the clean stop) it selects
-// full sync.
-func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+// full sync. Every go-ethereum it starts records call frames into frames,
+// the re-imported blocks' included.
+func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
 	reported, err := readReported(ctx, env.Host.DB)
 	if err != nil {
 		return nil, nil, nil, err
@@ -277,7 +278,7 @@ func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Con
 				return nil, nil, nil, err
 			}
 		}
-		backend, apis, err := attachEth(stack, genesis, cfg)
+		backend, apis, err := attachEth(stack, genesis, cfg, frames)
 		if err != nil {
 			_ = stack.Close()
 			return nil, nil, nil, err

@@ -19,10 +19,12 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rlp"
+	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/plugins/evm"
+	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -37,6 +39,7 @@ type fakeHost struct {
 	kv      map[string][]byte
 	cts     []host.Container
 	noIndex bool
+	refuse  bool // Accept fails, as when the host is unreachable
 }
 
 func newFakeHost() *fakeHost { return &fakeHost{kv: map[string][]byte{}} }
@@ -127,6 +130,9 @@ type fakeIndex struct{ f *fakeHost }
 func (x fakeIndex) Accept(_ context.Context, kind string, id ids.ID, bytes []byte, state []host.Op) (host.Accepted, error) {
 	x.f.mu.Lock()
 	defer x.f.mu.Unlock()
+	if x.f.refuse {
+		return host.Accepted{}, errors.New("fakeIndex: the host is unreachable")
+	}
 	if x.f.noIndex {
 		x.f.apply(state)
 		return host.Accepted{Timestamp: time.Now()}, nil
@@ -167,10 +173,11 @@ func (x fakeIndex) Feed(ctx context.Context, chain, kind string, start uint64, f
 
 // directVM is a VM initialized directly (not behind gRPC) on a fake host.
 type directVM struct {
-	vm     *evm.VM
-	client *ethclient.Client
-	logs   *syncbuf.Buffer
-	stop   func()
+	vm      *evm.VM
+	client  *ethclient.Client
+	indexer *rpc.Client // the indexer handler
+	logs    *syncbuf.Buffer
+	stop    func()
 }
 
 // recoverTo receives the transfers of the chains built by buildChain.
@@ -179,13 +186,20 @@ var recoverTo = common.HexToAddress("0x0200000000000000000000000000000000000002"
 // pruneConfig is a pruning chain with automatic production.
 const pruneConfig = `{"pruning-enabled": true, "cache-mb": 16, "log-level": "warn"}`
 
-// initVM initializes the VM on dir and fh; the test's cleanup stops it.
+// initVM initializes the VM on dir and fh with pruneConfig; the test's
+// cleanup stops it.
 func initVM(t *testing.T, dir string, fh *fakeHost) (*directVM, error) {
+	t.Helper()
+	return initVMConfig(t, dir, fh, pruneConfig)
+}
+
+// initVMConfig is initVM with a chain config.
+func initVMConfig(t *testing.T, dir string, fh *fakeHost, config string) (*directVM, error) {
 	t.Helper()
 	logs := &syncbuf.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "C", Level: hclog.Info, Output: logs})
 	vm := evm.New()
-	env := &sdk.Env{Name: "C", Genesis: []byte(testGenesis(43112)), Config: []byte(pruneConfig), DataDir: dir,
+	env := &sdk.Env{Name: "C", Genesis: []byte(testGenesis(43112)), Config: []byte(config), DataDir: dir,
 		Logger: logger, Host: fh.services()}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -197,10 +211,17 @@ func initVM(t *testing.T, dir string, fh *fakeHost) (*directVM, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ixSrv := httptest.NewServer(vm.InternalHandlers()[evmapi.IndexerHandler])
+	ix, err := rpc.Dial(ixSrv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var once sync.Once
-	d := &directVM{vm: vm, client: c, logs: logs}
+	d := &directVM{vm: vm, client: c, indexer: ix, logs: logs}
 	d.stop = func() {
 		once.Do(func() {
+			ix.Close()
+			ixSrv.Close()
 			c.Close()
 			srv.Close()
 			if err := vm.Shutdown(context.Background()); err != nil {
@@ -350,6 +371,14 @@ func checkChain(t *testing.T, d *directVM, fh *fakeHost, b builtChain) {
 	if n, err := d.vm.AcceptedCount(ctx, evm.Kind); err != nil || n != next {
 		t.Fatalf("AcceptedCount = %d, %v; want %d", n, err, next)
 	}
+	// The call frames of every block were recorded, when it was first
+	// inserted or when it was re-imported, and are the call tracer's.
+	for i, hash := range b.hashes {
+		if ok, err := d.vm.HasFrames(hash); err != nil || !ok {
+			t.Fatalf("block %d: frames recorded %v (%v), want true", i+1, ok, err)
+		}
+	}
+	checkFrames(t, d.indexer, getBlocks(t, d.indexer, 1, next))
 }
 
 // TestRecoverAccepted: a pruning chain whose go-ethereum head is below the

@@ -55,9 +55,14 @@ func newInnerServer(apis []rpc.API) (*rpc.Server, error) {
 // newIndexerServer returns the internal handler evmapi.IndexerHandler: the
 // eth and net namespaces of apis and the tracers' debug methods, less those
 // that read or write server files; not the rest of debug, which can rewind
-// or compact the chain.
-func newIndexerServer(apis []rpc.API) (*rpc.Server, error) {
+// or compact the chain. blocks serves its own method,
+// evmapi.GetBlocksMethod.
+func newIndexerServer(apis []rpc.API, blocks *blocksAPI) (*rpc.Server, error) {
 	srv := rpc.NewServer()
+	if err := srv.RegisterName(nsIndexer, blocks); err != nil {
+		srv.Stop()
+		return nil, fmt.Errorf("register the %s API of the indexer handler: %w", nsIndexer, err)
+	}
 	for _, api := range apis {
 		_, tracer := api.Service.(*tracers.API)
 		if !tracer && api.Namespace != nsEth && api.Namespace != nsNet {

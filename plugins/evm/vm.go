@@ -23,6 +23,7 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/version"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk"
@@ -44,20 +45,22 @@ type VM struct {
 	inner    *rpc.Server
 	innerCli *rpc.Client
 	indexer  *rpc.Server
+	blocks   *blocksAPI
 	public   *rpc.Server
 	adminSrv *rpc.Server
 	admin    *adminAPI
 	producer *producer
 	reporter *reporter
+	frames   *frameStore
 }
 
 // New returns an uninitialized VM.
 func New() *VM { return &VM{} }
 
-// Initialize starts go-ethereum on the chain's directory, re-imports the
-// accepted blocks it lost in a crash (see startNode), imports a chain
-// file when configured, reports blocks the index lacks, and starts block
-// production.
+// Initialize opens the call frame store, starts go-ethereum on the chain's
+// directory with the store's recorder attached, re-imports the accepted
+// blocks it lost in a crash (see startNode), imports a chain file when
+// configured, reports blocks the index lacks, and starts block production.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	vm.env = env
 	cfg, err := ParseConfig(env.Config)
@@ -80,7 +83,10 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		}
 	}()
 	clientVersion := fmt.Sprintf("chainhost-evm/v%s/go-ethereum-v%d.%d.%d", Version, version.Major, version.Minor, version.Patch)
-	stack, backend, apis, err := startNode(ctx, env, genesis, cfg)
+	if vm.frames, err = openFrameStore(filepath.Join(env.DataDir, framesDir), env.Logger); err != nil {
+		return err
+	}
+	stack, backend, apis, err := startNode(ctx, env, genesis, cfg, vm.frames)
 	if err != nil {
 		return err
 	}
@@ -89,9 +95,6 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		return err
 	}
 	vm.innerCli = rpc.DialInProc(vm.inner)
-	if vm.indexer, err = newIndexerServer(apis); err != nil {
-		return err
-	}
 	extra := []rpc.API{
 		{Namespace: nsWeb3, Service: web3API{version: clientVersion}},
 		{Namespace: nsEth, Service: chainConfigAPI{config: backend.BlockChain().Config()}},
@@ -140,6 +143,20 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		return fmt.Errorf("report accepted blocks to the index: %w", err)
 	}
 	vm.reporter.start()
+	vm.blocks = &blocksAPI{db: backend.ChainDb(), frames: vm.frames, reported: vm.reporter.reportedHeight,
+		inner: vm.innerCli, log: env.Logger}
+	if env.Metrics != nil {
+		vm.blocks.reexecuted = prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "evm_indexer_reexecuted_blocks_total",
+			Help: "Blocks " + evmapi.GetBlocksMethod + " re-executed for their call frames, not recorded at insertion.",
+		})
+		if err := env.Metrics.Register(vm.blocks.reexecuted); err != nil {
+			return fmt.Errorf("register metrics: %w", err)
+		}
+	}
+	if vm.indexer, err = newIndexerServer(apis, vm.blocks); err != nil {
+		return err
+	}
 	vm.producer = newProducer(backend, vm.beacon, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
 	extra = append(extra, rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}})
 
@@ -177,7 +194,7 @@ func (vm *VM) InternalHandlers() map[string]http.Handler {
 }
 
 // Shutdown stops block production and reporting, then go-ethereum, which
-// flushes its state to disk.
+// flushes its state to disk, then closes the call frame store.
 func (vm *VM) Shutdown(context.Context) error {
 	if vm.producer != nil {
 		vm.producer.Stop()
@@ -202,6 +219,11 @@ func (vm *VM) Shutdown(context.Context) error {
 	if vm.stack != nil {
 		if err := vm.stack.Close(); err != nil && !errors.Is(err, node.ErrNodeStopped) {
 			return fmt.Errorf("stop go-ethereum: %w", err)
+		}
+	}
+	if vm.frames != nil {
+		if err := vm.frames.Close(); err != nil {
+			return fmt.Errorf("close the call frame store: %w", err)
 		}
 	}
 	return nil
