@@ -268,9 +268,11 @@ chains:
 
 // TestXChainVertexPhase: before linearization the chain accepts vertices,
 // with parents and heights, into X/vtx; after it, blocks into X/block;
-// X/vtx stops growing, across a restart too, and stays readable.
+// X/vtx stops growing, across a restart too, and stays readable, also
+// through the data API's vertices endpoint.
 func TestXChainVertexPhase(t *testing.T) {
-	opts := nodetest.Options{Config: xVertexConfig, DataDir: t.TempDir()}
+	start := time.Now()
+	opts := nodetest.Options{Config: xVertexConfig + dataConfig, DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx := context.Background()
 	x := xWallet(t, n, "X", ewoqKey)
@@ -337,4 +339,5 @@ func TestXChainVertexPhase(t *testing.T) {
 	if err := n.Call(ctx, "/ext/index/X/vtx", "index.getLastAccepted", map[string]string{"encoding": "hex"}, &last); err != nil {
 		t.Fatalf("X/vtx is not readable after linearization: %v", err)
 	}
+	checkDataVertices(t, n, vtx, start)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 
 	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -37,7 +36,7 @@ func (vm *VM) getVertex(ctx context.Context, a getVertexArgs) (xvmapi.Vertex, er
 			return xvmapi.Vertex{}, err
 		}
 		if pos, err = vm.st.vertexPosition(ctx, id); errors.Is(err, host.ErrNotFound) {
-			return xvmapi.Vertex{}, fmt.Errorf("vertex %s not found", id)
+			return xvmapi.Vertex{}, jsonrpc.NewError(xvmapi.CodeVertexNotFound, "vertex %s not found", id)
 		} else if err != nil {
 			return xvmapi.Vertex{}, err
 		}
@@ -48,7 +47,7 @@ func (vm *VM) getVertex(ctx context.Context, a getVertexArgs) (xvmapi.Vertex, er
 	}
 	v, rec, err := vm.st.vertex(ctx, pos)
 	if errors.Is(err, host.ErrNotFound) {
-		return xvmapi.Vertex{}, fmt.Errorf("vertex at index %d not found", pos)
+		return xvmapi.Vertex{}, jsonrpc.NewError(xvmapi.CodeVertexNotFound, "vertex at index %d not found", pos)
 	}
 	if err != nil {
 		return xvmapi.Vertex{}, err

@@ -91,6 +91,11 @@ func BadRequest(format string, args ...any) *Error {
 	return Errorf(http.StatusBadRequest, format, args...)
 }
 
+// Forbidden returns a 403 error with the formatted message.
+func Forbidden(format string, args ...any) *Error {
+	return Errorf(http.StatusForbidden, format, args...)
+}
+
 // NotFound returns a 404 error with the formatted message.
 func NotFound(format string, args ...any) *Error {
 	return Errorf(http.StatusNotFound, format, args...)

@@ -48,6 +48,7 @@ func TestWriteErrorStatuses(t *testing.T) {
 		{Errorf(502, "m502"), 502, "Bad Gateway"},
 		{Errorf(503, "m503"), 503, "Service Unavailable"},
 		{BadRequest("m%d", 400), 400, "Bad Request"},
+		{Forbidden("m%d", 403), 403, "Forbidden"},
 		{NotFound("m%d", 404), 404, "Not Found"},
 		{Unavailable("m%d", 503), 503, "Service Unavailable"},
 	}

@@ -34,16 +34,19 @@ type APIKey struct {
 	Name  string `json:"name"`
 	Key   string `json:"key"`
 	Limit Limit  `json:"limit"`
+	// Allow lists what the key may reach, in names the module defines and
+	// checks with Allowed (the data API: chains); empty allows everything.
+	Allow []string `json:"allow,omitempty"`
 }
 
 // String returns k for logs, with the key left out.
 func (k APIKey) String() string {
-	return fmt.Sprintf("{Name:%s Key:<redacted> Limit:%+v}", k.Name, k.Limit)
+	return fmt.Sprintf("{Name:%s Key:<redacted> Limit:%+v Allow:%v}", k.Name, k.Limit, k.Allow)
 }
 
 // GoString returns k for %#v, with the key left out.
 func (k APIKey) GoString() string {
-	return fmt.Sprintf("rest.APIKey{Name:%q, Key:\"<redacted>\", Limit:%#v}", k.Name, k.Limit)
+	return fmt.Sprintf("rest.APIKey{Name:%q, Key:\"<redacted>\", Limit:%#v, Allow:%#v}", k.Name, k.Limit, k.Allow)
 }
 
 // LimitConfig is the part of a module's config that sets keys and limits
@@ -86,17 +89,38 @@ type Limiter struct {
 type keyEntry struct {
 	name   string
 	digest [sha256.Size]byte
-	bucket *rate.Limiter // nil: no limit
+	bucket *rate.Limiter       // nil: no limit
+	allow  map[string]struct{} // nil: everything
 }
 
-// keyNameKey is the context key of the name of the admitting API key.
-type keyNameKey struct{}
+// admittedKey is the context key of the *keyEntry that admitted a request.
+type admittedKey struct{}
 
 // KeyName returns the name of the API key the request was admitted with,
 // "" for anonymous.
 func KeyName(ctx context.Context) string {
-	name, _ := ctx.Value(keyNameKey{}).(string)
-	return name
+	if e, _ := ctx.Value(admittedKey{}).(*keyEntry); e != nil {
+		return e.name
+	}
+	return ""
+}
+
+// Allowed reports whether the request's API key may reach what names name
+// (any one of them: a resource often has several names, such as a chain's
+// ID and its aliases). Anonymous requests, and keys without an Allow list,
+// may reach everything: the limiter's require-key and rate limits are what
+// restrict them.
+func Allowed(ctx context.Context, names ...string) bool {
+	e, _ := ctx.Value(admittedKey{}).(*keyEntry)
+	if e == nil || e.allow == nil {
+		return true
+	}
+	for _, n := range names {
+		if _, ok := e.allow[n]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Validate checks c; the error names every field at fault, as in
@@ -128,6 +152,11 @@ func (c LimitConfig) Validate() error {
 			digests[digest] = i
 		}
 		problems = k.Limit.check(field+".limit", problems)
+		for j, a := range k.Allow {
+			if a == "" {
+				problems = append(problems, fmt.Sprintf("%s.allow[%d]: must not be empty", field, j))
+			}
+		}
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
@@ -183,7 +212,14 @@ func NewLimiter(opts LimiterOptions) (*Limiter, error) {
 	}
 	for _, k := range opts.Config.Keys {
 		digest := sha256.Sum256([]byte(k.Key))
-		l.keys[digest] = &keyEntry{name: k.Name, digest: digest, bucket: k.Limit.newBucket()}
+		e := &keyEntry{name: k.Name, digest: digest, bucket: k.Limit.newBucket()}
+		if len(k.Allow) > 0 {
+			e.allow = make(map[string]struct{}, len(k.Allow))
+			for _, a := range k.Allow {
+				e.allow[a] = struct{}{}
+			}
+		}
+		l.keys[digest] = e
 	}
 	if opts.Config.Anonymous.PerSecond > 0 {
 		maxClients := opts.MaxClients
@@ -253,6 +289,7 @@ func (l *Limiter) Wrap(next http.Handler) http.Handler {
 		client := l.clientIP(r)
 		key, present := presentedKey(r)
 		var (
+			entry  *keyEntry
 			name   string
 			bucket *rate.Limiter
 		)
@@ -264,7 +301,7 @@ func (l *Limiter) Wrap(next http.Handler) http.Handler {
 				l.writeError(w, Errorf(http.StatusUnauthorized, "invalid API key"))
 				return
 			}
-			name, bucket = e.name, e.bucket
+			entry, name, bucket = e, e.name, e.bucket
 		case l.requireKey:
 			l.log.Debug("request refused: no API key", "client", client, "path", r.URL.Path)
 			l.writeError(w, Errorf(http.StatusUnauthorized, "an API key is required in header %s", APIKeyHeaders()[1]))
@@ -284,8 +321,8 @@ func (l *Limiter) Wrap(next http.Handler) http.Handler {
 			}
 		}
 		l.log.Trace("request admitted", "key", name, "client", client, "path", r.URL.Path)
-		if name != "" {
-			r = r.WithContext(context.WithValue(r.Context(), keyNameKey{}, name))
+		if entry != nil {
+			r = r.WithContext(context.WithValue(r.Context(), admittedKey{}, entry))
 		}
 		if present {
 			// Keep the key from handlers, which may log headers.

@@ -523,12 +523,12 @@ func TestLimiterKeyTable(t *testing.T) {
 			t.Errorf("entry %+v for %s", e, k.Name)
 		}
 		// No field of the entry, at any depth reachable by value, holds
-		// the key: only name, digest and the bucket.
+		// the key: only name, digest, the bucket and the allowed names.
 		v := reflect.ValueOf(*e)
 		for i := range v.NumField() {
 			f := v.Type().Field(i)
 			switch f.Name {
-			case "name", "digest", "bucket":
+			case "name", "digest", "bucket", "allow":
 			default:
 				t.Errorf("keyEntry has field %s; check it holds no key", f.Name)
 			}
@@ -614,5 +614,37 @@ func TestLimitConfigJSON(t *testing.T) {
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("decoded %+v, want %+v", cfg, want)
+	}
+}
+
+// TestLimiterAllow: a key with an allow list reaches only what it names;
+// keys without one, and anonymous requests, reach everything.
+func TestLimiterAllow(t *testing.T) {
+	l, _ := newTestLimiter(t, LimiterOptions{Config: LimitConfig{Keys: []APIKey{
+		{Name: "c-only", Key: "key-c-only", Allow: []string{"43112", "C"}},
+		{Name: "all", Key: "key-all"},
+	}}})
+	h := l.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprintf(w, "%v %v", Allowed(r.Context(), "C", "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"), Allowed(r.Context(), "other", "99"))
+	}))
+	for _, tc := range []struct{ key, want string }{
+		{"key-c-only", "true false"},
+		{"key-all", "true true"},
+		{"", "true true"},
+	} {
+		var headers []string
+		if tc.key != "" {
+			headers = []string{"x-data-api-key", tc.key}
+		}
+		if rec := send(h, "10.0.0.1", headers...); rec.Code != 200 || rec.Body.String() != tc.want {
+			t.Errorf("key %q: %d %q, want %q", tc.key, rec.Code, rec.Body.String(), tc.want)
+		}
+	}
+	if !Allowed(context.Background(), "x") {
+		t.Error("Allowed outside a limiter = false")
+	}
+	err := LimitConfig{Keys: []APIKey{{Name: "a", Key: "k", Allow: []string{"C", ""}}}}.Validate()
+	if err == nil || err.Error() != "keys[0].allow[1]: must not be empty" {
+		t.Errorf("Validate with an empty allow item = %v", err)
 	}
 }

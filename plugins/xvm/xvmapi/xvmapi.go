@@ -15,8 +15,12 @@ const IndexerHandler = "indexer"
 
 // GetVertexMethod returns one accepted vertex. Params: {"vertexID": CB58}
 // or {"index": n} (its position in the chain's vtx index). Result: Vertex.
-// An unknown vertex is error -32000 "vertex ... not found".
+// An unknown vertex is error CodeVertexNotFound.
 const GetVertexMethod = "indexer.getVertex"
+
+// CodeVertexNotFound is the JSON-RPC error code of GetVertexMethod for a
+// vertex the chain never accepted.
+const CodeVertexNotFound = -32004
 
 // Vertex is an accepted vertex of the X-Chain's DAG phase: what SPEC's
 // vertex resource (the data API's vertices endpoint) needs.

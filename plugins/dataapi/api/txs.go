@@ -1,0 +1,330 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
+	"github.com/chainhost/chainhost/plugins/dataapi/store"
+	"github.com/chainhost/chainhost/sdk/rest"
+)
+
+// addressList reads what every address list needs: the chain, the
+// address, the list query and the page token's cursor, under a scope made
+// of the endpoint, the chain, the address and the range and order.
+func (s *Server) addressList(r *http.Request, endpoint string) (indexer.Chain, common.Address, store.Page, string, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return c, common.Address{}, store.Page{}, "", err
+	}
+	addr, err := pathAddress(r)
+	if err != nil {
+		return c, addr, store.Page{}, "", err
+	}
+	q := rest.Query(r)
+	lq := readList(q)
+	if err := q.Err(); err != nil {
+		return c, addr, lq.page, "", err
+	}
+	if err := lq.check(); err != nil {
+		return c, addr, lq.page, "", err
+	}
+	scope := rest.Scope(endpoint, c.Info.ID.String(), lowerHex(addr), lq.start, lq.end, lq.order)
+	cur, err := s.openToken(lq.token, scope)
+	if err != nil {
+		return c, addr, lq.page, "", err
+	}
+	lq.page.Cursor = cur.C
+	return c, addr, lq.page, scope, nil
+}
+
+// ListTransactionDetailsResponse is the answer of .../transactions.
+type ListTransactionDetailsResponse struct {
+	NextPageToken string               `json:"nextPageToken,omitempty"`
+	Transactions  []TransactionDetails `json:"transactions"`
+}
+
+// listTransactions answers GET .../addresses/{address}/transactions.
+func (s *Server) listTransactions(r *http.Request) (any, error) {
+	c, addr, page, scope, err := s.addressList(r, "transactions")
+	if err != nil {
+		return nil, err
+	}
+	txs, next, err := s.opts.Store.AddressTxs(r.Context(), c.Info.ID, addr, page)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out := ListTransactionDetailsResponse{Transactions: make([]TransactionDetails, 0, len(txs))}
+	for i := range txs {
+		tx := &txs[i]
+		d := TransactionDetails{NativeTransaction: nativeTx(tx, c.EVMChainID)}
+		d.Erc20Transfers = s.erc20Transfers(r, c, tx)
+		d.Erc721Transfers, d.Erc1155Transfers, d.InternalTransactions = nftTransfers(tx)
+		out.Transactions = append(out.Transactions, d)
+	}
+	out.NextPageToken, err = s.sealToken(scope, next, nil)
+	return out, err
+}
+
+// erc20Transfers returns a transaction's ERC-20 transfers, with prices
+// when there is a price source.
+func (s *Server) erc20Transfers(r *http.Request, c indexer.Chain, tx *store.Tx) []Erc20Transfer {
+	var out []Erc20Transfer
+	for _, x := range tx.ERC20 {
+		out = append(out, Erc20Transfer{
+			From: rich(x.From), To: rich(x.To), LogIndex: x.LogIndex, Value: decBig(x.Value),
+			Erc20Token: Erc20Token{
+				Address: address(x.Token.Address), Name: x.Token.Name, Symbol: x.Token.Symbol,
+				Decimals: x.Token.Decimals, ErcType: store.KindERC20.String(),
+				Price: s.price(r.Context(), c, x.Token.Address, "usd", 0),
+			},
+		})
+	}
+	return out
+}
+
+// nftTransfers returns a transaction's ERC-721 and ERC-1155 transfers and
+// internal transactions.
+func nftTransfers(tx *store.Tx) ([]Erc721Transfer, []Erc1155Transfer, []InternalTransaction) {
+	var (
+		a []Erc721Transfer
+		b []Erc1155Transfer
+		c []InternalTransaction
+	)
+	for i := range tx.ERC721 {
+		a = append(a, erc721Transfer(&tx.ERC721[i]))
+	}
+	for i := range tx.ERC1155 {
+		b = append(b, erc1155Transfer(&tx.ERC1155[i]))
+	}
+	for i := range tx.Internal {
+		c = append(c, internalTx(&tx.Internal[i]))
+	}
+	return a, b, c
+}
+
+// ListErc721TransactionsResponse is the answer of transactions:listErc721.
+type ListErc721TransactionsResponse struct {
+	NextPageToken string               `json:"nextPageToken,omitempty"`
+	Transactions  []Erc721TransferItem `json:"transactions"`
+}
+
+// listErc721 answers GET .../transactions:listErc721.
+func (s *Server) listErc721(r *http.Request) (any, error) {
+	c, addr, page, scope, err := s.addressList(r, "listErc721")
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.opts.Store.ERC721Transfers(r.Context(), c.Info.ID, addr, page)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out := ListErc721TransactionsResponse{Transactions: make([]Erc721TransferItem, 0, len(items))}
+	for i := range items {
+		out.Transactions = append(out.Transactions, Erc721TransferItem{place(items[i].Ref), erc721Transfer(&items[i].Transfer)})
+	}
+	out.NextPageToken, err = s.sealToken(scope, next, nil)
+	return out, err
+}
+
+// ListErc1155TransactionsResponse is the answer of transactions:listErc1155.
+type ListErc1155TransactionsResponse struct {
+	NextPageToken string                `json:"nextPageToken,omitempty"`
+	Transactions  []Erc1155TransferItem `json:"transactions"`
+}
+
+// listErc1155 answers GET .../transactions:listErc1155.
+func (s *Server) listErc1155(r *http.Request) (any, error) {
+	c, addr, page, scope, err := s.addressList(r, "listErc1155")
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.opts.Store.ERC1155Transfers(r.Context(), c.Info.ID, addr, page)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out := ListErc1155TransactionsResponse{Transactions: make([]Erc1155TransferItem, 0, len(items))}
+	for i := range items {
+		out.Transactions = append(out.Transactions, Erc1155TransferItem{place(items[i].Ref), erc1155Transfer(&items[i].Transfer)})
+	}
+	out.NextPageToken, err = s.sealToken(scope, next, nil)
+	return out, err
+}
+
+// ListInternalTransactionsResponse is the answer of
+// transactions:listInternals.
+type ListInternalTransactionsResponse struct {
+	NextPageToken string                    `json:"nextPageToken,omitempty"`
+	Transactions  []InternalTransactionItem `json:"transactions"`
+}
+
+// listInternals answers GET .../transactions:listInternals.
+func (s *Server) listInternals(r *http.Request) (any, error) {
+	c, addr, page, scope, err := s.addressList(r, "listInternals")
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.opts.Store.InternalTxs(r.Context(), c.Info.ID, addr, page)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out := ListInternalTransactionsResponse{Transactions: make([]InternalTransactionItem, 0, len(items))}
+	for i := range items {
+		out.Transactions = append(out.Transactions, InternalTransactionItem{place(items[i].Ref), internalTx(&items[i].Tx)})
+	}
+	out.NextPageToken, err = s.sealToken(scope, next, nil)
+	return out, err
+}
+
+// getTransaction answers GET /v1/chains/{chainId}/transactions/{txHash}:
+// the complete transaction.
+func (s *Server) getTransaction(r *http.Request) (any, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := rest.PathParam(r, "txHash")
+	if err != nil {
+		return nil, err
+	}
+	h, err := parseHash("txHash", raw)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.opts.Store.Tx(r.Context(), c.Info.ID, h)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, rest.NotFound("transaction %s not found on chain %d", hash(h), c.EVMChainID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	full := FullNativeTransaction{
+		NativeTransaction: nativeTx(&tx, c.EVMChainID),
+		Input:             "0x" + common.Bytes2Hex(tx.Input),
+		BaseFeePerGas:     decBig(tx.BaseFee),
+	}
+	if tx.DynamicFee {
+		full.MaxFeePerGas, full.MaxPriorityFeePerGas = decBig(tx.MaxFeePerGas), decBig(tx.MaxPriorityFeePerGas)
+	}
+	out := GetTransactionResponse{
+		Erc20Transfers:      s.erc20Transfers(r, c, &tx),
+		NetworkTokenDetails: NetworkTokenDetails{NetworkToken: s.networkToken(c)},
+		NativeTransaction:   full,
+	}
+	out.Erc721Transfers, out.Erc1155Transfers, out.InternalTransactions = nftTransfers(&tx)
+	out.NetworkTokenDetails.CurrentPrice = s.price(r.Context(), c, common.Address{}, "usd", 0)
+	out.NetworkTokenDetails.HistoricalPrice = s.price(r.Context(), c, common.Address{}, "usd", tx.BlockTimestamp)
+	return out, nil
+}
+
+// getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: blockId is
+// a block number (decimal) or a block hash.
+func (s *Server) getBlock(r *http.Request) (any, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return nil, err
+	}
+	id, err := rest.PathParam(r, "blockId")
+	if err != nil {
+		return nil, err
+	}
+	var blk store.Block
+	if strings.HasPrefix(id, "0x") || strings.HasPrefix(id, "0X") {
+		h, err := parseHash("blockId", id)
+		if err != nil {
+			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", quote(id))
+		}
+		blk, err = s.opts.Store.BlockByHash(r.Context(), c.Info.ID, h)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, rest.NotFound("block %s not found on chain %d", hash(h), c.EVMChainID)
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		n, perr := strconv.ParseUint(id, 10, 64)
+		if perr != nil {
+			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", quote(id))
+		}
+		blk, err = s.opts.Store.Block(r.Context(), c.Info.ID, n)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, rest.NotFound("block %d not found on chain %d%s", n, c.EVMChainID, indexedTo(c))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return Block{
+		ChainID: dec(c.EVMChainID), BlockNumber: dec(blk.Number), BlockTimestamp: blk.Timestamp, BlockHash: hash(blk.Hash),
+		TxCount: blk.TxCount, BaseFee: decBig(blk.BaseFee), GasUsed: dec(blk.GasUsed), GasLimit: dec(blk.GasLimit),
+		GasCost: "0", ParentHash: hash(blk.ParentHash), FeesSpent: decBig(blk.FeesSpent),
+		CumulativeTransactions: dec(blk.CumulativeTxs),
+	}, nil
+}
+
+// indexedTo says how far a chain is indexed, for a 404 message.
+func indexedTo(c indexer.Chain) string {
+	if !c.Indexed {
+		return " (no block is indexed yet)"
+	}
+	return " (indexed to block " + dec(c.Height) + ")"
+}
+
+// ListContractsResponse is the answer of contracts/{address}/deployments.
+type ListContractsResponse struct {
+	NextPageToken string             `json:"nextPageToken,omitempty"`
+	Contracts     []DeployedContract `json:"contracts"`
+}
+
+// listDeployments answers GET /v1/chains/{chainId}/contracts/{address}/deployments:
+// the contracts the address deployed, by transaction or as a factory,
+// oldest first.
+func (s *Server) listDeployments(r *http.Request) (any, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := pathAddress(r)
+	if err != nil {
+		return nil, err
+	}
+	q := rest.Query(r)
+	page := store.Page{Limit: q.Int("pageSize", listPageSize)}
+	token := q.String("pageToken", "")
+	if err := q.Err(); err != nil {
+		return nil, err
+	}
+	scope := rest.Scope("deployments", c.Info.ID.String(), lowerHex(addr))
+	cur, err := s.openToken(token, scope)
+	if err != nil {
+		return nil, err
+	}
+	page.Cursor = cur.C
+	contracts, next, err := s.opts.Store.Deployments(r.Context(), c.Info.ID, addr, page)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out := ListContractsResponse{Contracts: make([]DeployedContract, 0, len(contracts))}
+	for _, k := range contracts {
+		d := DeployedContract{
+			Name: k.Name, Address: address(k.Address), ErcType: k.Kind.String(), Symbol: k.Symbol,
+			DeploymentDetails: &ContractDeploymentDetails{TxHash: hash(k.TxHash), DeployerAddress: address(k.Deployer)},
+		}
+		if k.Factory != (common.Address{}) {
+			d.DeploymentDetails.DeployerContractAddress = address(k.Factory)
+		}
+		if k.Kind == store.KindERC20 {
+			d.Decimals = &k.Decimals
+		}
+		if k.Kind == store.KindUnknown {
+			d.Symbol = "" // UnknownContract has no symbol
+		}
+		out.Contracts = append(out.Contracts, d)
+	}
+	out.NextPageToken, err = s.sealToken(scope, next, nil)
+	return out, err
+}

@@ -1,0 +1,202 @@
+package dataapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chainhost/chainhost/plugins/dataapi/api"
+	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
+	"github.com/chainhost/chainhost/sdk/rest"
+)
+
+// Config is the module's config: the `config:` of its entry under
+// `modules:` in the node config, as strict JSON (an unknown key is an
+// error naming it). docs/data-api.md lists every key with its default.
+type Config struct {
+	// Network is the network the node answers to: mainnet, or fuji and
+	// testnet (either name); "" derives it from the node's network ID (1 is
+	// mainnet).
+	Network string `json:"network"`
+	// PublicURL is the node's base URL as clients reach it: rpcUrl and
+	// wsUrl of /v1/chains start with it; "" takes the host each request
+	// was sent to.
+	PublicURL string `json:"public-url"`
+	// RateLimit sets the API keys, their limits and allowed chains, and
+	// the anonymous limit (docs/rest.md).
+	RateLimit rest.LimitConfig `json:"rate-limit"`
+	// PageTokenTTL is how long a page token stays valid; 0 never expires.
+	PageTokenTTL Duration `json:"page-token-ttl"`
+	// Chains describes chains in /v1/chains, by alias, blockchain ID or
+	// EVM chain ID.
+	Chains map[string]api.ChainConfig `json:"chains"`
+	// Indexer tunes the reading of blocks.
+	Indexer IndexerConfig `json:"indexer"`
+	// NFTMetadata says whether NFT metadata documents are fetched.
+	NFTMetadata NFTMetadataConfig `json:"nft-metadata"`
+	// Store chooses the embedded store's engine.
+	Store StoreConfig `json:"store"`
+}
+
+// IndexerConfig tunes the indexer.
+type IndexerConfig struct {
+	// BlocksPerRequest is the most blocks one indexer_getBlocks asks for.
+	BlocksPerRequest int `json:"blocks-per-request"`
+	// RequestsInFlight is how many indexer_getBlocks requests run at once.
+	RequestsInFlight int `json:"requests-in-flight"`
+}
+
+// NFTMetadataConfig configures the reading of NFT metadata documents.
+type NFTMetadataConfig struct {
+	// Fetch turns on fetching http, https and ipfs documents; data: URIs
+	// are read in any case.
+	Fetch bool `json:"fetch"`
+	// Timeout bounds one fetch.
+	Timeout Duration `json:"timeout"`
+	// MaxBytes is the largest document read.
+	MaxBytes int64 `json:"max-bytes"`
+	// IPFSGateway is the URL prefix ipfs:// documents are fetched from.
+	IPFSGateway string `json:"ipfs-gateway"`
+	// Parallel is how many documents are fetched at once.
+	Parallel int `json:"parallel"`
+}
+
+// StoreConfig configures the embedded store.
+type StoreConfig struct {
+	// Engine is pebble or leveldb.
+	Engine string `json:"engine"`
+	// CacheMB is the engine's block cache, in MiB.
+	CacheMB int `json:"cache-mb"`
+}
+
+// Duration is a time.Duration written as a string, like "5s". A value
+// that is not one is reported by Validate, which knows its key.
+type Duration struct {
+	D   time.Duration
+	bad string // the value given, when it is no duration
+}
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		d.bad = string(b)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		d.bad = strconv.Quote(s)
+		return nil
+	}
+	*d = Duration{D: v}
+	return nil
+}
+
+// MarshalJSON writes the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.D.String()) }
+
+// check appends the problem of a duration at key, if any.
+func (d Duration) check(key string, problems []string) []string {
+	if d.bad != "" {
+		return append(problems, fmt.Sprintf("%s: must be a non-negative duration like \"5s\", got %s", key, d.bad))
+	}
+	return problems
+}
+
+// DefaultConfig returns the config of a module whose config is empty.
+func DefaultConfig() Config {
+	return Config{
+		RateLimit:    rest.LimitConfig{Anonymous: rest.Limit{PerSecond: 20, Burst: 40}},
+		PageTokenTTL: Duration{D: 24 * time.Hour},
+		Indexer:      IndexerConfig{BlocksPerRequest: 100, RequestsInFlight: 4},
+		NFTMetadata: NFTMetadataConfig{
+			Timeout: Duration{D: 5 * time.Second}, MaxBytes: 1 << 20, IPFSGateway: "https://ipfs.io/ipfs/", Parallel: 8,
+		},
+		Store: StoreConfig{Engine: kvstore.EnginePebble, CacheMB: 64},
+	}
+}
+
+// ParseConfig reads the module's config over the defaults: strict JSON,
+// where an unknown key is an error naming it; empty is the defaults.
+func ParseConfig(b []byte) (Config, error) {
+	cfg := DefaultConfig()
+	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, err
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return cfg, errors.New("unexpected data after the config object")
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// Validate checks the values.
+func (c Config) Validate() error {
+	var problems []string
+	if c.Network != "" && !slices.Contains(api.Networks, c.Network) {
+		problems = append(problems, fmt.Sprintf("network: must be one of mainnet|fuji|testnet, or empty to follow the network ID, got %q", c.Network))
+	}
+	if u, err := url.Parse(c.PublicURL); c.PublicURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		problems = append(problems, fmt.Sprintf("public-url: must be an http or https URL, got %q", c.PublicURL))
+	}
+	if err := c.RateLimit.Validate(); err != nil {
+		problems = append(problems, "rate-limit: "+err.Error())
+	}
+	for _, name := range sortedKeys(c.Chains) {
+		if err := c.Chains[name].Validate(name); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if n := c.Indexer.BlocksPerRequest; n < 1 || n > 1024 {
+		problems = append(problems, fmt.Sprintf("indexer.blocks-per-request: must be from 1 to 1024, got %d", n))
+	}
+	if n := c.Indexer.RequestsInFlight; n < 1 || n > 64 {
+		problems = append(problems, fmt.Sprintf("indexer.requests-in-flight: must be from 1 to 64, got %d", n))
+	}
+	problems = c.PageTokenTTL.check("page-token-ttl", problems)
+	problems = c.NFTMetadata.Timeout.check("nft-metadata.timeout", problems)
+	if c.NFTMetadata.Timeout.bad == "" && c.NFTMetadata.Timeout.D <= 0 {
+		problems = append(problems, "nft-metadata.timeout: must be above 0")
+	}
+	if c.NFTMetadata.MaxBytes < 1 {
+		problems = append(problems, fmt.Sprintf("nft-metadata.max-bytes: must be at least 1, got %d", c.NFTMetadata.MaxBytes))
+	}
+	if n := c.NFTMetadata.Parallel; n < 1 || n > 256 {
+		problems = append(problems, fmt.Sprintf("nft-metadata.parallel: must be from 1 to 256, got %d", n))
+	}
+	if g := c.NFTMetadata.IPFSGateway; g != "" {
+		if u, err := url.Parse(g); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("nft-metadata.ipfs-gateway: must be an http or https URL, got %q", g))
+		}
+	}
+	if e := c.Store.Engine; e != kvstore.EnginePebble && e != kvstore.EngineLevelDB {
+		problems = append(problems, fmt.Sprintf("store.engine: must be %s or %s, got %q", kvstore.EnginePebble, kvstore.EngineLevelDB, e))
+	}
+	if c.Store.CacheMB < 8 {
+		problems = append(problems, fmt.Sprintf("store.cache-mb: must be at least 8, got %d", c.Store.CacheMB))
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,327 @@
+// Package indexer indexes every EVM chain of the node into the data API's
+// store: it finds the chains in the host's chain registry (those running
+// the EVM with its internal indexer handler, also the ones that start
+// later) and follows each from its first block, then live
+// (docs/data-api.md, "Indexing").
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/chainhost/chainhost/plugins/dataapi/derive"
+	"github.com/chainhost/chainhost/plugins/dataapi/evmrpc"
+	"github.com/chainhost/chainhost/plugins/dataapi/store"
+	"github.com/chainhost/chainhost/plugins/dataapi/tokens"
+	"github.com/chainhost/chainhost/plugins/evm/evmapi"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Options configures an Indexer.
+type Options struct {
+	// Host is where chains are found, followed and called.
+	Host host.Services
+	// Store receives the records.
+	Store store.Store
+	// Logger; nil discards.
+	Logger hclog.Logger
+	// Metrics takes the indexer's collectors; nil registers none.
+	Metrics prometheus.Registerer
+	// Tokens configures the reading of token metadata.
+	Tokens tokens.Options
+	// BlocksPerRequest is the most blocks one indexer_getBlocks asks for;
+	// 0: 100.
+	BlocksPerRequest int
+	// InFlight is how many indexer_getBlocks requests run at once; 0: 4.
+	InFlight int
+	// RetryMin and RetryMax bound the pause before indexing starts over
+	// after a failure; 0: 500ms and 30s.
+	RetryMin, RetryMax time.Duration
+}
+
+// Chain is an EVM chain the indexer knows, as the API shows it.
+type Chain struct {
+	// Info is the chain as the registry describes it.
+	Info host.ChainInfo
+	// EVMChainID is its EVM chain ID; 0 until known.
+	EVMChainID uint64
+	// Indexed says whether a block is indexed; Height is the last one.
+	Indexed bool
+	Height  uint64
+	// Accepted is the highest block known accepted.
+	Accepted uint64
+	// Err is why indexing last stopped; nil while it runs.
+	Err error
+}
+
+// Indexer follows every EVM chain of the node.
+type Indexer struct {
+	opts    Options
+	store   store.Store
+	log     hclog.Logger
+	metrics *metrics
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	mu        sync.RWMutex
+	chains    map[ids.ID]*Chain
+	followers map[ids.ID]*follower
+	watchErr  error
+}
+
+// New returns an indexer; Start starts it.
+func New(opts Options) (*Indexer, error) {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.BlocksPerRequest <= 0 {
+		opts.BlocksPerRequest = 100
+	}
+	opts.BlocksPerRequest = min(opts.BlocksPerRequest, evmapi.MaxBlocks)
+	if opts.InFlight <= 0 {
+		opts.InFlight = 4
+	}
+	if opts.RetryMin <= 0 {
+		opts.RetryMin = 500 * time.Millisecond
+	}
+	if opts.RetryMax <= 0 {
+		opts.RetryMax = 30 * time.Second
+	}
+	m := newMetrics()
+	if opts.Metrics != nil {
+		if err := m.register(opts.Metrics); err != nil {
+			return nil, fmt.Errorf("register indexer metrics: %w", err)
+		}
+	}
+	return &Indexer{
+		opts: opts, store: opts.Store, log: opts.Logger, metrics: m,
+		chains: map[ids.ID]*Chain{}, followers: map[ids.ID]*follower{},
+	}, nil
+}
+
+// IsEVM reports whether a chain is one the indexer follows: it runs the EVM
+// and has its internal indexer handler.
+func IsEVM(c host.ChainInfo) bool {
+	return c.VMName == evmapi.VMName && slices.Contains(c.InternalHandlers, evmapi.IndexerHandler)
+}
+
+// Start lists the chains, starts following the EVM chains and watches the
+// registry for more, until Stop.
+func (x *Indexer) Start(ctx context.Context) error {
+	states, err := x.store.Chains(ctx)
+	if err != nil {
+		return fmt.Errorf("read indexed chains: %w", err)
+	}
+	list, err := x.opts.Host.Chains.List(ctx)
+	if err != nil {
+		return fmt.Errorf("list chains: %w", err)
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	x.stop = stop
+	for _, c := range list {
+		x.see(runCtx, c, states)
+	}
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		x.watch(runCtx)
+	}()
+	return nil
+}
+
+// Stop stops every follower and the watch.
+func (x *Indexer) Stop() {
+	if x.stop != nil {
+		x.stop()
+	}
+	x.wg.Wait()
+}
+
+// watchRetry is the pause before the chain watch starts again.
+const watchRetry = time.Second
+
+// watch keeps the chain list current until ctx ends.
+func (x *Indexer) watch(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := x.opts.Host.Chains.Watch(ctx, func(ev host.ChainEvent) error {
+			x.see(ctx, ev.Chain, nil)
+			x.mu.Lock()
+			x.watchErr = nil
+			x.mu.Unlock()
+			return nil
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		x.mu.Lock()
+		x.watchErr = err
+		x.mu.Unlock()
+		x.log.Warn("chain watch ended; watching again", "error", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(watchRetry):
+		}
+	}
+}
+
+// see records a chain of the registry, starting a follower for a new EVM
+// chain and waking the follower of one that started.
+func (x *Indexer) see(ctx context.Context, info host.ChainInfo, states map[ids.ID]store.ChainState) {
+	if !IsEVM(info) {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c, known := x.chains[info.ID]
+	if !known {
+		c = &Chain{}
+		if st, ok := states[info.ID]; ok {
+			c.EVMChainID = st.EVMChainID
+			c.Height, c.Indexed = st.Height()
+		}
+		x.chains[info.ID] = c
+	}
+	c.Info = info
+	if f, ok := x.followers[info.ID]; ok {
+		if info.Running {
+			f.wake()
+		}
+		return
+	}
+	name := info.ID.String()
+	if len(info.Aliases) > 0 {
+		name = info.Aliases[0]
+	}
+	rpc := evmrpc.New(x.opts.Host.Calls, info.ID.String())
+	f := &follower{
+		x: x, chain: info.ID, name: name, rpc: rpc, tok: tokens.NewReader(rpc, x.opts.Tokens),
+		signal:     make(chan struct{}, 1),
+		tokenCache: map[common.Address]store.Token{},
+		nftCache:   map[derive.NFTKey]store.NFT{},
+	}
+	x.followers[info.ID] = f
+	x.log.Info("indexing EVM chain", "chain", name, "id", info.ID)
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		f.run(ctx)
+	}()
+}
+
+// setProgress records a chain's indexed state and accepted height.
+func (x *Indexer) setProgress(chain ids.ID, st store.ChainState, accepted uint64, err error) {
+	x.mu.Lock()
+	c := x.chains[chain]
+	if c == nil {
+		x.mu.Unlock()
+		return
+	}
+	c.EVMChainID = st.EVMChainID
+	c.Height, c.Indexed = st.Height()
+	c.Accepted = max(c.Accepted, accepted)
+	c.Err = err
+	name, height, acc := x.nameLocked(c), c.Height, c.Accepted
+	x.mu.Unlock()
+	x.metrics.height.WithLabelValues(name).Set(float64(height))
+	x.metrics.lag.WithLabelValues(name).Set(float64(acc - min(acc, height)))
+}
+
+// setAccepted records a chain's accepted height.
+func (x *Indexer) setAccepted(chain ids.ID, accepted uint64) {
+	x.mu.Lock()
+	c := x.chains[chain]
+	if c == nil {
+		x.mu.Unlock()
+		return
+	}
+	c.Accepted = max(c.Accepted, accepted)
+	name, height, acc := x.nameLocked(c), c.Height, c.Accepted
+	x.mu.Unlock()
+	x.metrics.accepted.WithLabelValues(name).Set(float64(acc))
+	x.metrics.lag.WithLabelValues(name).Set(float64(acc - min(acc, height)))
+}
+
+// setError records why indexing a chain stopped.
+func (x *Indexer) setError(chain ids.ID, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if c := x.chains[chain]; c != nil {
+		c.Err = err
+	}
+}
+
+// nameLocked returns a chain's primary alias; x.mu is held.
+func (x *Indexer) nameLocked(c *Chain) string {
+	if len(c.Info.Aliases) > 0 {
+		return c.Info.Aliases[0]
+	}
+	return c.Info.ID.String()
+}
+
+// Chains returns the EVM chains the indexer knows, by primary alias.
+func (x *Indexer) Chains() []Chain {
+	x.mu.RLock()
+	out := make([]Chain, 0, len(x.chains))
+	for _, c := range x.chains {
+		out = append(out, *c)
+	}
+	x.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Info.ID.Compare(out[j].Info.ID) < 0 })
+	sort.SliceStable(out, func(i, j int) bool { return alias(out[i]) < alias(out[j]) })
+	return out
+}
+
+// alias returns a chain's primary alias, "" when it has none.
+func alias(c Chain) string {
+	if len(c.Info.Aliases) > 0 {
+		return c.Info.Aliases[0]
+	}
+	return ""
+}
+
+// Health is unhealthy while the chain watch is failing.
+func (x *Indexer) Health() error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.watchErr != nil {
+		return fmt.Errorf("chain watch: %w", x.watchErr)
+	}
+	return nil
+}
+
+// HealthDetails reports each chain's indexed height, accepted height and
+// lag, by primary alias.
+func (x *Indexer) HealthDetails() map[string]any {
+	chains := map[string]any{}
+	for _, c := range x.Chains() {
+		d := map[string]any{
+			"chainId":    c.Info.ID.String(),
+			"evmChainId": c.EVMChainID,
+			"running":    c.Info.Running,
+			"accepted":   c.Accepted,
+			"lag":        c.Accepted - min(c.Accepted, c.Height),
+		}
+		if c.Indexed {
+			d["height"] = c.Height
+		}
+		if c.Err != nil {
+			d["error"] = c.Err.Error()
+		}
+		name := alias(c)
+		if name == "" {
+			name = c.Info.ID.String()
+		}
+		chains[name] = d
+	}
+	return map[string]any{"chains": chains}
+}

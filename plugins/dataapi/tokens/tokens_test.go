@@ -1,0 +1,197 @@
+package tokens
+
+import (
+	"context"
+	"encoding/base64"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/chainhost/chainhost/plugins/dataapi/derive"
+	"github.com/chainhost/chainhost/plugins/dataapi/evmrpc"
+	"github.com/chainhost/chainhost/plugins/dataapi/internal/fakeevm"
+	"github.com/chainhost/chainhost/plugins/dataapi/store"
+)
+
+func TestMetadataDocuments(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok", "/ipfs/cid/1.json":
+			_, _ = w.Write([]byte(`{"name":"N","description":"D","image":"ipfs://i","animation_url":"a","external_url":"e","background_color":"fff","attributes":[{"k":1}],"properties":{"p":true},"decimals":2}`))
+		case "/busy":
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/big":
+			_, _ = w.Write([]byte(`{"name":"` + strings.Repeat("x", 400) + `"}`))
+		case "/slow":
+			time.Sleep(300 * time.Millisecond)
+			_, _ = w.Write([]byte(`{}`))
+		case "/notjson":
+			_, _ = w.Write([]byte(`<html>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	now := func() time.Time { return time.Unix(1_800_000_000, 0) }
+	on := metadataReader{opts: FetchOptions{Enabled: true, Timeout: 100 * time.Millisecond, MaxBytes: 250, IPFSGateway: srv.URL + "/ipfs/"}, now: now}
+	off := metadataReader{opts: FetchOptions{Timeout: time.Second, MaxBytes: 250}, now: now}
+	b64 := func(s string) string {
+		return "data:application/json;base64," + base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	for _, tc := range []struct {
+		r      *metadataReader
+		uri    string
+		status string
+		name   string
+	}{
+		{&off, b64(`{"name":"inline"}`), StatusIndexed, "inline"},
+		{&off, `data:application/json,{"name":"plain%20text"}`, StatusIndexed, "plain text"},
+		{&off, `data:application/json;utf8,{"name":"x"}`, StatusIndexed, "x"},
+		{&off, b64(`{"name":`), StatusInvalidMetadataJSON, ""},
+		{&off, b64(`{"name":"a"} {"name":"b"}`), StatusInvalidMetadataJSON, ""},
+		{&off, b64(`["a"]`), StatusInvalidMetadata, ""},
+		{&off, b64(`{"name":"` + strings.Repeat("y", 400) + `"}`), StatusTooLarge, ""},
+		{&off, "data:application/json;base64,!!!", StatusInvalidTokenURI, ""},
+		{&off, "data:nocomma", StatusInvalidTokenURI, ""},
+		{&off, "", StatusInvalidTokenURI, ""},
+		{&off, "  ", StatusInvalidTokenURI, ""},
+		{&off, "ftp://host/x", StatusInvalidScheme, ""},
+		{&off, "ar://abc", StatusInvalidScheme, ""},
+		{&off, srv.URL + "/ok", StatusUnindexed, ""},
+		{&off, "ipfs://cid/1.json", StatusUnindexed, ""},
+		{&on, srv.URL + "/ok", StatusIndexed, "N"},
+		{&on, "ipfs://cid/1.json", StatusIndexed, "N"},
+		{&on, "ipfs://ipfs/cid/1.json", StatusIndexed, "N"},
+		{&on, srv.URL + "/busy", StatusThrottled, ""},
+		{&on, srv.URL + "/missing", StatusUnreachable, ""},
+		{&on, srv.URL + "/big", StatusTooLarge, ""},
+		{&on, srv.URL + "/slow", StatusUnreachable, ""},
+		{&on, srv.URL + "/notjson", StatusInvalidMetadataJSON, ""},
+		{&on, "http://127.0.0.1:1/nothing", StatusUnreachable, ""},
+	} {
+		md := tc.r.read(context.Background(), tc.uri)
+		if md.Status != tc.status || md.Name != tc.name {
+			t.Errorf("read(%.60q) = %s %q, want %s %q", tc.uri, md.Status, md.Name, tc.status, tc.name)
+		}
+		if (md.Status == StatusIndexed) != (md.UpdatedAt == 1_800_000_000) {
+			t.Errorf("read(%.60q): updated at %d", tc.uri, md.UpdatedAt)
+		}
+	}
+	md := on.read(context.Background(), srv.URL+"/ok")
+	want := store.NFTMetadata{
+		Status: StatusIndexed, UpdatedAt: 1_800_000_000, Name: "N", Description: "D", ImageURI: "ipfs://i", AnimationURI: "a",
+		ExternalURL: "e", Background: "fff", Attributes: `[{"k":1}]`, Properties: `{"p":true}`, Decimals: 2, HasDecimals: true,
+	}
+	if md != want {
+		t.Errorf("full document: %+v\nwant %+v", md, want)
+	}
+}
+
+func TestABI(t *testing.T) {
+	var b32 [32]byte
+	copy(b32[:], "MKR")
+	if got := decodeString(b32[:]); got != "MKR" {
+		t.Errorf("bytes32 symbol: %q", got)
+	}
+	if got := decodeString([]byte{1, 2}); got != "" {
+		t.Errorf("short answer: %q", got)
+	}
+	bad := make([]byte, 64)
+	bad[31] = 0xff // offset past the end
+	if got := decodeString(bad); got != "" {
+		t.Errorf("bad offset: %q", got)
+	}
+	if got := substituteID("https://x/{id}.json", common.BigToHash(big.NewInt(255)).Bytes()); got != "https://x/"+strings.Repeat("0", 62)+"ff.json" {
+		t.Errorf("substituteID: %s", got)
+	}
+	if got := clean("a\x00b\xffc"); got != "abc" {
+		t.Errorf("clean: %q", got)
+	}
+}
+
+// fakeCaller serves chain calls from a fake chain.
+type fakeCaller struct{ c *fakeevm.Chain }
+
+func (f fakeCaller) Call(ctx context.Context, _, _ string, body []byte) (int, []byte, error) {
+	return f.c.Serve(ctx, body)
+}
+
+func TestReader(t *testing.T) {
+	c := fakeevm.New(1)
+	erc20 := common.HexToAddress("0x20")
+	nft := common.HexToAddress("0x721")
+	multi := common.HexToAddress("0x1155")
+	plain := common.HexToAddress("0x99")
+	c.AddToken(erc20, &fakeevm.Token{Kind: fakeevm.ERC20, Name: "Twenty", Symbol: "TW", Decimals: 8})
+	c.AddToken(nft, &fakeevm.Token{Kind: fakeevm.ERC721, Name: "Art", Symbol: "ART", URI: func(id *big.Int) string {
+		if id.Int64() == 404 {
+			return ""
+		}
+		return `data:application/json,{"name":"art ` + id.String() + `"}`
+	}})
+	c.AddToken(multi, &fakeevm.Token{Kind: fakeevm.ERC1155, URI: func(*big.Int) string { return "https://x/{id}" }})
+	c.AddToken(plain, &fakeevm.Token{Kind: fakeevm.Plain})
+	holder := common.HexToAddress("0xabc")
+	b := c.NewBlock()
+	b.Tx(holder, &erc20, nil, nil).ERC20(erc20, common.Address{}, holder, big.NewInt(77))
+	b.Commit()
+
+	r := NewReader(evmrpc.New(fakeCaller{c}, "C"), Options{})
+	ctx := context.Background()
+	toks, err := r.Tokens(ctx, map[common.Address]derive.TokenNeed{erc20: {Kind: store.KindERC20, Block: 1}, plain: {Kind: store.KindERC20, Block: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if toks[erc20] != (store.Token{Address: erc20, Kind: store.KindERC20, Name: "Twenty", Symbol: "TW", Decimals: 8}) ||
+		toks[plain] != (store.Token{Address: plain, Kind: store.KindERC20}) {
+		t.Errorf("Tokens: %+v", toks)
+	}
+	probe, err := r.Probe(ctx, map[common.Address]uint64{erc20: 1, nft: 1, multi: 1, plain: 1, common.HexToAddress("0x1"): 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a, want := range map[common.Address]store.TokenKind{erc20: store.KindERC20, nft: store.KindERC721, multi: store.KindERC1155, plain: store.KindUnknown, common.HexToAddress("0x1"): store.KindUnknown} {
+		if probe[a].Kind != want {
+			t.Errorf("Probe(%s) = %v, want %v", a.Hex()[:6], probe[a].Kind, want)
+		}
+	}
+	if probe[nft].Name != "Art" || probe[nft].Decimals != 0 || probe[erc20].Decimals != 8 {
+		t.Errorf("Probe metadata: %+v %+v", probe[nft], probe[erc20])
+	}
+	nfts, err := r.NFTs(ctx, map[derive.NFTKey]derive.NFTNeed{
+		{Token: nft, ID: common.BigToHash(big.NewInt(5))}:   {Kind: store.KindERC721, Block: 1},
+		{Token: nft, ID: common.BigToHash(big.NewInt(404))}: {Kind: store.KindERC721, Block: 1},
+		{Token: multi, ID: common.BigToHash(big.NewInt(2))}: {Kind: store.KindERC1155, Block: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := nfts[derive.NFTKey{Token: nft, ID: common.BigToHash(big.NewInt(5))}]; n.Metadata.Status != StatusIndexed || n.Metadata.Name != "art 5" || n.TokenID.Int64() != 5 {
+		t.Errorf("NFT 5: %+v", n)
+	}
+	if n := nfts[derive.NFTKey{Token: nft, ID: common.BigToHash(big.NewInt(404))}]; n.Metadata.Status != StatusMissingToken || n.URI != "" {
+		t.Errorf("NFT 404: %+v", n)
+	}
+	if n := nfts[derive.NFTKey{Token: multi, ID: common.BigToHash(big.NewInt(2))}]; n.Metadata.Status != StatusUnindexed || n.URI != "https://x/"+strings.Repeat("0", 63)+"2" {
+		t.Errorf("ERC-1155 2: %+v", n)
+	}
+	bals, err := r.BalancesOf(ctx, []derive.BalanceAt{{Key: derive.BalanceKey{Holder: holder, Token: erc20}, Block: 1}, {Key: derive.BalanceKey{Holder: holder, Token: erc20}, Block: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bals[derive.BalanceAt{Key: derive.BalanceKey{Holder: holder, Token: erc20}, Block: 1}].Int64() != 77 ||
+		bals[derive.BalanceAt{Key: derive.BalanceKey{Holder: holder, Token: erc20}, Block: 0}].Int64() != 0 {
+		t.Errorf("BalancesOf: %v", bals)
+	}
+	// A pruned block falls back to the latest state.
+	c.PruneBelow(1)
+	toks, err = r.Tokens(ctx, map[common.Address]derive.TokenNeed{erc20: {Kind: store.KindERC20, Block: 0}})
+	if err != nil || toks[erc20].Name != "Twenty" {
+		t.Errorf("Tokens at a pruned block: %+v, %v", toks, err)
+	}
+}
