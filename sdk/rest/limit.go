@@ -66,23 +66,26 @@ func APIKeyHeaders() []string {
 
 // LimiterOptions configures a Limiter.
 type LimiterOptions struct {
-	Config     LimitConfig                // keys and limits
-	WriteError ErrorWriter                // answers 401 and 429; nil: WriteError
-	ClientIP   func(*http.Request) string // nil: the host part of r.RemoteAddr
-	Logger     hclog.Logger               // nil discards
-	MaxClients int                        // anonymous limiters kept, least recently seen dropped first; 0: 65536
+	Config LimitConfig // keys and limits
+	// ErrorWriter picks the writer of a request's 401 and 429 answers
+	// (a module serving the metrics v1 style on some routes only picks
+	// by path); nil: WriteError for every request.
+	ErrorWriter func(*http.Request) ErrorWriter
+	ClientIP    func(*http.Request) string // nil: the host part of r.RemoteAddr
+	Logger      hclog.Logger               // nil discards
+	MaxClients  int                        // anonymous limiters kept, least recently seen dropped first; 0: 65536
 }
 
 // Limiter is middleware that admits requests by API key and rate limit.
 // It is safe for concurrent use.
 type Limiter struct {
-	keys       map[[sha256.Size]byte]*keyEntry // by the SHA-256 digest of the key
-	requireKey bool
-	anonymous  *clientTable // nil: anonymous requests are not limited
-	writeError ErrorWriter
-	clientIP   func(*http.Request) string
-	log        hclog.Logger
-	now        func() time.Time // the clock; tests replace it
+	keys        map[[sha256.Size]byte]*keyEntry // by the SHA-256 digest of the key
+	requireKey  bool
+	anonymous   *clientTable // nil: anonymous requests are not limited
+	errorWriter func(*http.Request) ErrorWriter
+	clientIP    func(*http.Request) string
+	log         hclog.Logger
+	now         func() time.Time // the clock; tests replace it
 }
 
 // keyEntry is an accepted API key. It holds the key's digest, never the key.
@@ -203,12 +206,12 @@ func NewLimiter(opts LimiterOptions) (*Limiter, error) {
 		return nil, fmt.Errorf("rate limiter: MaxClients: must not be negative, got %d", opts.MaxClients)
 	}
 	l := &Limiter{
-		keys:       make(map[[sha256.Size]byte]*keyEntry, len(opts.Config.Keys)),
-		requireKey: opts.Config.RequireKey,
-		writeError: opts.WriteError,
-		clientIP:   opts.ClientIP,
-		log:        opts.Logger,
-		now:        time.Now,
+		keys:        make(map[[sha256.Size]byte]*keyEntry, len(opts.Config.Keys)),
+		requireKey:  opts.Config.RequireKey,
+		errorWriter: opts.ErrorWriter,
+		clientIP:    opts.ClientIP,
+		log:         opts.Logger,
+		now:         time.Now,
 	}
 	for _, k := range opts.Config.Keys {
 		digest := sha256.Sum256([]byte(k.Key))
@@ -232,8 +235,8 @@ func NewLimiter(opts LimiterOptions) (*Limiter, error) {
 		}
 		l.anonymous = anonymous
 	}
-	if l.writeError == nil {
-		l.writeError = WriteError
+	if l.errorWriter == nil {
+		l.errorWriter = func(*http.Request) ErrorWriter { return WriteError }
 	}
 	if l.clientIP == nil {
 		l.clientIP = remoteHost
@@ -298,13 +301,13 @@ func (l *Limiter) Wrap(next http.Handler) http.Handler {
 			e := l.lookup(key)
 			if e == nil {
 				l.log.Debug("request refused: invalid API key", "client", client, "path", r.URL.Path)
-				l.writeError(w, Errorf(http.StatusUnauthorized, "invalid API key"))
+				l.errorWriter(r)(w, Errorf(http.StatusUnauthorized, "invalid API key"))
 				return
 			}
 			entry, name, bucket = e, e.name, e.bucket
 		case l.requireKey:
 			l.log.Debug("request refused: no API key", "client", client, "path", r.URL.Path)
-			l.writeError(w, Errorf(http.StatusUnauthorized, "an API key is required in header %s", APIKeyHeaders()[1]))
+			l.errorWriter(r)(w, Errorf(http.StatusUnauthorized, "an API key is required in header %s", APIKeyHeaders()[1]))
 			return
 		case l.anonymous != nil:
 			bucket = l.anonymous.bucket(client)
@@ -316,7 +319,7 @@ func (l *Limiter) Wrap(next http.Handler) http.Handler {
 			if !admitted {
 				w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 				l.log.Debug("request refused: rate limit", "key", name, "client", client, "path", r.URL.Path, "retry_after", retryAfter)
-				l.writeError(w, Errorf(http.StatusTooManyRequests, "rate limit exceeded, retry in %s", seconds(retryAfter)))
+				l.errorWriter(r)(w, Errorf(http.StatusTooManyRequests, "rate limit exceeded, retry in %s", seconds(retryAfter)))
 				return
 			}
 		}

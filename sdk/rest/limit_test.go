@@ -271,14 +271,24 @@ func TestKeyNameWithoutLimiter(t *testing.T) {
 	}
 }
 
-func TestLimiterWriteErrorOption(t *testing.T) {
+// TestLimiterErrorWriterOption: the writer is picked per request.
+func TestLimiterErrorWriterOption(t *testing.T) {
 	l, _ := newTestLimiter(t, LimiterOptions{
-		Config:     LimitConfig{Anonymous: Limit{PerSecond: 1, Burst: 1}},
-		WriteError: WriteErrorMessages,
+		Config: LimitConfig{Anonymous: Limit{PerSecond: 1, Burst: 1}},
+		ErrorWriter: func(r *http.Request) ErrorWriter {
+			if r.Header.Get("X-Style") == "messages" {
+				return WriteErrorMessages
+			}
+			return WriteError
+		},
 	})
 	h := l.Wrap(echoKeyName)
 	send(h, "10.0.0.1")
 	rec := send(h, "10.0.0.1")
+	if body := decodeBody(t, rec); rec.Code != 429 || body["message"] != "rate limit exceeded, retry in 1 second" {
+		t.Errorf("got %d %v, want 429 with a message string", rec.Code, body)
+	}
+	rec = send(h, "10.0.0.1", "X-Style", "messages")
 	body := decodeBody(t, rec)
 	msgs, ok := body["message"].([]any)
 	if rec.Code != 429 || !ok || len(msgs) != 1 || msgs[0] != "rate limit exceeded, retry in 1 second" {

@@ -78,7 +78,7 @@ func (p *Params) lookup(name string) (string, bool) {
 		p.fault(name, "must be given at most once, got %d values", len(values))
 		return "", false
 	case p.badEscape[name]:
-		p.fault(name, "invalid URL escape in %s", quote(values[0]))
+		p.fault(name, "invalid URL escape in %s", Quote(values[0]))
 		return "", false
 	}
 	return values[0], values[0] != ""
@@ -103,9 +103,9 @@ func (p *Params) Int(name string, rng IntRange) int {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < rng.Min || n > rng.Max {
 		if rng.Max == math.MaxInt {
-			p.fault(name, "must be an integer of at least %d, got %s", rng.Min, quote(v))
+			p.fault(name, "must be an integer of at least %d, got %s", rng.Min, Quote(v))
 		} else {
-			p.fault(name, "must be an integer from %d to %d, got %s", rng.Min, rng.Max, quote(v))
+			p.fault(name, "must be an integer from %d to %d, got %s", rng.Min, rng.Max, Quote(v))
 		}
 		return rng.Default
 	}
@@ -121,7 +121,7 @@ func (p *Params) Uint64(name string) (v uint64, ok bool) {
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		p.fault(name, "must be a non-negative 64-bit integer, got %s", quote(s))
+		p.fault(name, "must be a non-negative 64-bit integer, got %s", Quote(s))
 		return 0, false
 	}
 	return n, true
@@ -136,7 +136,7 @@ func (p *Params) Int64(name string, least int64) (v int64, ok bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < least {
-		p.fault(name, "must be an integer of at least %d, got %s", least, quote(s))
+		p.fault(name, "must be an integer of at least %d, got %s", least, Quote(s))
 		return 0, false
 	}
 	return n, true
@@ -155,7 +155,7 @@ func (p *Params) Bool(name string, def bool) bool {
 	case "false":
 		return false
 	}
-	p.fault(name, "must be true or false, got %s", quote(s))
+	p.fault(name, "must be true or false, got %s", Quote(s))
 	return def
 }
 
@@ -167,7 +167,7 @@ func (p *Params) Enum(name, def string, allowed ...string) string {
 		return def
 	}
 	if !slices.Contains(allowed, s) {
-		p.fault(name, "must be one of %s, got %s", strings.Join(allowed, "|"), quote(s))
+		p.fault(name, "must be one of %s, got %s", strings.Join(allowed, "|"), Quote(s))
 		return def
 	}
 	return s
@@ -208,8 +208,9 @@ func PathParam(r *http.Request, name string) (string, error) {
 	return v, nil
 }
 
-// quote returns v quoted for an error message, cut to maxQuotedValue bytes.
-func quote(v string) string {
+// Quote returns a client's value v quoted for an error message, cut to
+// maxQuotedValue bytes (at a rune boundary) and marked "..." when cut.
+func Quote(v string) string {
 	if len(v) <= maxQuotedValue {
 		return strconv.Quote(v)
 	}

@@ -1,0 +1,16 @@
+// Command metricsapi is the metrics REST API module as a chainhost plugin
+// binary (docs/metrics-api.md).
+package main
+
+import (
+	"github.com/chainhost/chainhost/plugins/metricsapi"
+	"github.com/chainhost/chainhost/plugins/metricsapi/api"
+	"github.com/chainhost/chainhost/sdk"
+)
+
+func main() {
+	sdk.Serve(sdk.ServeOpts{
+		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes},
+		Module:      metricsapi.New(metricsapi.Options{}),
+	})
+}

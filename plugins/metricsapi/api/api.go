@@ -1,0 +1,136 @@
+// Package api serves the metrics REST API (docs/metrics-api.md) from the
+// metrics module's store: the v1 average throughput of every chain with a
+// block index, in the shapes of reference/openapi/, with the REST
+// toolkit's errors and parameter checks and the server-kept page tokens of
+// SPEC 3 and 8.
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/chainhost/chainhost/plugins/metricsapi/series"
+	"github.com/chainhost/chainhost/plugins/metricsapi/store"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/rest"
+)
+
+// The module's path prefixes.
+var Prefixes = []string{"/v1/avg_tps", "/v2/networks", "/v2/validation", "/v2/validators"}
+
+// v1Prefix starts the routes whose error bodies carry `message` as an
+// array of strings (SPEC 7.1).
+const v1Prefix = "/v1/"
+
+// ErrorWriter picks the error body style of a request: messages arrays on
+// the v1 routes, a message string elsewhere. The rate limiter uses it too.
+func ErrorWriter(r *http.Request) rest.ErrorWriter {
+	if strings.HasPrefix(r.URL.Path, v1Prefix) {
+		return rest.WriteErrorMessages
+	}
+	return rest.WriteError
+}
+
+// Options configures a Server.
+type Options struct {
+	// Store holds the series and the page tokens.
+	Store *store.Store
+	// Chains lists the chains the series cover.
+	Chains func() []series.Chain
+	// Host calls EVM chains for their EVM chain ID.
+	Host host.Services
+	// TokenTTL is how long a page token stays valid.
+	TokenTTL time.Duration
+	// Clock is the module's clock; nil is time.Now.
+	Clock func() time.Time
+	// Logger; nil discards.
+	Logger hclog.Logger
+	// Metrics takes the request collectors; nil registers none.
+	Metrics prometheus.Registerer
+}
+
+// Server answers the metrics API.
+type Server struct {
+	opts     Options
+	tokens   tokens
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+
+	mu       sync.Mutex
+	evmChain map[ids.ID]uint64 // EVM chain IDs learnt
+}
+
+// New returns a server.
+func New(opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	s := &Server{
+		opts:   opts,
+		tokens: tokens{store: opts.Store, ttl: opts.TokenTTL, clock: opts.Clock},
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "metricsapi_requests_total", Help: "Metrics API requests, by endpoint and status code.",
+		}, []string{"endpoint", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "metricsapi_request_seconds", Help: "Metrics API request duration, by endpoint.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
+		}, []string{"endpoint"}),
+		evmChain: map[ids.ID]uint64{},
+	}
+	if opts.Metrics != nil {
+		for _, c := range []prometheus.Collector{s.requests, s.latency} {
+			if err := opts.Metrics.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s, nil
+}
+
+// Handler routes the endpoints; every other path and method gets the REST
+// error body, in the style of its route.
+func (s *Server) Handler() http.Handler {
+	observe := func(endpoint string, status int, took time.Duration) {
+		s.requests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
+		s.latency.WithLabelValues(endpoint).Observe(took.Seconds())
+	}
+	v1 := rest.NewMux(rest.MuxOptions{WriteError: rest.WriteErrorMessages, Observe: observe, Logger: s.opts.Logger})
+	v1.Handle("/v1/avg_tps/{chainId}", s.avgTPS)
+	v2 := rest.NewMux(rest.MuxOptions{Observe: observe, Logger: s.opts.Logger})
+	mux := http.NewServeMux()
+	mux.Handle(v1Prefix, v1)
+	mux.Handle("/", v2)
+	return mux
+}
+
+// chain resolves a chainId path value: an EVM chain ID (decimal) or a
+// blockchain ID or alias of a chain the series cover; anything else is a
+// 404.
+func (s *Server) chain(ctx context.Context, value string) (series.Chain, error) {
+	chains := s.opts.Chains()
+	if evmID, err := strconv.ParseUint(value, 10, 64); err == nil {
+		for _, c := range chains {
+			if id, ok := s.evmChainID(ctx, c.Info); ok && id == evmID {
+				return c, nil
+			}
+		}
+	} else if info, err := s.opts.Host.Chains.Resolve(ctx, value); err == nil {
+		for _, c := range chains {
+			if c.Info.ID == info.ID {
+				return c, nil
+			}
+		}
+	}
+	return series.Chain{}, rest.NotFound("chain %s not found: use a blockchain ID or alias of a chain with a block index, or an EVM chain ID", rest.Quote(value))
+}

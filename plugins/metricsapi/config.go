@@ -1,0 +1,85 @@
+package metricsapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/chainhost/chainhost/sdk/rest"
+)
+
+// Config is the module's config: the `config:` of its entry under
+// `modules:` in the node config, as strict JSON (an unknown key is an
+// error naming it). docs/metrics-api.md lists every key with its default.
+type Config struct {
+	// RateLimit sets the anonymous limit (the metrics API needs no key)
+	// and any API keys (docs/rest.md).
+	RateLimit rest.LimitConfig `json:"rate-limit"`
+	// PageTokenTTL is how long a page token stays valid: 24 hours (SPEC
+	// 8).
+	PageTokenTTL Duration `json:"page-token-ttl"`
+}
+
+// Duration is a time.Duration written as a string, like "24h".
+type Duration struct{ time.Duration }
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("must be a duration like \"24h\", got %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("must be a duration like \"24h\", got %q", s)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalJSON writes the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// DefaultConfig returns the config of a module whose config is empty.
+func DefaultConfig() Config {
+	return Config{
+		RateLimit:    rest.LimitConfig{Anonymous: rest.Limit{PerSecond: 20, Burst: 40}},
+		PageTokenTTL: Duration{24 * time.Hour},
+	}
+}
+
+// ParseConfig reads the module's config over the defaults; empty is the
+// defaults.
+func ParseConfig(b []byte) (Config, error) {
+	cfg := DefaultConfig()
+	if t := bytes.TrimSpace(b); len(t) > 0 && string(t) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(t))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, err
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return cfg, errors.New("unexpected data after the config object")
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// Validate checks the values.
+func (c Config) Validate() error {
+	var problems []string
+	if err := c.RateLimit.Validate(); err != nil {
+		problems = append(problems, "rate-limit: "+err.Error())
+	}
+	if c.PageTokenTTL.Duration < time.Minute {
+		problems = append(problems, fmt.Sprintf("page-token-ttl: must be at least 1m, got %s", c.PageTokenTTL))
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
