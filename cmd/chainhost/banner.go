@@ -19,7 +19,11 @@ const (
 
 // printBanner tells the operator where each API answers, like a dev node.
 func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
-	base := "http://" + n.Addr().String()
+	scheme := "http"
+	if cfg.HTTPTLSCertFile != "" {
+		scheme = "https"
+	}
+	base := scheme + "://" + n.Addr().String()
 	fmt.Fprintf(w, "\nchainhost is up (network %d, data in %s)\n\n", cfg.NetworkID, cfg.DataDir)
 	if cfg.APIHealthEnabled {
 		fmt.Fprintf(w, "  health   GET  %s/ext/health\n", base)

@@ -205,6 +205,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 		RestartBackoff:    cfg.PluginRestartBackoff,
 		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
 		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
+		RequestTimeout:    cfg.PluginRequestTimeout,
 		OnStart: func(ctx context.Context, inst *pluginhost.Instance) error {
 			return m.backfill(ctx, c, inst, bootstrap)
 		},

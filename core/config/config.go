@@ -23,8 +23,30 @@ type Config struct {
 	HTTPMaxBodySize int `koanf:"http-max-body-size"`
 	// HTTPReadHeaderTimeout bounds reading a request's headers.
 	HTTPReadHeaderTimeout time.Duration `koanf:"http-read-header-timeout"`
+	// HTTPReadTimeout bounds reading a whole request, body included.
+	HTTPReadTimeout time.Duration `koanf:"http-read-timeout"`
+	// HTTPWriteTimeout bounds writing a response, from the end of its
+	// request's headers; WebSocket connections are exempt once upgraded.
+	HTTPWriteTimeout time.Duration `koanf:"http-write-timeout"`
+	// HTTPIdleTimeout bounds how long a keep-alive connection waits for
+	// its next request.
+	HTTPIdleTimeout time.Duration `koanf:"http-idle-timeout"`
 	// HTTPShutdownTimeout bounds in-flight requests when the node stops.
 	HTTPShutdownTimeout time.Duration `koanf:"http-shutdown-timeout"`
+	// HTTPTLSCertFile and HTTPTLSKeyFile, both set, serve HTTPS (PEM
+	// files); both empty serve plain HTTP.
+	HTTPTLSCertFile string `koanf:"http-tls-cert-file"`
+	HTTPTLSKeyFile  string `koanf:"http-tls-key-file"`
+	// HTTPCORSAllowedOrigins are the origins browsers may call the node
+	// from ("*": any); empty sends no CORS headers.
+	HTTPCORSAllowedOrigins []string `koanf:"http-cors-allowed-origins"`
+	// HTTPMaxWebSocketConnections caps the WebSocket connections open at
+	// once on each listener.
+	HTTPMaxWebSocketConnections int `koanf:"http-max-websocket-connections"`
+	// PluginRequestTimeout bounds a request to a plugin's handler, and a
+	// plugin's call to a chain: a plugin that does not answer in time is
+	// answered for with 504.
+	PluginRequestTimeout time.Duration `koanf:"plugin-request-timeout"`
 	// APIMaxBatchSize is the most requests in one JSON-RPC batch.
 	APIMaxBatchSize int `koanf:"api-max-batch-size"`
 

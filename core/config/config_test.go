@@ -233,6 +233,7 @@ func TestLoadEnvironment(t *testing.T) {
 		"CHAINHOST_LOG_DISPLAY_LEVEL=off",
 		"CHAINHOST_PLUGIN_SHA256__EVM=" + pin,
 		"CHAINHOST_DATA_DIR=/srv/ch",
+		"CHAINHOST_HTTP_CORS_ALLOWED_ORIGINS=https://a.example,https://b.example",
 		"HOME=/home/op",
 	}
 	c, err := Load(LoadOptions{Environ: env})
@@ -250,6 +251,7 @@ func TestLoadEnvironment(t *testing.T) {
 		{"plugin-sha256", c.PluginSHA256, map[string]string{"evm": pin}},
 		{"data-dir", c.DataDir, "/srv/ch"},
 		{"profile-dir", c.ProfileDir, "/srv/ch/profiles"},
+		{"http-cors-allowed-origins", c.HTTPCORSAllowedOrigins, []string{"https://a.example", "https://b.example"}},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -590,6 +592,17 @@ func TestValidate(t *testing.T) {
 		{name: "upper-case pin", change: func(c *Config) { c.PluginSHA256 = map[string]string{"evm": strings.ToUpper(pin)} }},
 		{name: "short pin", change: func(c *Config) { c.PluginSHA256 = map[string]string{"evm": pin[:62]} }, wantErr: "config: plugin-sha256.evm"},
 		{name: "no chains", change: func(c *Config) { c.Chains = nil }},
+		{name: "zero read timeout", change: func(c *Config) { c.HTTPReadTimeout = 0 }, wantErr: "config: http-read-timeout: 0s is not a positive duration"},
+		{name: "zero idle timeout", change: func(c *Config) { c.HTTPIdleTimeout = 0 }, wantErr: "config: http-idle-timeout: 0s is not a positive duration"},
+		{name: "plugin timeout over the write timeout", change: func(c *Config) { c.PluginRequestTimeout = 2 * time.Minute },
+			wantErr: "config: plugin-request-timeout: 2m0s is not less than http-write-timeout (1m0s): the 504 would never reach the client"},
+		{name: "cert without key", change: func(c *Config) { c.HTTPTLSCertFile = "cert.pem" },
+			wantErr: "config: http-tls-cert-file: http-tls-cert-file and http-tls-key-file must be set together"},
+		{name: "cert and key", change: func(c *Config) { c.HTTPTLSCertFile, c.HTTPTLSKeyFile = "cert.pem", "key.pem" }},
+		{name: "empty origin", change: func(c *Config) { c.HTTPCORSAllowedOrigins = []string{"https://a.example", ""} },
+			wantErr: "config: http-cors-allowed-origins[1]: must not be empty"},
+		{name: "no websocket connection", change: func(c *Config) { c.HTTPMaxWebSocketConnections = 0 },
+			wantErr: "config: http-max-websocket-connections: 0 is less than 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,8 @@ func decode(k *koanf.Koanf) (*Config, error) {
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
 			durationHook,
 			integerRangeHook,
+			// A list in the environment is written a,b,c.
+			mapstructure.StringToSliceHookFunc(","),
 			mapstructure.TextUnmarshallerHookFunc(),
 		),
 	}

@@ -14,7 +14,8 @@ const flagConfig = "config"
 
 // FlagSet returns a new set of the host's flags: --config and one flag per
 // scalar key, named like the key and showing the embedded default. `chains`,
-// `modules` and `plugin-sha256` are set in a config file or the environment only.
+// `modules`, `plugin-sha256` and `http-cors-allowed-origins` are set in a
+// config file or the environment only.
 func FlagSet() *pflag.FlagSet {
 	d, err := defaults()
 	if err != nil {
@@ -28,7 +29,14 @@ func FlagSet() *pflag.FlagSet {
 	fs.Int("http-port", d.HTTPPort, "HTTP port (0 picks a free port)")
 	fs.Int("http-max-body-size", d.HTTPMaxBodySize, "largest request body accepted, in bytes")
 	fs.Duration("http-read-header-timeout", d.HTTPReadHeaderTimeout, "time allowed to read a request's headers")
+	fs.Duration("http-read-timeout", d.HTTPReadTimeout, "time allowed to read a whole request")
+	fs.Duration("http-write-timeout", d.HTTPWriteTimeout, "time allowed to write a response")
+	fs.Duration("http-idle-timeout", d.HTTPIdleTimeout, "time a keep-alive connection waits for its next request")
 	fs.Duration("http-shutdown-timeout", d.HTTPShutdownTimeout, "time allowed for in-flight requests when the node stops")
+	fs.String("http-tls-cert-file", d.HTTPTLSCertFile, "PEM certificate file; with http-tls-key-file, serve HTTPS")
+	fs.String("http-tls-key-file", d.HTTPTLSKeyFile, "PEM private key file of http-tls-cert-file")
+	fs.Int("http-max-websocket-connections", d.HTTPMaxWebSocketConnections, "most WebSocket connections open at once per listener")
+	fs.Duration("plugin-request-timeout", d.PluginRequestTimeout, "time a plugin has to answer a request before the caller gets 504")
 	fs.Int("api-max-batch-size", d.APIMaxBatchSize, "most requests in one JSON-RPC batch")
 	fs.String("data-dir", d.DataDir, "directory of the database and node state")
 	fs.String("plugin-dir", d.PluginDir, "directory of the plugin binaries (default <dir of chainhost>/../plugins)")

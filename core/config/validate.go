@@ -36,6 +36,24 @@ func (c *Config) Validate() error {
 	}
 	positive("http-read-header-timeout", c.HTTPReadHeaderTimeout)
 	positive("http-shutdown-timeout", c.HTTPShutdownTimeout)
+	positive("http-read-timeout", c.HTTPReadTimeout)
+	positive("http-write-timeout", c.HTTPWriteTimeout)
+	positive("http-idle-timeout", c.HTTPIdleTimeout)
+	positive("plugin-request-timeout", c.PluginRequestTimeout)
+	if c.PluginRequestTimeout >= c.HTTPWriteTimeout {
+		bad("plugin-request-timeout", "%s is not less than http-write-timeout (%s): the 504 would never reach the client", c.PluginRequestTimeout, c.HTTPWriteTimeout)
+	}
+	if (c.HTTPTLSCertFile == "") != (c.HTTPTLSKeyFile == "") {
+		bad("http-tls-cert-file", "http-tls-cert-file and http-tls-key-file must be set together")
+	}
+	for i, o := range c.HTTPCORSAllowedOrigins {
+		if o == "" {
+			bad(fmt.Sprintf("http-cors-allowed-origins[%d]", i), "must not be empty")
+		}
+	}
+	if c.HTTPMaxWebSocketConnections < 1 {
+		bad("http-max-websocket-connections", "%d is less than 1", c.HTTPMaxWebSocketConnections)
+	}
 	if c.APIMaxBatchSize < 1 {
 		bad("api-max-batch-size", "%d is less than 1", c.APIMaxBatchSize)
 	}

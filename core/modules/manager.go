@@ -173,6 +173,7 @@ func (m *Manager) start(ctx context.Context, mod *Module) error {
 		RestartBackoff:    cfg.PluginRestartBackoff,
 		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
 		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
+		RequestTimeout:    cfg.PluginRequestTimeout,
 		OnStateChange: func(s pluginhost.State, reason string) {
 			m.opts.Metrics.PluginUp(mod.Name, s == pluginhost.Running)
 			if s == pluginhost.Down {

@@ -375,11 +375,18 @@ func (n *Node) Start(ctx context.Context) error {
 // listen serves h on addr with the node's HTTP limits.
 func (n *Node) listen(addr string, h http.Handler) (*server.Server, error) {
 	return server.Listen(server.Options{
-		Addr:              addr,
-		ReadHeaderTimeout: n.cfg.HTTPReadHeaderTimeout,
-		MaxBodyBytes:      int64(n.cfg.HTTPMaxBodySize),
-		Handler:           h,
-		Log:               n.log,
+		Addr:               addr,
+		ReadHeaderTimeout:  n.cfg.HTTPReadHeaderTimeout,
+		ReadTimeout:        n.cfg.HTTPReadTimeout,
+		WriteTimeout:       n.cfg.HTTPWriteTimeout,
+		IdleTimeout:        n.cfg.HTTPIdleTimeout,
+		MaxBodyBytes:       int64(n.cfg.HTTPMaxBodySize),
+		TLSCertFile:        n.cfg.HTTPTLSCertFile,
+		TLSKeyFile:         n.cfg.HTTPTLSKeyFile,
+		CORSAllowedOrigins: n.cfg.HTTPCORSAllowedOrigins,
+		MaxWebSockets:      n.cfg.HTTPMaxWebSocketConnections,
+		Handler:            h,
+		Log:                n.log,
 	})
 }
 

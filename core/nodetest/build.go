@@ -74,3 +74,32 @@ type buildError struct {
 func (e *buildError) Error() string {
 	return "go build ./cmd/" + e.name + ": " + e.err.Error() + "\n" + e.out
 }
+
+// PluginDirWith returns a plugin directory holding the node's plugins
+// (links to those of Binaries) and the main package pkg (a path below the
+// module, like "internal/faultvm/cmd/faultvm"), built for this test: a
+// test-only plugin never ships in the real plugin directory.
+func PluginDirWith(t testing.TB, pkg string) string {
+	t.Helper()
+	_, plugins := Binaries(t)
+	dir := t.TempDir()
+	entries, err := os.ReadDir(plugins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.Symlink(filepath.Join(plugins, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), "./"+pkg)
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./%s: %v\n%s", pkg, err, b)
+	}
+	return dir
+}

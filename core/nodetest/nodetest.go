@@ -50,7 +50,7 @@ type Node struct {
 	waitErr error
 }
 
-var urlLine = regexp.MustCompile(`health\s+GET\s+(http://\S+)/ext/health`)
+var urlLine = regexp.MustCompile(`health\s+GET\s+(https?://\S+)/ext/health`)
 
 // Start runs the host and waits until it serves HTTP. The process is
 // killed when the test ends.

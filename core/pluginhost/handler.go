@@ -32,6 +32,7 @@ func (i *Instance) Handler(name string, onError httpgrpc.ErrorWriter) http.Handl
 	return httpgrpc.NewHandler(httpgrpc.HandlerOptions{
 		Handler:      name,
 		MaxBodyBytes: i.opts.MaxBodyBytes,
+		Timeout:      i.opts.RequestTimeout,
 		OnError:      i.crashAware(onError),
 		Client:       i.client,
 		Logger:       i.logger,

@@ -99,6 +99,10 @@ type Options struct {
 	// MaxBodyBytes caps HTTP request bodies forwarded by Handler; it must be
 	// below grpcplugin.MaxMessageSize. 0 means httpgrpc.DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// RequestTimeout bounds each request Handler forwards (WebSocket
+	// sessions excepted): a plugin that has not answered by then is
+	// answered for with 504 (httpgrpc.ErrPluginTimeout). 0 means none.
+	RequestTimeout time.Duration
 	// OnStart runs after every start and Initialize, before the instance is
 	// marked running; an error fails the start.
 	OnStart func(ctx context.Context, inst *Instance) error

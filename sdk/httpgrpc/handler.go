@@ -31,6 +31,9 @@ var (
 	// ErrResponseAborted is a call that failed after the response started;
 	// OnError sees it only when net/http does not serve the request.
 	ErrResponseAborted = errors.New("plugin response aborted")
+	// ErrPluginTimeout is a plugin that did not answer within
+	// HandlerOptions.Timeout (status 504).
+	ErrPluginTimeout = errors.New("plugin did not answer in time")
 )
 
 // ErrorWriter answers a request that failed with status, in the format of
@@ -58,6 +61,11 @@ type HandlerOptions struct {
 	// misses two pongs is dropped. 0 means DefaultPingInterval, less than 0
 	// turns pings off.
 	PingInterval time.Duration
+	// Timeout bounds each request, not a WebSocket session: a plugin that
+	// has not answered by then is answered for through OnError with 504
+	// and an error wrapping ErrPluginTimeout, and its handler's context is
+	// cancelled (an answer already started is cut). 0 means none.
+	Timeout time.Duration
 }
 
 // handler forwards requests to one plugin handler.
@@ -95,6 +103,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isWebSocketRequest(r) {
 		h.serveWebSocket(w, r)
 		return
+	}
+	if h.opts.Timeout > 0 {
+		// A timer, not a context deadline: gRPC would send the deadline to
+		// the plugin, whose clock may end the handler a moment earlier and
+		// have its answer taken for the plugin's.
+		ctx, cancel := context.WithCancelCause(r.Context())
+		timer := time.AfterFunc(h.opts.Timeout, func() { cancel(errTimedOut) })
+		defer timer.Stop()
+		defer cancel(nil)
+		r = r.WithContext(ctx)
 	}
 	client, err := h.client()
 	if err != nil {
@@ -135,6 +153,9 @@ func (h *handler) serveChannel(w http.ResponseWriter, r *http.Request, client pl
 	complete := false
 	defer func() { ch.end(cr, complete) }()
 	first, err := ch.recv(r.Context(), cr)
+	if h.timedOut(w, r) {
+		return true
+	}
 	if err != nil {
 		if status.Code(err) == codes.Unimplemented && !cr.received {
 			h.chans.unsupported(client, ch)
@@ -161,6 +182,9 @@ func (h *handler) serveCall(w http.ResponseWriter, r *http.Request, client plugi
 		return
 	}
 	first, err := stream.Recv()
+	if h.timedOut(w, r) {
+		return
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: no response", ErrBadResponse, h.opts.Handler))
@@ -255,16 +279,36 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 // callStatus is the HTTP status of a call that failed before answering: 413
 // for a request over the gRPC message limit, 503 otherwise.
 func callStatus(err error) int {
-	if status.Code(err) == codes.ResourceExhausted {
+	switch status.Code(err) {
+	case codes.ResourceExhausted:
 		return http.StatusRequestEntityTooLarge
+	case codes.DeadlineExceeded:
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusServiceUnavailable
 }
 
+// errTimedOut is the cause of a request's context cancelled by
+// HandlerOptions.Timeout.
+var errTimedOut = errors.New("timed out")
+
+// timedOut answers 504 and reports true when r's Timeout passed before the
+// plugin's answer began: whatever came then is the cancelled handler's.
+func (h *handler) timedOut(w http.ResponseWriter, r *http.Request) bool {
+	if !errors.Is(context.Cause(r.Context()), errTimedOut) {
+		return false
+	}
+	h.fail(w, r, http.StatusGatewayTimeout, fmt.Errorf("%w: handler %s: no answer within %s", ErrPluginTimeout, h.opts.Handler, h.opts.Timeout))
+	return true
+}
+
 // callError wraps the error of a call that failed before answering.
 func (h *handler) callError(err error) error {
-	if status.Code(err) == codes.ResourceExhausted {
+	switch status.Code(err) {
+	case codes.ResourceExhausted:
 		return fmt.Errorf("%w: handler %s: %w", ErrBodyTooLarge, h.opts.Handler, err)
+	case codes.DeadlineExceeded:
+		return fmt.Errorf("%w: handler %s: no answer before the caller's deadline", ErrPluginTimeout, h.opts.Handler)
 	}
 	return fmt.Errorf("%w: handler %s: %w", ErrPluginUnavailable, h.opts.Handler, err)
 }
