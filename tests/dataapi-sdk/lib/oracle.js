@@ -99,17 +99,32 @@ function dataDocument(uri) {
 /**
  * The metadata the data API shows for a token URI (docs/data-api.md, "NFT
  * metadata"): a data: URI is read, a remote one is not (fetching is off by
- * default). The statuses the scenario does not produce are not modelled.
+ * default). The statuses of fetching are not modelled.
  */
 function metadataOf(uri, kind) {
-  if (/^(https?|ipfs):/i.test(uri)) {
+  if (uri.trim() === "") {
+    return { indexStatus: "INVALID_TOKEN_URI" };
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1].toLowerCase();
+  if (scheme === "http" || scheme === "https" || scheme === "ipfs") {
     return { indexStatus: "UNINDEXED" };
+  }
+  if (scheme !== "data") {
+    return { indexStatus: "INVALID_TOKEN_URI_SCHEME" };
   }
   const text = dataDocument(uri);
   if (text === null) {
     throw new Error(`the oracle does not model the token URI ${JSON.stringify(uri)}`);
   }
-  const doc = JSON.parse(text);
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return { indexStatus: "INVALID_METADATA_JSON" };
+  }
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) {
+    return { indexStatus: "INVALID_METADATA" };
+  }
   const md = { indexStatus: "INDEXED", metadataLastUpdatedTimestamp: CHECKED_TIMESTAMP };
   const put = (name, v) => {
     if (typeof v === "string" && v !== "") {

@@ -83,6 +83,9 @@ export async function runScenario(chain, contracts) {
     () => deployer.invoke(SuiteNFT, t.nft, "mint", [alice.address, 1n, dataURI(nftDoc, true)], { gas: 1_000_000n }),
     () => deployer.invoke(SuiteNFT, t.nft, "mint", [bob.address, 2n, "ipfs://suite-nft/2.json"]),
     () => deployer.invoke(SuiteNFT, t.nft, "mint", [dave.address, bigID, "https://example.com/suite/big.json"]),
+    // URIs the data API cannot read metadata from.
+    () => deployer.invoke(SuiteNFT, t.nft, "mint", [carol.address, 4n, ""]),
+    () => deployer.invoke(SuiteNFT, t.nft, "mint", [carol.address, 5n, "ar://suite/5"]),
   );
   await ok(alice.invoke(SuiteNFT, t.nft, "safeTransferFrom", [alice.address, carol.address, 1n]));
   await ok(bob.invoke(SuiteNFT, t.nft, "transferFrom", [bob.address, dave.address, 2n]));
@@ -96,6 +99,10 @@ export async function runScenario(chain, contracts) {
     () => deployer.invoke(SuiteMulti, t.multi, "setURI", [1n, dataURI(multiDoc, false)], { gas: 1_000_000n }),
     () => deployer.invoke(SuiteMulti, t.multi, "mint", [deployer.address, 1n, 100n]),
     () => deployer.invoke(SuiteMulti, t.multi, "mintBatch", [alice.address, [2n, 3n], [5n, 7n]]),
+    // Documents the data API cannot read: not JSON, and JSON but not an object.
+    () => deployer.invoke(SuiteMulti, t.multi, "setURI", [4n, `data:application/json,${encodeURIComponent("{not json")}`]),
+    () => deployer.invoke(SuiteMulti, t.multi, "setURI", [5n, dataURI([1, 2], true)]),
+    () => deployer.invoke(SuiteMulti, t.multi, "mintBatch", [dave.address, [4n, 5n], [1n, 2n]]),
   );
   await ok(deployer.invoke(SuiteMulti, t.multi, "safeTransferFrom", [deployer.address, bob.address, 1n, 30n, "0x"]));
   await ok(alice.invoke(SuiteMulti, t.multi, "safeBatchTransferFrom", [alice.address, carol.address, [2n, 3n], [2n, 7n], "0x"]));
