@@ -109,6 +109,8 @@ test("the scenario made something of every kind", () => {
   const statuses = new Set([...want.txs.values()].map((r) => r.receipt.status));
   assert.deepEqual([...statuses].sort(), ["reverted", "success"]);
   assert.ok(all("erc721").length > 0 && all("erc1155").length > 0 && all("deployments").length > 0);
+  assert.ok(want.blocks.some((b) => b.transactions.length === 0), "no empty block");
+  assert.ok(want.blocks.some((b) => b.transactions.length > 2), "no block of several transactions");
   const statuses721 = new Set(all("erc721").map((x) => x.erc721Token.metadata.indexStatus));
   const statuses1155 = new Set(all("erc1155").map((x) => x.erc1155Token.metadata.indexStatus));
   assert.deepEqual([...statuses721].sort(), ["INDEXED", "INVALID_TOKEN_URI", "INVALID_TOKEN_URI_SCHEME", "UNINDEXED"]);

@@ -166,6 +166,9 @@ export async function runScenario(chain, contracts) {
   // A transfer with a memo: input, so a call by the data API's rules.
   await ok(bob.send({ to: dave.address, value: 1n, data: toHex("hello"), gas: 30_000n }));
 
+  // A block without transactions.
+  await chain.request("evm_mine", []);
+
   const last = await chain.client.getBlockNumber();
   return { wallets: { deployer, alice, bob, carol, dave }, contracts: t, first, last };
 }
