@@ -11,8 +11,12 @@ COMPAT_TEST_FLAGS ?= -timeout 30m
 BENCH_FLAGS ?= -run '^$$' -bench . -benchmem -count 1 -timeout 60m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/chainhost/chainhost/core/version.Version=$(VERSION)
+# The data API conformance suite: Node.js, with the npm packages of its
+# committed lockfile (docs/data-api.md, "Conformance suite").
+SDK_SUITE := tests/dataapi-sdk
+SDK_DEPS  := $(SDK_SUITE)/node_modules/.package-lock.json
 
-.PHONY: build run test bench proto proto-check lint tools clean
+.PHONY: build run test test-sdk sdk-deps bench proto proto-check lint tools clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -31,9 +35,22 @@ run: build
 # X-Chain; its dependencies stay out of the node's binary). It runs without
 # -race: it is a client of the node's processes, and the race build of
 # avalanchego's dependencies would add minutes to every cold CI run.
-test: build
+test: build sdk-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
+
+# The data API conformance suite alone (TestDataAPISDK starts the node).
+test-sdk: build sdk-deps
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) -run '^TestDataAPISDK$$' -v ./cmd/chainhost
+
+# npm ci installs exactly the lockfile, and writes node_modules/.package-lock.json
+# last: it runs again only when package.json or the lockfile is newer.
+sdk-deps: $(SDK_DEPS)
+
+$(SDK_DEPS): $(SDK_SUITE)/package.json $(SDK_SUITE)/package-lock.json
+	@command -v npm >/dev/null || { echo "make test needs Node.js 20 or later with npm, for the data API conformance suite ($(SDK_SUITE))"; exit 1; }
+	cd $(SDK_SUITE) && npm ci --no-audit --no-fund
+	@touch $@
 
 bench: build
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/...

@@ -1,0 +1,387 @@
+// The data API conformance suite (docs/data-api.md, "Conformance suite"):
+// a scenario on the C-Chain, then all twelve EVM endpoints of SPEC 4.B read
+// through the official SDK and checked against the chain.
+//
+// Run by `go test ./cmd/chainhost -run TestDataAPISDK`, which starts a
+// node and sets DATAAPI_NODE_URL; or against any local node:
+//   DATAAPI_NODE_URL=http://127.0.0.1:9650 node --test conformance.test.js
+import assert from "node:assert/strict";
+import { before, describe, test } from "node:test";
+
+import { HTTPClient } from "@avalanche-sdk/chainkit/lib/http.js";
+import { Avalanche } from "@avalanche-sdk/chainkit";
+import * as errors from "@avalanche-sdk/chainkit/models/errors";
+
+import { connectChain, ZERO } from "./lib/chain.js";
+import { checkPages, checkUnique, forEach, normalizer, same } from "./lib/compare.js";
+import { compileContracts } from "./lib/contracts.js";
+import { DataAPI, guardFetch, sdkOptions } from "./lib/dataapi.js";
+import { Expected, key, selectors } from "./lib/oracle.js";
+import { runScenario } from "./lib/scenario.js";
+
+const NODE_URL = process.env.DATAAPI_NODE_URL;
+if (!NODE_URL) {
+  throw new Error("DATAAPI_NODE_URL must name the node, like http://127.0.0.1:9650");
+}
+
+/** How long the data API may take to index the scenario's last block. */
+const INDEX_TIMEOUT_MS = 60_000;
+
+/** SDK requests in flight at once. */
+const PARALLEL = 4;
+
+/** Page sizes the lists are read with; 100, the largest, reads the scenario's in one page. */
+const PAGE_SIZES = [1, 2, 3, 100];
+
+const fetched = guardFetch(NODE_URL);
+const api = new DataAPI(NODE_URL);
+
+/** What the tests share, set up once. */
+let chain; // lib/chain.js
+let run; // what runScenario returned
+let want; // lib/oracle.js Expected
+let normalize; // lib/compare.js
+let chainId; // the EVM chain ID, as the data API spells it
+let names; // lower-case address -> a name for messages
+let addresses; // every address the scenario's blocks involve, and one they do not
+let windows; // block windows over the scenario's blocks
+
+/** A name for an address in messages. */
+const nameOf = (a) => names.get(key(a)) ?? a;
+
+/** Waits until the data API has indexed block n. */
+async function waitIndexed(n) {
+  const deadline = Date.now() + INDEX_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return await api.block(chainId, String(n));
+    } catch (e) {
+      if (!(e instanceof errors.NotFoundError)) {
+        throw e;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`block ${n} not indexed within ${INDEX_TIMEOUT_MS} ms: ${e.message}`);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+before(async () => {
+  const contracts = compileContracts();
+  chain = await connectChain(NODE_URL);
+  chainId = String(chain.chainId);
+  run = await runScenario(chain, contracts);
+  await waitIndexed(run.last);
+  assert.equal(await chain.client.getBlockNumber(), run.last, "the chain moved on after the scenario: something else uses the node");
+  want = await Expected.read(chain, run.last, selectors(contracts));
+  // Metadata is read after its block is indexed, so after block 1 was made.
+  normalize = normalizer({ methods: selectors(contracts), since: Number(want.blocks[0].timestamp) });
+  names = new Map([[key(ZERO), "the zero address"]]);
+  for (const [name, w] of Object.entries(run.wallets)) {
+    names.set(key(w.address), name);
+  }
+  for (const [name, a] of Object.entries(run.contracts)) {
+    names.set(key(a), `the ${name} contract`);
+  }
+  const stranger = "0x000000000000000000000000000000000000dEaD";
+  names.set(key(stranger), "an address without activity");
+  addresses = [...[...want.addresses.values()].map((l) => l.address), stranger];
+  const { first, last } = run;
+  const mid = (first + last) / 2n;
+  windows = [
+    { startBlock: Number(first), endBlock: Number(first + 5n) },
+    { startBlock: Number(mid), endBlock: Number(mid + 1n) },
+    { startBlock: Number(mid) },
+    { endBlock: Number(mid) },
+    { startBlock: Number(last + 1n) },
+  ];
+});
+
+test("the scenario made something of every kind", () => {
+  const all = (list) => addresses.flatMap((a) => want.items(a, list));
+  const types = new Set(all("internals").map((x) => `${x.internalTxType}${x.isReverted ? " reverted" : ""}`));
+  for (const t of ["CALL", "CALL reverted", "CALLCODE", "CREATE", "CREATE2", "CREATE2 reverted", "CREATE3"]) {
+    assert.ok(types.has(t), `no ${t} internal transaction (got ${[...types].join(", ")})`);
+  }
+  const txTypes = new Set([...want.txs.values()].map((r) => r.tx.typeHex));
+  assert.deepEqual([...txTypes].sort(), ["0x0", "0x1", "0x2"]);
+  const statuses = new Set([...want.txs.values()].map((r) => r.receipt.status));
+  assert.deepEqual([...statuses].sort(), ["reverted", "success"]);
+  assert.ok(all("erc721").length > 0 && all("erc1155").length > 0 && all("deployments").length > 0);
+  assert.ok(want.blocks.some((b) => b.transactions.length === 0), "no empty block");
+  assert.ok(want.blocks.some((b) => b.transactions.length > 2), "no block of several transactions");
+  const statuses721 = new Set(all("erc721").map((x) => x.erc721Token.metadata.indexStatus));
+  const statuses1155 = new Set(all("erc1155").map((x) => x.erc1155Token.metadata.indexStatus));
+  assert.deepEqual([...statuses721].sort(), ["INDEXED", "INVALID_TOKEN_URI", "INVALID_TOKEN_URI_SCHEME", "UNINDEXED"]);
+  assert.deepEqual([...statuses1155].sort(), ["INDEXED", "INVALID_METADATA", "INVALID_METADATA_JSON", "UNINDEXED"]);
+});
+
+/**
+ * Reads a list of address with request at every page size and checks
+ * that the pages are well formed and add up to the oracle's items.
+ */
+async function checkList(list, member, address, request, wantItems, sizes = PAGE_SIZES) {
+  for (const pageSize of sizes) {
+    const what = `${list} of ${nameOf(address)} ${JSON.stringify({ ...request, pageSize })}`;
+    const { pages, items } = await api.pages(list, { chainId, address, pageSize, ...request });
+    checkPages(pages, member, pageSize, what);
+    checkUnique(items, what);
+    same(normalize(items), wantItems, what);
+  }
+}
+
+describe("1. transactions of an address", () => {
+  test("every address: the whole list in both orders, at every page size", async () => {
+    await forEach(addresses, PARALLEL, async (a) => {
+      const asc = want.items(a, "txs");
+      await checkList("transactions", "transactions", a, { sortOrder: "asc" }, asc);
+      await checkList("transactions", "transactions", a, { sortOrder: "desc" }, asc.toReversed());
+      await checkList("transactions", "transactions", a, {}, asc.toReversed(), [3]); // desc by default
+    });
+  });
+
+  test("block windows: startBlock inclusive, endBlock exclusive", async () => {
+    await forEach(addresses, PARALLEL, async (a) => {
+      for (const w of windows) {
+        const asc = want.items(a, "txs", { start: w.startBlock, end: w.endBlock });
+        await checkList("transactions", "transactions", a, { ...w, sortOrder: "asc" }, asc, [2, 100]);
+        await checkList("transactions", "transactions", a, { ...w, sortOrder: "desc" }, asc.toReversed(), [2]);
+      }
+    });
+  });
+});
+
+// The SDK sends no sortOrder on these lists: they are read newest first,
+// the data API's default.
+for (const [n, list, name] of [
+  [2, "erc721", "ERC-721 transfers"],
+  [3, "erc1155", "ERC-1155 transfers"],
+  [4, "internals", "internal transactions"],
+]) {
+  describe(`${n}. ${name} of an address`, () => {
+    test("every address: the whole list at every page size, and in block windows", async () => {
+      await forEach(addresses, PARALLEL, async (a) => {
+        await checkList(list, "transactions", a, {}, want.items(a, list).toReversed());
+        for (const w of windows) {
+          await checkList(list, "transactions", a, w, want.items(a, list, { start: w.startBlock, end: w.endBlock }).toReversed(), [2]);
+        }
+      });
+    });
+  });
+}
+
+describe("5, 6. ERC-20 and ERC-1155 balances", () => {
+  /** The addresses that hold or held tokens, and one that never did. */
+  const holders = () => addresses.filter((a) => key(a) !== key(ZERO));
+  /** Every block of the scenario, and the one before it. */
+  const blocks = () => Array.from({ length: Number(run.last - run.first) + 2 }, (_, i) => run.first - 1n + BigInt(i));
+
+  test("at every block of the scenario, as balanceOf and eth_getBalance answer there", async () => {
+    const cases = holders().flatMap((h) => blocks().map((b) => [h, b]));
+    await forEach(cases, PARALLEL, async ([h, b]) => {
+      const request = { chainId, address: h, blockNumber: String(b), pageSize: 500 };
+      const what = (list) => `${list} of ${nameOf(h)} at block ${b}`;
+      const [erc20, erc1155] = await Promise.all([api.pages("erc20Balances", request), api.pages("erc1155Balances", request)]);
+      const [want20, want1155] = await Promise.all([want.erc20Balances(h, b), want.erc1155Balances(h, b)]);
+      same(normalize(erc20.pages), [want20], what("balances:listErc20"));
+      same(normalize(erc1155.pages), [want1155], what("balances:listErc1155"));
+    });
+  });
+
+  test("now, at every page size, and filtered by contract", async () => {
+    await forEach(holders(), PARALLEL, async (h) => {
+      const want20 = await want.erc20Balances(h, run.last);
+      const want1155 = await want.erc1155Balances(h, run.last);
+      for (const pageSize of [1, 2, 500]) {
+        for (const [list, member, w] of [
+          ["erc20Balances", "erc20TokenBalances", want20],
+          ["erc1155Balances", "erc1155TokenBalances", want1155],
+        ]) {
+          const what = `${list} of ${nameOf(h)} now, pageSize ${pageSize}`;
+          const { pages, items } = await api.pages(list, { chainId, address: h, pageSize });
+          checkPages(pages, member, pageSize, what);
+          const { [member]: wantItems, ...rest } = w;
+          for (const p of pages) {
+            const { [member]: _, nextPageToken, ...pageRest } = p;
+            same(normalize(pageRest), rest, `${what}: the native balance of a page`);
+          }
+          same(normalize(items), wantItems, what);
+        }
+      }
+      const { token, multi } = run.contracts;
+      const only20 = await api.pages("erc20Balances", { chainId, address: h, contractAddresses: token });
+      same(normalize(only20.pages), [await want.erc20Balances(h, run.last, [token])], `listErc20 of ${nameOf(h)} for ${token}`);
+      const only1155 = await api.pages("erc1155Balances", { chainId, address: h, contractAddress: multi });
+      same(normalize(only1155.pages), [await want.erc1155Balances(h, run.last, multi)], `listErc1155 of ${nameOf(h)} for ${multi}`);
+    });
+  });
+});
+
+describe("7. collectibles", () => {
+  test("every address: what it owns now, at every page size, and filtered by contract", async () => {
+    await forEach(addresses, PARALLEL, async (a) => {
+      const all = await want.collectibles(a);
+      await checkList("collectibles", "collectibleBalances", a, {}, all, [1, 2, 500]);
+      for (const c of [run.contracts.nft, run.contracts.multi]) {
+        await checkList("collectibles", "collectibleBalances", a, { contractAddress: c }, await want.collectibles(a, c), [500]);
+      }
+    });
+  });
+});
+
+describe("8. deployments", () => {
+  test("every address: the contracts it deployed, directly or as a factory, oldest first", async () => {
+    await forEach(addresses, PARALLEL, async (a) => {
+      await checkList("deployments", "contracts", a, {}, want.items(a, "deployments"), [1, 2, 100]);
+    });
+  });
+});
+
+describe("9. one transaction", () => {
+  test("every transaction of the chain, complete", async () => {
+    await forEach([...want.txs.keys()], PARALLEL, async (hash) => {
+      same(normalize(await api.transaction(chainId, hash)), want.transaction(hash), `transaction ${hash}`);
+    });
+  });
+});
+
+describe("10. chains", () => {
+  /** The C-Chain as the node describes it. */
+  async function cChain() {
+    const info = (method, params = {}) =>
+      fetch(`${NODE_URL}/ext/info`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      }).then(async (r) => (await r.json()).result);
+    const [{ blockchainID }, { vms }] = await Promise.all([info("info.getBlockchainID", { alias: "C" }), info("info.getVMs")]);
+    const vmId = Object.keys(vms).find((id) => vms[id].includes("evm"));
+    const url = new URL(NODE_URL);
+    return {
+      chainId,
+      status: "OK",
+      chainName: "C-Chain",
+      description: `EVM chain C-Chain (EVM chain ID ${chainId}) indexed by this chainhost node.`,
+      platformChainId: blockchainID,
+      vmId,
+      vmName: "EVM",
+      rpcUrl: `${url.origin}/ext/bc/C/rpc`,
+      wsUrl: `ws://${url.host}/ext/bc/C/ws`,
+      isTestnet: true,
+      networkToken: want.networkToken,
+      private: false,
+      enabledFeatures: [],
+    };
+  }
+
+  test("the node's EVM chain, as info and its own RPC describe it", async () => {
+    const c = await cChain();
+    same((await api.chains()).chains, [c], "chains");
+    const viaRPC = await connectChain(c.rpcUrl.replace(/\/ext\/bc\/C\/rpc$/, ""));
+    assert.equal(String(viaRPC.chainId), chainId, "the rpcUrl answers another chain ID");
+    // The local network answers to fuji and testnet (docs/data-api.md).
+    for (const network of ["fuji", "testnet"]) {
+      same((await api.chains({ network })).chains, [c], `chains of network ${network}`);
+    }
+    same((await api.chains({ network: "mainnet" })).chains, [], "chains of mainnet");
+    same((await api.chains({ feature: "nftIndexing" })).chains, [], "chains with nftIndexing");
+  });
+});
+
+describe("11. one block", () => {
+  test("every block, by number and by hash", async () => {
+    const numbers = Array.from({ length: Number(run.last) }, (_, i) => BigInt(i + 1));
+    await forEach(numbers, PARALLEL, async (n) => {
+      const b = want.block(n);
+      same(await api.block(chainId, String(n)), b, `block ${n}`);
+      same(await api.block(chainId, b.blockHash), b, `block ${b.blockHash}`);
+    });
+  });
+});
+
+describe("12. chains of an address", () => {
+  test("every address that took part in a transaction", async () => {
+    const [c] = (await api.chains()).chains;
+    await forEach(addresses, PARALLEL, async (a) => {
+      const took = want.items(a, "txs").length > 0;
+      same(await api.addressChains(a), { indexedChains: took ? [c] : [], unindexedChains: [] }, `chains of ${nameOf(a)}`);
+    });
+  });
+});
+
+describe("the chain named by its blockchain ID", () => {
+  test("answers as by its EVM chain ID", async () => {
+    const [{ platformChainId }] = (await api.chains()).chains;
+    same(await api.block(platformChainId, "1"), want.block(1n), `block 1 of chain ${platformChainId}`);
+    const { deployer } = run.wallets;
+    const { items } = await api.pages("transactions", { chainId: platformChainId, address: deployer.address, sortOrder: "asc", pageSize: 7 });
+    same(normalize(items), want.items(deployer.address, "txs"), `transactions of the deployer on chain ${platformChainId}`);
+  });
+});
+
+describe("errors as the SDK's typed errors", () => {
+  /** Calls fn, which must fail with the SDK error class for status. */
+  async function wantError(fn, Class, status, messagePart) {
+    const e = await fn().then(
+      (v) => assert.fail(`answered ${JSON.stringify(v)}, want ${status}`),
+      (e) => e,
+    );
+    assert.ok(e instanceof Class, `${e.constructor.name} (${e.message}), want ${Class.name}`);
+    assert.equal(e.statusCode, status);
+    const body = JSON.parse(e.body);
+    assert.deepEqual(Object.keys(body).sort(), ["error", "message", "statusCode"], `REST body ${e.body}`);
+    assert.equal(body.statusCode, status);
+    assert.equal(e.data$.statusCode, status);
+    assert.equal(e.data$.error, body.error);
+    assert.equal(e.data$.message, body.message);
+    assert.match(String(body.message), messagePart);
+    return body;
+  }
+  const wallet = () => run.wallets.deployer.address;
+
+  test("400: a bad address, page size, block range, page token, block number, hash", async () => {
+    const list = (request) => api.pages("transactions", { chainId, address: wallet(), ...request });
+    const body = await wantError(() => list({ address: "0x12" }), errors.BadRequestError, 400, /^address: /);
+    assert.equal(body.error, "Bad Request");
+    await wantError(() => list({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => list({ pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => list({ startBlock: 5, endBlock: 5 }), errors.BadRequestError, 400, /^endBlock: /);
+    await wantError(() => list({ pageToken: "forged" }), errors.BadRequestError, 400, /^pageToken: /);
+    await wantError(
+      () => api.pages("erc20Balances", { chainId, address: wallet(), blockNumber: "latest" }),
+      errors.BadRequestError,
+      400,
+      /^blockNumber: /,
+    );
+    await wantError(() => api.transaction(chainId, "0x1234"), errors.BadRequestError, 400, /^txHash: /);
+  });
+
+  test("404: an unknown transaction, block and chain", async () => {
+    const unknown = `0x${"ab".repeat(32)}`;
+    await wantError(() => api.transaction(chainId, unknown), errors.NotFoundError, 404, /not found/);
+    await wantError(() => api.block(chainId, String(run.last + 1000n)), errors.NotFoundError, 404, /not found/);
+    await wantError(() => api.block(chainId, unknown), errors.NotFoundError, 404, /not found/);
+    await wantError(() => api.block("1", "1"), errors.NotFoundError, 404, /^chain "1" not found/);
+  });
+});
+
+describe("the SDK as the suite uses it", () => {
+  test("validates answers: a copy of a real one with a wrong type is refused", async () => {
+    const [hash] = want.txs.keys();
+    const fetcher = async (request) => {
+      const res = await fetch(request);
+      const body = await res.json();
+      body.nativeTransaction.blockIndex = String(body.nativeTransaction.blockIndex);
+      return new Response(JSON.stringify(body), { status: res.status, headers: res.headers });
+    };
+    const corrupted = new DataAPI(NODE_URL, new Avalanche(sdkOptions({ httpClient: new HTTPClient({ fetcher }) })));
+    await assert.rejects(corrupted.transaction(chainId, hash), errors.ResponseValidationError);
+    await assert.doesNotReject(api.transaction(chainId, hash));
+  });
+
+  test("sent nothing anywhere but the node (telemetry off, serverURL on every call)", (t) => {
+    assert.deepEqual(fetched.refused, []);
+    t.diagnostic(`${fetched.dataRequests} data API requests`);
+  });
+});

@@ -1,0 +1,93 @@
+// The data API through the official SDK, @avalanche-sdk/chainkit, as a
+// client application uses it: response validation on (the SDK always
+// validates; nothing here catches its ResponseValidationError), telemetry
+// off, the node's URL passed as serverURL on every call (the SDK's data
+// methods take the server from the call, not from the client's options).
+import { Avalanche } from "@avalanche-sdk/chainkit";
+
+/**
+ * Makes every fetch of this process that is not for the node fail, and
+ * records it: the SDK's telemetry (on unless enableTelemetry is false)
+ * and a call without serverURL (which goes to the hosted API) cannot pass
+ * unnoticed. Returns the refused URLs and a count of the data API's
+ * requests.
+ */
+export function guardFetch(nodeURL) {
+  const origin = new URL(nodeURL).origin;
+  const real = globalThis.fetch;
+  const seen = { refused: [], dataRequests: 0 };
+  globalThis.fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin !== origin) {
+      seen.refused.push(url.href);
+      return Promise.reject(new Error(`the suite sends nothing outside the node: ${url.href}`));
+    }
+    if (url.pathname.startsWith("/v1/")) {
+      seen.dataRequests++;
+    }
+    return real(input, init);
+  };
+  return seen;
+}
+
+/** The SDK's options for the suite; extra adds to them. */
+export function sdkOptions(extra = {}) {
+  // No retries: an error of the node must show as it is, not be retried.
+  return { enableTelemetry: false, retryConfig: { strategy: "none" }, ...extra };
+}
+
+/**
+ * The twelve EVM endpoints of SPEC 4.B. Lists answer every page through
+ * the SDK's page iterator (which follows nextPageToken).
+ */
+export class DataAPI {
+  constructor(nodeURL, sdk = new Avalanche(sdkOptions())) {
+    this.sdk = sdk;
+    this.call = { serverURL: nodeURL };
+    const evm = sdk.data.evm;
+    /** Each list: the SDK method and the member holding its items. */
+    this.lists = {
+      transactions: [(r, o) => evm.address.transactions.list(r, o), "transactions"],
+      erc721: [(r, o) => evm.address.transactions.listErc721(r, o), "transactions"],
+      erc1155: [(r, o) => evm.address.transactions.listErc1155(r, o), "transactions"],
+      internals: [(r, o) => evm.address.transactions.listInternal(r, o), "transactions"],
+      erc20Balances: [(r, o) => evm.address.balances.listErc20(r, o), "erc20TokenBalances"],
+      erc1155Balances: [(r, o) => evm.address.balances.listErc1155(r, o), "erc1155TokenBalances"],
+      collectibles: [(r, o) => evm.address.balances.listCollectibles(r, o), "collectibleBalances"],
+      deployments: [(r, o) => evm.address.contracts.listDeployments(r, o), "contracts"],
+    };
+  }
+
+  /**
+   * Reads a list to its end; returns its pages (the answers, each with
+   * its nextPageToken when it has one) and their items in order.
+   */
+  async pages(list, request) {
+    const [method, member] = this.lists[list];
+    const pages = [];
+    for await (const page of await method(request, this.call)) {
+      pages.push(page.result);
+    }
+    return { pages, items: pages.flatMap((p) => p[member]) };
+  }
+
+  /** Endpoint 9. */
+  async transaction(chainId, txHash) {
+    return this.sdk.data.evm.transactions.get({ chainId, txHash }, this.call);
+  }
+
+  /** Endpoint 10. */
+  async chains(request = {}) {
+    return this.sdk.data.evm.chains.list(request, this.call);
+  }
+
+  /** Endpoint 11. */
+  async block(chainId, blockId) {
+    return this.sdk.data.evm.blocks.get({ chainId, blockId }, this.call);
+  }
+
+  /** Endpoint 12. */
+  async addressChains(address) {
+    return this.sdk.data.evm.address.chains.list({ address }, this.call);
+  }
+}
