@@ -16,7 +16,7 @@ LDFLAGS   := -X github.com/chainhost/chainhost/core/version.Version=$(VERSION)
 SDK_SUITE := tests/dataapi-sdk
 SDK_DEPS  := $(SDK_SUITE)/node_modules/.package-lock.json
 
-.PHONY: build run test test-sdk sdk-deps bench proto proto-check lint tools clean
+.PHONY: build run test test-sdk sdk-deps bench fuzz proto proto-check lint tools clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -51,6 +51,17 @@ $(SDK_DEPS): $(SDK_SUITE)/package.json $(SDK_SUITE)/package-lock.json
 	@command -v npm >/dev/null || { echo "make test needs Node.js 20 or later with npm, for the data API conformance suite ($(SDK_SUITE))"; exit 1; }
 	cd $(SDK_SUITE) && npm ci --no-audit --no-fund
 	@touch $@
+
+# Every fuzz target (func Fuzz... in a _test.go file) for FUZZTIME each;
+# `make test` runs their committed seeds only (docs/bad-input.md).
+FUZZTIME ?= 30s
+fuzz:
+	@for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for f in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+			echo "fuzz $$dir $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$dir || exit 1; \
+		done; \
+	done
 
 bench: build
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/...
