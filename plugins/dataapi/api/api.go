@@ -6,7 +6,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -88,9 +87,15 @@ func New(opts Options) (*Server, error) {
 // Handler routes the endpoints. Every other path, and every method but
 // GET, gets the REST error body.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
+	mux := rest.NewMux(rest.MuxOptions{
+		Logger: s.log,
+		Observe: func(endpoint string, status int, took time.Duration) {
+			s.requests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
+			s.latency.WithLabelValues(endpoint).Observe(took.Seconds())
+		},
+	})
 	const addr = "/v1/chains/{chainId}/addresses/{address}/"
-	for path, h := range map[string]func(*http.Request) (any, error){
+	for path, h := range map[string]rest.EndpointFunc{
 		"/v1/chains":                                                              s.listChains,
 		addr + "transactions":                                                     s.listTransactions,
 		addr + "transactions:listErc721":                                          s.listErc721,
@@ -105,43 +110,7 @@ func (s *Server) Handler() http.Handler {
 		"/v1/address/{address}/chains":                                            s.listAddressChains,
 		"/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}": s.getVertex,
 	} {
-		s.handle(mux, path, h)
+		mux.Handle(path, h)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.answer(w, r, "none", nil, rest.NotFound("no endpoint %s %s", r.Method, r.URL.Path), time.Now())
-	})
 	return mux
-}
-
-// handle registers an endpoint for GET, and a 405 for other methods.
-func (s *Server) handle(mux *http.ServeMux, path string, fn func(*http.Request) (any, error)) {
-	mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-		begin := time.Now()
-		v, err := fn(r)
-		s.answer(w, r, path, v, err, begin)
-	})
-	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Allow", "GET")
-		s.answer(w, r, path, nil, rest.Errorf(http.StatusMethodNotAllowed, "method %s not allowed: use GET", r.Method), time.Now())
-	})
-}
-
-// answer writes v or err, counts it and logs it.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, endpoint string, v any, err error, begin time.Time) {
-	code := http.StatusOK
-	if err != nil {
-		var re *rest.Error
-		if code = http.StatusInternalServerError; errors.As(err, &re) && re.Status >= 400 && re.Status <= 599 {
-			code = re.Status
-		}
-		if code >= 500 {
-			s.log.Warn("request failed", "path", r.URL.Path, "status", code, "error", err)
-		}
-		rest.WriteError(w, err)
-	} else {
-		rest.WriteJSON(w, code, v)
-	}
-	s.requests.WithLabelValues(endpoint, strconv.Itoa(code)).Inc()
-	s.latency.WithLabelValues(endpoint).Observe(time.Since(begin).Seconds())
-	s.log.Debug("request served", "path", r.URL.Path, "status", code, "key", rest.KeyName(r.Context()))
 }

@@ -108,7 +108,7 @@ func (s *Server) readBalances(r *http.Request, endpoint string, withBlock bool, 
 	var named uint64
 	if blockRaw != "" {
 		if named, err = strconv.ParseUint(blockRaw, 10, 64); err != nil {
-			return nil, rest.BadRequest("blockNumber: must be a block number (decimal digits), got %s", quote(blockRaw))
+			return nil, rest.BadRequest("blockNumber: must be a block number (decimal digits), got %s", rest.Quote(blockRaw))
 		}
 		br.explicit = true
 	}

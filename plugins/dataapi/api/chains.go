@@ -232,7 +232,7 @@ func (s *Server) chain(r *http.Request) (indexer.Chain, error) {
 		}
 		return c, nil
 	}
-	return indexer.Chain{}, rest.NotFound("chain %s not found: use an EVM chain ID or a blockchain ID from /v1/chains", quote(id))
+	return indexer.Chain{}, rest.NotFound("chain %s not found: use an EVM chain ID or a blockchain ID from /v1/chains", rest.Quote(id))
 }
 
 // ListAddressChainsResponse is the answer of /v1/address/{address}/chains.

@@ -33,7 +33,7 @@ func isHex(s string) bool {
 // checksum of a mixed-case address is not checked).
 func parseAddress(name, s string) (common.Address, error) {
 	if len(s) != 42 || (s[:2] != "0x" && s[:2] != "0X") || !isHex(s[2:]) {
-		return common.Address{}, rest.BadRequest("%s: must be an address, 0x and 40 hex digits, got %s", name, quote(s))
+		return common.Address{}, rest.BadRequest("%s: must be an address, 0x and 40 hex digits, got %s", name, rest.Quote(s))
 	}
 	return common.HexToAddress(s), nil
 }
@@ -41,17 +41,9 @@ func parseAddress(name, s string) (common.Address, error) {
 // parseHash reads a hash: 0x and 64 hex digits, any case.
 func parseHash(name, s string) (common.Hash, error) {
 	if len(s) != 66 || (s[:2] != "0x" && s[:2] != "0X") || !isHex(s[2:]) {
-		return common.Hash{}, rest.BadRequest("%s: must be a hash, 0x and 64 hex digits, got %s", name, quote(s))
+		return common.Hash{}, rest.BadRequest("%s: must be a hash, 0x and 64 hex digits, got %s", name, rest.Quote(s))
 	}
 	return common.HexToHash(s), nil
-}
-
-// quote quotes a bad value for a message, cut to 64 bytes.
-func quote(s string) string {
-	if len(s) > 64 {
-		return strconv.Quote(s[:64]) + "..."
-	}
-	return strconv.Quote(s)
 }
 
 // pathAddress reads the path parameter address.

@@ -236,7 +236,7 @@ func (s *Server) getBlock(r *http.Request) (any, error) {
 	if strings.HasPrefix(id, "0x") || strings.HasPrefix(id, "0X") {
 		h, err := parseHash("blockId", id)
 		if err != nil {
-			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", quote(id))
+			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", rest.Quote(id))
 		}
 		blk, err = s.opts.Store.BlockByHash(r.Context(), c.Info.ID, h)
 		if errors.Is(err, store.ErrNotFound) {
@@ -248,7 +248,7 @@ func (s *Server) getBlock(r *http.Request) (any, error) {
 	} else {
 		n, perr := strconv.ParseUint(id, 10, 64)
 		if perr != nil {
-			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", quote(id))
+			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", rest.Quote(id))
 		}
 		blk, err = s.opts.Store.Block(r.Context(), c.Info.ID, n)
 		if errors.Is(err, store.ErrNotFound) {

@@ -38,7 +38,7 @@ func (s *Server) getVertex(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if !slices.Contains(Networks, network) {
-		return nil, rest.BadRequest("network: must be one of %s, got %s", strings.Join(Networks, "|"), quote(network))
+		return nil, rest.BadRequest("network: must be one of %s, got %s", strings.Join(Networks, "|"), rest.Quote(network))
 	}
 	if !s.servesNetwork(network) {
 		return nil, rest.NotFound("this node does not serve network %s", network)
@@ -53,14 +53,14 @@ func (s *Server) getVertex(r *http.Request) (any, error) {
 	}
 	id, err := ids.FromString(vertex)
 	if err != nil {
-		return nil, rest.BadRequest("vertexHash: must be a vertex ID (CB58), got %s", quote(vertex))
+		return nil, rest.BadRequest("vertexHash: must be a vertex ID (CB58), got %s", rest.Quote(vertex))
 	}
 	x, ok := s.xChain(r.Context())
 	switch {
 	case !ok:
 		return nil, rest.NotFound("vertices are not available: this node runs no X-Chain")
 	case chain != XChainID && chain != x:
-		return nil, rest.NotFound("blockchain %s is not this node's X-Chain (%s or %s)", quote(chain), XChainID, x)
+		return nil, rest.NotFound("blockchain %s is not this node's X-Chain (%s or %s)", rest.Quote(chain), XChainID, x)
 	}
 	v, found, err := s.readVertex(r.Context(), x, id)
 	if err != nil {
