@@ -139,44 +139,27 @@ func (m *Module) watch(ctx context.Context) {
 }
 
 // Handler routes the module's endpoints, below each prefix the host routes
-// to it (Prefix unless its config names others), behind the rate limiter;
-// every other path gets the REST 404 body.
+// to it (Prefix unless its config names others), behind the rate limiter.
+// rest.Mux answers every other path (404) and method (405) with the REST
+// error body, and counts every answer in the metrics by pattern.
 func (m *Module) Handler() http.Handler {
 	prefixes := m.env.Prefixes
 	if len(prefixes) == 0 {
 		prefixes = []string{Prefix}
 	}
-	mux := http.NewServeMux()
+	mux := rest.NewMux(rest.MuxOptions{
+		Logger: m.env.Logger,
+		Observe: func(pattern string, status int, _ time.Duration) {
+			m.requests.WithLabelValues(pattern, strconv.Itoa(status)).Inc()
+		},
+	})
 	for _, p := range prefixes {
-		m.handle(mux, "GET "+p+"/chains", m.listChains)
-		m.handle(mux, "GET "+p+"/chains/{chain}/containers", m.listContainers)
-		m.handle(mux, "GET "+p+"/chains/{chain}/blockNumber", m.blockNumber)
-		m.handle(mux, "GET "+p+"/echo/", echo)
+		mux.Handle(p+"/chains", m.listChains)
+		mux.Handle(p+"/chains/{chain}/containers", m.listContainers)
+		mux.Handle(p+"/chains/{chain}/blockNumber", m.blockNumber)
+		mux.Handle(p+"/echo/", echo)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		rest.WriteError(w, rest.NotFound("no endpoint %s %s", r.Method, r.URL.Path))
-	})
 	return m.limiter.Wrap(mux)
-}
-
-// handle registers an endpoint that returns its answer or an error,
-// counted in the metrics by pattern and logged at DEBUG.
-func (m *Module) handle(mux *http.ServeMux, pattern string, fn func(r *http.Request) (any, error)) {
-	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		code := http.StatusOK
-		v, err := fn(r)
-		if err != nil {
-			var re *rest.Error
-			if code = http.StatusInternalServerError; errors.As(err, &re) {
-				code = re.Status
-			}
-			rest.WriteError(w, err)
-		} else {
-			rest.WriteJSON(w, code, v)
-		}
-		m.requests.WithLabelValues(pattern, strconv.Itoa(code)).Inc()
-		m.env.Logger.Debug("request served", "path", r.URL.Path, "status", code, "key", rest.KeyName(r.Context()))
-	})
 }
 
 // Echo is the answer of /echo/...: the request as the module received it.

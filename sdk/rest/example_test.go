@@ -36,28 +36,27 @@ func Example() {
 		Next int `json:"next"`
 	}
 	const total = 25
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/chains/{chainId}/numbers", func(w http.ResponseWriter, r *http.Request) {
+	// rest.Mux answers unknown paths (404) and other methods (405) with
+	// the REST error body, and writes each endpoint's value or error.
+	mux := rest.NewMux(rest.MuxOptions{})
+	mux.Handle("/v1/chains/{chainId}/numbers", func(r *http.Request) (any, error) {
 		chainID, err := rest.PathParam(r, "chainId")
 		if err != nil {
-			rest.WriteError(w, err)
-			return
+			return nil, err
 		}
 		q := rest.Query(r)
 		pageSize := q.Int("pageSize", rest.IntRange{Default: 10, Min: 1, Max: 100})
 		order := q.Enum("sortOrder", "asc", "asc", "desc")
 		pageToken := q.String("pageToken", "")
 		if err := q.Err(); err != nil {
-			rest.WriteError(w, err)
-			return
+			return nil, err
 		}
 		// The scope is what the pages depend on: not pageSize, not pageToken.
 		scope := rest.Scope(r.Pattern, chainID, order)
 		var c cursor
 		if pageToken != "" {
 			if err := tokens.Open(pageToken, scope, &c); err != nil {
-				rest.WriteError(w, err)
-				return
+				return nil, err
 			}
 		}
 		resp := struct {
@@ -70,15 +69,10 @@ func Example() {
 		}
 		if next < total {
 			if resp.NextPageToken, err = tokens.Seal(scope, cursor{Next: next}); err != nil {
-				rest.WriteError(w, err) // 500 "internal error"; log err
-				return
+				return nil, err // 500 "internal error"; log err
 			}
 		}
-		rest.WriteJSON(w, http.StatusOK, resp)
-	})
-	// Unknown paths answer the REST error body too.
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		rest.WriteError(w, rest.NotFound("no route for %s", r.URL.Path))
+		return resp, nil
 	})
 	handler := limiter.Wrap(mux)
 
@@ -112,5 +106,5 @@ func Example() {
 	// 400 {"message":"pageToken: not a valid page token for this request","statusCode":400,"error":"Bad Request"}
 	// 400 {"message":"pageSize: must be an integer from 1 to 100, got \"0\"; sortOrder: must be one of asc|desc, got \"up\"","statusCode":400,"error":"Bad Request"}
 	// 401 {"message":"invalid API key","statusCode":401,"error":"Unauthorized"}
-	// 404 {"message":"no route for /v1/nowhere","statusCode":404,"error":"Not Found"}
+	// 404 {"message":"no endpoint GET /v1/nowhere","statusCode":404,"error":"Not Found"}
 }
