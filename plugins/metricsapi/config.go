@@ -19,8 +19,8 @@ type Config struct {
 	// RateLimit sets the anonymous limit (the metrics API needs no key)
 	// and any API keys (docs/rest.md).
 	RateLimit rest.LimitConfig `json:"rate-limit"`
-	// PageTokenTTL is how long a page token stays valid: 24 hours (SPEC
-	// 8).
+	// PageTokenTTL is how long a page token stays valid: 24 hours by
+	// default, as the hosted metrics API keeps them.
 	PageTokenTTL Duration `json:"page-token-ttl"`
 }
 

@@ -17,7 +17,8 @@ import (
 // blockchain ID.
 const XChainID = "x-chain"
 
-// XChainVertex is the answer of vertices/{vertexHash} (SPEC 2.13).
+// XChainVertex is the answer of vertices/{vertexHash} (docs/data-api.md,
+// "13. Vertices").
 type XChainVertex struct {
 	VertexHash      string   `json:"vertexHash"`
 	ParentHashes    []string `json:"parentHashes"`

@@ -2,7 +2,7 @@
 // metrics module's store: the v1 average throughput of every chain with a
 // block index, in the shapes of reference/openapi/, with the REST
 // toolkit's errors and parameter checks and the server-kept page tokens of
-// SPEC 3 and 8.
+// docs/metrics-api.md.
 package api
 
 import (
@@ -27,7 +27,7 @@ import (
 var Prefixes = []string{"/v1/avg_tps", "/v2/networks", "/v2/validation", "/v2/validators"}
 
 // v1Prefix starts the routes whose error bodies carry `message` as an
-// array of strings (SPEC 7.1).
+// array of strings (docs/metrics-api.md, "Errors").
 const v1Prefix = "/v1/"
 
 // ErrorWriter picks the error body style of a request: messages arrays on

@@ -10,7 +10,7 @@ import (
 // avgTPSPage is how many days one page of the average throughput holds.
 const avgTPSPage = 100
 
-// MetricPoint is one point of a series (SPEC 2.14).
+// MetricPoint is one point of a series (docs/metrics-api.md).
 type MetricPoint struct {
 	Timestamp int64   `json:"timestamp"`
 	Value     float64 `json:"value"`

@@ -15,7 +15,8 @@ import (
 // startAgain ends every page token refusal: the client's way out.
 const startAgain = "start again from the first page, without pageToken"
 
-// tokens issues and opens the page tokens SPEC 3 and 8 describe: random
+// tokens issues and opens the metrics API's page tokens
+// (docs/metrics-api.md, "Page tokens"): random
 // UUIDs whose cursor the store keeps, valid for a fixed time from their
 // issue, across restarts.
 type tokens struct {
