@@ -16,7 +16,7 @@ LDFLAGS   := -X github.com/chainhost/chainhost/core/version.Version=$(VERSION)
 SDK_SUITE := tests/dataapi-sdk
 SDK_DEPS  := $(SDK_SUITE)/node_modules/.package-lock.json
 
-.PHONY: build run test test-sdk sdk-deps bench fuzz proto proto-check lint tools clean
+.PHONY: build run test test-sdk sdk-deps bench fuzz proto lint tools clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -35,7 +35,7 @@ run: build
 # X-Chain; its dependencies stay out of the node's binary). It runs without
 # -race: it is a client of the node's processes, and the race build of
 # avalanchego's dependencies would add minutes to every cold CI run.
-test: build sdk-deps
+test: lint build sdk-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
@@ -66,17 +66,21 @@ fuzz:
 bench: build
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/...
 
-tools:
+# The pinned generators and linters of build/tools/go.mod.
+tools: $(TOOLS)/staticcheck
 	cd build/tools && $(GO) build -o bin/ \
 		github.com/bufbuild/buf/cmd/buf \
 		google.golang.org/protobuf/cmd/protoc-gen-go \
-		google.golang.org/grpc/cmd/protoc-gen-go-grpc \
-		honnef.co/go/tools/cmd/staticcheck
+		google.golang.org/grpc/cmd/protoc-gen-go-grpc
+
+$(TOOLS)/staticcheck: build/tools/go.mod
+	cd build/tools && $(GO) build -o bin/ honnef.co/go/tools/cmd/staticcheck
 
 proto: tools
 	cd proto && ../$(TOOLS)/buf generate
 
-lint: tools
+# gofmt, go vet and staticcheck; make test runs it first.
+lint: $(TOOLS)/staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
