@@ -196,8 +196,8 @@ func TestModules(t *testing.T) {
 		}
 		_, metrics := restGet(t, ctx, n.URL+"/ext/metrics")
 		for _, want := range []string{
-			`exampleapi_requests_total{code="200",plugin="exampleapi",route="GET /v1/example/chains"}`,
-			`exampleapi_requests_total{code="200",plugin="own",route="GET /v2/other/chains"}`,
+			`exampleapi_requests_total{code="200",plugin="exampleapi",route="/v1/example/chains"}`,
+			`exampleapi_requests_total{code="200",plugin="own",route="/v2/other/chains"}`,
 			`chainhost_http_requests_total{code="200",route="module/exampleapi"}`,
 			`chainhost_http_requests_total{code="404",route="module/exampleapi"}`,
 			`chainhost_plugin_up{plugin="own"} 1`,

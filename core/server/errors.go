@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -11,13 +10,7 @@ import (
 // WriteJSONRPCError answers with a JSON-RPC error object (code -32000) and
 // the given HTTP status, for routes that speak JSON-RPC.
 func WriteJSONRPCError(w http.ResponseWriter, _ *http.Request, status int, err error) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(struct {
-		JSONRPC string         `json:"jsonrpc"`
-		Error   *jsonrpc.Error `json:"error"`
-		ID      any            `json:"id"`
-	}{"2.0", jsonrpc.ServerError("%s", err.Error()), nil})
+	jsonrpc.WriteHTTPError(w, status, jsonrpc.ServerError("%s", err.Error()))
 }
 
 // WriteRESTError answers with the REST error body {message, statusCode,

@@ -16,17 +16,17 @@ const contentType = "application/json"
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeHTTPError(w, http.StatusMethodNotAllowed,
+		WriteHTTPError(w, http.StatusMethodNotAllowed,
 			invalidRequest("HTTP method %s not allowed, use POST", r.Method))
 		return
 	}
 	if rpcErr := checkContentType(r.Header.Get("Content-Type")); rpcErr != nil {
-		writeHTTPError(w, http.StatusUnsupportedMediaType, rpcErr)
+		WriteHTTPError(w, http.StatusUnsupportedMediaType, rpcErr)
 		return
 	}
 	body, status, rpcErr := s.readBody(w, r)
 	if rpcErr != nil {
-		writeHTTPError(w, status, rpcErr)
+		WriteHTTPError(w, status, rpcErr)
 		return
 	}
 	out := s.handleBody(withRequest(r.Context(), r), body)
@@ -81,9 +81,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, 
 	return buf.Bytes(), 0, nil
 }
 
-// writeHTTPError answers an HTTP-level refusal: the status, with a JSON-RPC
-// error response (id null) as body.
-func writeHTTPError(w http.ResponseWriter, status int, rpcErr *Error) {
+// WriteHTTPError answers an HTTP-level refusal: the status, with a JSON-RPC
+// error response (id null) as body. The host answers its own refusals of
+// JSON-RPC routes (unknown chain, plugin down) with it too.
+func WriteHTTPError(w http.ResponseWriter, status int, rpcErr *Error) {
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
 	_, _ = w.Write(encodeResponse(&response{Error: rpcErr}))
