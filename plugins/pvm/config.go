@@ -60,7 +60,8 @@ type Config struct {
 }
 
 // DefaultConfig returns the config of a chain whose config sets nothing:
-// avalanchego's local network's values.
+// avalanchego's local network's values, but the L1 fee rate: mainnet's and
+// Fuji's minimum price (the local network's is 1 nAVAX per second).
 func DefaultConfig() Config {
 	return Config{
 		TxFee:                    1_000_000,

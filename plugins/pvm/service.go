@@ -305,11 +305,8 @@ type getUTXOsReply struct {
 // getUTXOs returns a page of the UTXOs the addresses own, by address, then
 // UTXO ID, after startIndex.
 func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, error) {
-	if a.SourceChain != "" {
-		info, err := vm.env.Host.Chains.Resolve(ctx, a.SourceChain)
-		if err != nil || info.ID != vm.env.ChainID {
-			return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": the P-Chain imports from no chain; leave it out`)
-		}
+	if a.SourceChain != "" && !vm.isThisChain(ctx, a.SourceChain) {
+		return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": the P-Chain imports from no chain; leave it out`)
 	}
 	addrs, err := vm.parseAddresses(ctx, "addresses", a.Addresses)
 	if err != nil {
@@ -383,6 +380,17 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 		reply.UTXOs[i] = avax.EncodeBytes(enc, b)
 	}
 	return reply, nil
+}
+
+// isThisChain reports whether s names this chain: one of its aliases, its
+// node ID, or avalanchego's P-Chain ID (the zero ID), which avalanchego's
+// wallet names when it reads its UTXOs.
+func (vm *VM) isThisChain(ctx context.Context, s string) bool {
+	if id, err := ids.FromString(s); err == nil && slices.Contains(vm.txCtx.ChainIDs, id) {
+		return true
+	}
+	info, err := vm.env.Host.Chains.Resolve(ctx, s)
+	return err == nil && info.ID == vm.env.ChainID
 }
 
 type getBalanceArgs struct {

@@ -417,3 +417,53 @@ func TestL1(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexerHandler: the read methods are an internal handler, which a
+// module reaches through a chain call: the totals at a height, the fees of
+// a validation ID and their errors (an unknown validation ID is
+// pvmapi.CodeNotFound; a bad param names it).
+func TestIndexerHandler(t *testing.T) {
+	c := start(t)
+	if got := c.h.InternalHandlers(); len(got) != 1 || got[0] != pvmapi.IndexerHandler {
+		t.Fatalf("internal handlers %v", got)
+	}
+	url := c.h.URL(pvmapi.IndexerHandler)
+	ctx := context.Background()
+	var tot pvmapi.StakingTotals
+	h := jsonrpc.Uint64(0)
+	if err := jsonrpc.Call(ctx, nil, url, pvmapi.GetStakingTotalsMethod, pvmapi.StakingTotalsArgs{Height: &h}, &tot); err != nil ||
+		len(tot.Subnets) != 1 || tot.Subnets[0].SubnetID != txs.PrimaryNetworkID || tot.Subnets[0].ValidatorCount != 1 || tot.Time != t0 {
+		t.Fatalf("totals at height 0: %+v, %v", tot, err)
+	}
+	var rpcErr *jsonrpc.Error
+	err := jsonrpc.Call(ctx, nil, url, pvmapi.GetL1ValidatorFeesMethod, pvmapi.FeesArgs{ValidationID: ids.ID{1}.String()}, &struct{}{})
+	if !errors.As(err, &rpcErr) || rpcErr.Code != pvmapi.CodeNotFound {
+		t.Fatalf("fees of an unknown validation ID: %v", err)
+	}
+	for _, bad := range []struct {
+		method string
+		params any
+		want   string
+	}{
+		{pvmapi.GetL1ValidatorFeesMethod, map[string]any{"validationID": "nope"}, `"validationID"`},
+		{pvmapi.GetStakingTotalsMethod, map[string]any{"time": t0 - 1}, `"time"`},
+		{pvmapi.GetStakingTotalsMethod, map[string]any{"height": 5}, `"height"`},
+		{pvmapi.GetStakingTotalsMethod, map[string]any{"height": 0, "time": t0}, `not both`},
+		{pvmapi.GetL1FeeTotalsMethod, map[string]any{"startTime": 10, "endTime": 5}, `"endTime"`},
+	} {
+		if err := jsonrpc.Call(ctx, nil, url, bad.method, bad.params, &struct{}{}); !errors.As(err, &rpcErr) || rpcErr.Code != -32602 ||
+			!strings.Contains(rpcErr.Message, bad.want) {
+			t.Errorf("%s %v: %v, want -32602 saying %s", bad.method, bad.params, err, bad.want)
+		}
+	}
+	// At most 3660 days per answer.
+	c.setTime(t0 + 3700*day)
+	if err := jsonrpc.Call(ctx, nil, url, pvmapi.GetL1FeeTotalsMethod, map[string]any{"startTime": t0}, &struct{}{}); !errors.As(err, &rpcErr) ||
+		rpcErr.Code != -32602 || !strings.Contains(rpcErr.Message, "more than 3660") {
+		t.Fatalf("3701 days of totals: %v", err)
+	}
+	// The dev methods are public only.
+	if err := jsonrpc.Call(ctx, nil, url, pvmapi.IncreaseTimeMethod, map[string]any{"seconds": 1}, &struct{}{}); !errors.As(err, &rpcErr) || rpcErr.Code != -32601 {
+		t.Fatalf("a dev method on the internal handler: %v", err)
+	}
+}

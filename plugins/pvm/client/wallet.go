@@ -303,13 +303,23 @@ func (w *Wallet) ConvertSubnet(ctx context.Context, subnetID, chainID ids.ID, ad
 	return id, vids, nil
 }
 
+// BuildIncreaseBalance returns a signed top-up of amount nAVAX for an L1
+// validator's balance.
+func (w *Wallet) BuildIncreaseBalance(ctx context.Context, validationID ids.ID, amount uint64) (*txs.Tx, error) {
+	b, err := w.base(ctx, uint64(w.Config.TxFee)+amount)
+	if err != nil {
+		return nil, err
+	}
+	return w.Sign(&txs.IncreaseL1ValidatorBalanceTx{BaseTx: b, ValidationID: validationID, Balance: amount}), nil
+}
+
 // IncreaseBalance adds amount nAVAX to an L1 validator's balance.
 func (w *Wallet) IncreaseBalance(ctx context.Context, validationID ids.ID, amount uint64) (ids.ID, error) {
-	b, err := w.base(ctx, uint64(w.Config.TxFee)+amount)
+	tx, err := w.BuildIncreaseBalance(ctx, validationID, amount)
 	if err != nil {
 		return ids.ID{}, err
 	}
-	return w.issue(ctx, &txs.IncreaseL1ValidatorBalanceTx{BaseTx: b, ValidationID: validationID, Balance: amount})
+	return w.Client.IssueTx(ctx, tx.Bytes())
 }
 
 // Disable disables an L1 validator the key may disable; what is left of
