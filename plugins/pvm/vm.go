@@ -218,6 +218,9 @@ func (vm *VM) HealthDetails(context.Context) map[string]any {
 	return map[string]any{
 		"height":             vm.state.Height,
 		"time":               vm.state.Time,
+		"transactions":       vm.state.TxCount,
+		"burned":             vm.state.Burned,
+		"l1FeesPaid":         vm.state.L1FeesPaid,
 		"mempool":            len(vm.pool.order),
 		"stakers":            len(vm.state.stakers),
 		"activeL1Validators": active,

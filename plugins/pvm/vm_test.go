@@ -467,3 +467,90 @@ func TestIndexerHandler(t *testing.T) {
 		t.Fatalf("a dev method on the internal handler: %v", err)
 	}
 }
+
+// TestShapes: a transaction naming the node's ID of the chain (what a
+// wallet that asks the node writes) is accepted like one naming the zero
+// ID; getTx and getBlock answer avalanchego's JSON shapes; the health
+// details count what was burned.
+func TestShapes(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	w := c.wallet
+	tx, err := w.BuildSend(ctx, 1_000, avax.ShortID{9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.Unsigned.Base().BlockchainID = c.h.ChainID()
+	signed := w.Sign(tx.Unsigned)
+	if _, err := w.Client.IssueTx(ctx, signed.Bytes()); err != nil {
+		t.Fatalf("a tx naming the node's chain ID: %v", err)
+	}
+	subnet, vids := c.makeL1(client.NewL1Validator{NodeID: nodeID(11), Weight: 100, Balance: 5_000_000})
+	var js struct {
+		Tx struct {
+			Unsigned struct {
+				NetworkID    uint32 `json:"networkID"`
+				BlockchainID ids.ID `json:"blockchainID"`
+				Outputs      []struct {
+					Output struct {
+						Addresses []string `json:"addresses"`
+					} `json:"output"`
+				} `json:"outputs"`
+				SubnetID   ids.ID `json:"subnetID"`
+				Validators []struct {
+					NodeID                string                     `json:"nodeID"`
+					Balance               uint64                     `json:"balance"`
+					Signer                struct{ PublicKey string } `json:"signer"`
+					RemainingBalanceOwner struct {
+						Addresses []string `json:"addresses"`
+					} `json:"remainingBalanceOwner"`
+				} `json:"validators"`
+				SubnetAuth struct {
+					SignatureIndices []uint32 `json:"signatureIndices"`
+				} `json:"subnetAuthorization"`
+			} `json:"unsignedTx"`
+			Credentials []struct {
+				Signatures []string `json:"signatures"`
+			} `json:"credentials"`
+			ID ids.ID `json:"id"`
+		} `json:"tx"`
+	}
+	h, _ := w.Client.GetHeight(ctx)
+	var blk struct {
+		Block struct {
+			Time   uint64 `json:"time"`
+			Height uint64 `json:"height"`
+			Txs    []struct {
+				ID ids.ID `json:"id"`
+			} `json:"txs"`
+		} `json:"block"`
+	}
+	if err := c.call("platform.getBlockByHeight", map[string]any{"height": h, "encoding": "json"}, &blk); err != nil ||
+		blk.Block.Height != h || blk.Block.Time != t0 || len(blk.Block.Txs) != 1 {
+		t.Fatalf("getBlockByHeight json: %+v, %v", blk, err)
+	}
+	if err := c.call("platform.getTx", map[string]any{"txID": blk.Block.Txs[0].ID, "encoding": "json"}, &js); err != nil {
+		t.Fatal(err)
+	}
+	u := js.Tx.Unsigned
+	if js.Tx.ID != blk.Block.Txs[0].ID || u.NetworkID != avax.LocalID || u.BlockchainID != (ids.ID{}) || u.SubnetID != subnet ||
+		len(u.Validators) != 1 || u.Validators[0].NodeID != "0x"+hexOf(nodeID(11).Bytes()) || u.Validators[0].Balance != 5_000_000 ||
+		!strings.HasPrefix(u.Validators[0].Signer.PublicKey, "0x") || len(u.Validators[0].RemainingBalanceOwner.Addresses) != 1 ||
+		len(u.SubnetAuth.SignatureIndices) != 1 || len(js.Tx.Credentials) != 2 || !strings.HasPrefix(u.Outputs[0].Output.Addresses[0], "P-local1") {
+		t.Fatalf("getTx json of the conversion: %+v", js.Tx)
+	}
+	if v, err := w.Client.GetL1Validator(ctx, vids[0]); err != nil || v.SubnetID != subnet || v.Balance != 5_000_000 {
+		t.Fatalf("getL1Validator: %+v, %v", v, err)
+	}
+	details, err := c.h.HealthDetails(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Burned: the fees of the transfer, the subnet, the chain and the
+	// conversion.
+	if details["burned"] != float64(fee+2*subnetFee+fee) || details["activeL1Validators"] != float64(1) {
+		t.Fatalf("health details %v", details)
+	}
+}
+
+func hexOf(b []byte) string { return fmt.Sprintf("%x", b) }
