@@ -429,9 +429,8 @@ func (e *execution) convert(u *txs.ConvertSubnetToL1Tx) (func(), uint64, error) 
 	}, balances, nil
 }
 
-// warpPayload reads a transaction's Warp message and its addressed call,
-// and checks that it comes from the L1's validator manager, signed by
-// enough of the validators of the manager chain's subnet.
+// warpPayload reads a transaction's Warp message, its addressed call and
+// the L1 validator message it carries (checkManager checks who sent it).
 func (e *execution) warpPayload(raw []byte) (*warp.Message, *warp.AddressedCall, any, error) {
 	msg, err := warp.ParseMessage(raw)
 	if err != nil {
