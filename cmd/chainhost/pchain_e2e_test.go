@@ -485,7 +485,7 @@ func TestPChainWallClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := uint64(now.Unix()) + 3
+	end := uint64(now.Unix()) + 5 // the period lasts at least min-stake-duration (2 s) under load too
 	if _, err := w.AddValidator(ctx, client.Stake{NodeID: pNode(1), Weight: pMinStake, End: end}, 20_000, nil); err != nil {
 		t.Fatal(err)
 	}
