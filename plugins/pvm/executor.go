@@ -401,7 +401,7 @@ func (e *execution) convert(u *txs.ConvertSubnetToL1Tx) (func(), uint64, error) 
 	if err := e.verifyAuth("subnet authorization", &u.SubnetAuth, s.Owner); err != nil {
 		return nil, 0, err
 	}
-	var balances uint64
+	var balances, weights uint64
 	conv := make([]warp.ConversionValidator, len(u.Validators))
 	vdrs := make([]*l1Validator, len(u.Validators))
 	for i, v := range u.Validators {
@@ -409,10 +409,11 @@ func (e *execution) convert(u *txs.ConvertSubnetToL1Tx) (func(), uint64, error) 
 		if _, err := v.Signer.Verify(); err != nil {
 			return nil, 0, rejected(e.id, "validator %d (%s): %v", i, nodeID, err)
 		}
-		if balances > math.MaxUint64-v.Balance {
-			return nil, 0, rejected(e.id, "balances overflow")
+		if balances > math.MaxUint64-v.Balance || weights > math.MaxUint64-v.Weight {
+			return nil, 0, rejected(e.id, "balances or weights overflow")
 		}
 		balances += v.Balance
+		weights += v.Weight
 		conv[i] = warp.ConversionValidator{NodeID: v.NodeID, BLSPublicKey: v.Signer.PublicKey, Weight: v.Weight}
 		vdrs[i] = &l1Validator{ValidationID: txs.ConvertValidationID(u.Subnet, uint32(i)), SubnetID: u.Subnet, NodeID: nodeID,
 			PublicKey: v.Signer.PublicKey[:], RemainingBalanceOwner: v.RemainingBalanceOwner, DeactivationOwner: v.DeactivationOwner,
@@ -500,6 +501,9 @@ func (e *execution) register(u *txs.RegisterL1ValidatorTx) (func(), error) {
 	if other := e.d.l1OfNode(r.SubnetID, nodeID); other != nil {
 		return nil, rejected(e.id, "node %s validates L1 %s already (validation ID %s)", nodeID, r.SubnetID, other.ValidationID)
 	}
+	if _, err := e.otherWeight(r.SubnetID, id, r.Weight); err != nil {
+		return nil, err
+	}
 	pop := txs.ProofOfPossession{PublicKey: r.BLSPublicKey, Signature: u.ProofOfPossession}
 	if _, err := pop.Verify(); err != nil {
 		return nil, rejected(e.id, "%v", err)
@@ -516,6 +520,26 @@ func (e *execution) register(u *txs.RegisterL1ValidatorTx) (func(), error) {
 		e.d.expiries[id] = r.Expiry
 		e.d.touchExpiry(id)
 	}, nil
+}
+
+// otherWeight returns the weight of an L1's validators but one, after
+// checking that it and weight (the one's new weight) do not overflow: the
+// L1's total weight must stay a number, or Warp could not count it.
+func (e *execution) otherWeight(subnetID, except ids.ID, weight uint64) (uint64, error) {
+	var total uint64
+	for id, o := range e.d.l1 {
+		if o.SubnetID != subnetID || id == except {
+			continue
+		}
+		if total > math.MaxUint64-o.Weight {
+			return 0, rejected(e.id, "the weights of L1 %s overflow", subnetID)
+		}
+		total += o.Weight
+	}
+	if total > math.MaxUint64-weight {
+		return 0, rejected(e.id, "weight %d would make the total weight of L1 %s overflow", weight, subnetID)
+	}
+	return total, nil
 }
 
 // l1Validator returns an L1 validator the transaction names.
@@ -549,14 +573,12 @@ func (e *execution) setWeight(u *txs.SetL1ValidatorWeightTx) (func(), error) {
 	if err := e.checkManager(v.SubnetID, msg, call); err != nil {
 		return nil, err
 	}
+	others, err := e.otherWeight(v.SubnetID, v.ValidationID, w.Weight)
+	if err != nil {
+		return nil, err
+	}
 	if w.Weight == 0 {
-		var total uint64
-		for _, o := range e.d.l1 {
-			if o.SubnetID == v.SubnetID {
-				total += o.Weight
-			}
-		}
-		if total == v.Weight {
+		if others == 0 {
 			return nil, rejected(e.id, "validation ID %s is the last validator of L1 %s: it cannot be removed", v.ValidationID, v.SubnetID)
 		}
 		return func() {

@@ -12,6 +12,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/internal/vectors"
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
+	"github.com/chainhost/chainhost/plugins/pvm/warp"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -357,6 +358,22 @@ func TestL1(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := w.SetL1ValidatorWeight(ctx, v3, 70); err != nil {
+		t.Fatal(err)
+	}
+	// A weight message with a stale nonce (V3's next is 1 now) is refused.
+	stale, err := w.ManagerMessage(ctx, subnet, (&warp.L1ValidatorWeight{ValidationID: v3, Nonce: 0, Weight: 60}).Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.IssueWeightMessage(ctx, stale); err == nil || !strings.Contains(err.Error(), "stale") {
+		t.Fatalf("stale nonce: %v", err)
+	}
+	// The last validator of an L1 cannot be removed.
+	lone, loneIDs := c.makeL1(client.NewL1Validator{NodeID: nodeID(15), Weight: 5, Balance: 1_000_000_000})
+	if _, err := w.SetL1ValidatorWeight(ctx, loneIDs[0], 0); err == nil || !strings.Contains(err.Error(), "last validator") {
+		t.Fatalf("removing the last validator of %s: %v", lone, err)
+	}
+	if _, err := w.Disable(ctx, loneIDs[0]); err != nil { // at once: it pays nothing
 		t.Fatal(err)
 	}
 	_, v4, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: nodeID(14), Weight: 10, Balance: 9_000_000}, t1+7200)

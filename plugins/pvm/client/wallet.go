@@ -365,6 +365,12 @@ func (w *Wallet) SetL1ValidatorWeight(ctx context.Context, validationID ids.ID, 
 	if err != nil {
 		return ids.ID{}, err
 	}
+	return w.IssueWeightMessage(ctx, msg)
+}
+
+// IssueWeightMessage issues a SetL1ValidatorWeightTx of a signed Warp
+// message (ManagerMessage of an L1ValidatorWeight).
+func (w *Wallet) IssueWeightMessage(ctx context.Context, msg []byte) (ids.ID, error) {
 	b, err := w.base(ctx, uint64(w.Config.TxFee))
 	if err != nil {
 		return ids.ID{}, err
