@@ -43,6 +43,7 @@ func (vm *VM) newServer() *jsonrpc.Server {
 		"getBlockchains":       jsonrpc.Method(vm.getBlockchains),
 		"getL1Validator":       jsonrpc.Method(vm.getL1Validator),
 		"getStakingAssetID":    jsonrpc.Method(vm.getStakingAssetID),
+		"getMinStake":          jsonrpc.Method(vm.getMinStake),
 	} {
 		s.Register("platform."+name, h)
 	}
@@ -561,6 +562,24 @@ func (vm *VM) getStakingAssetID(_ context.Context, a stakingAssetArgs) (stakingA
 		return stakingAssetReply{}, jsonrpc.InvalidParams(`"subnetID": only the primary network has a staking asset`)
 	}
 	return stakingAssetReply{AssetID: vm.txCtx.AVAXAssetID}, nil
+}
+
+type minStakeReply struct {
+	MinValidatorStake jsonrpc.Uint64 `json:"minValidatorStake"`
+	MinDelegatorStake jsonrpc.Uint64 `json:"minDelegatorStake"`
+}
+
+// getMinStake returns the primary network's least validator and
+// delegator stakes.
+func (vm *VM) getMinStake(_ context.Context, a stakingAssetArgs) (minStakeReply, error) {
+	id, err := parseSubnetID("subnetID", a.SubnetID)
+	if err != nil {
+		return minStakeReply{}, err
+	}
+	if id != txs.PrimaryNetworkID {
+		return minStakeReply{}, jsonrpc.InvalidParams(`"subnetID": only the primary network takes stake`)
+	}
+	return minStakeReply{MinValidatorStake: vm.cfg.MinValidatorStake, MinDelegatorStake: vm.cfg.MinDelegatorStake}, nil
 }
 
 // parseNodeIDs reads a nodeIDs param.

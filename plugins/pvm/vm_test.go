@@ -148,6 +148,10 @@ func TestGenesis(t *testing.T) {
 		t.Fatalf("genesis validator tx: %v", err)
 	}
 	wantTotals(t, "genesis", c.totals(t0), 1, minStake, 0, 0)
+	var mins map[string]string
+	if err := c.call("platform.getMinStake", nil, &mins); err != nil || mins["minValidatorStake"] != "2000000000000" || mins["minDelegatorStake"] != "25000000000" {
+		t.Fatalf("getMinStake %v, %v", mins, err)
+	}
 	var chains struct {
 		Blockchains []struct {
 			ID   ids.ID `json:"id"`
