@@ -116,12 +116,12 @@ func (vm *VM) getStakingTotals(ctx context.Context, a pvmapi.StakingTotalsArgs) 
 	return out, nil
 }
 
-// dayRange returns the UTC days that meet [start, end] (end 0: now),
-// clipped to [from, now].
-func dayRange(a pvmapi.FeesArgs, from, now uint64) (first, last uint64, empty bool, err error) {
+// dayRange returns the UTC days that meet [startTime, endTime] of a
+// (endTime 0: until), clipped to [from, until].
+func dayRange(a pvmapi.FeesArgs, from, until uint64) (first, last uint64, empty bool, err error) {
 	end := uint64(a.EndTime)
-	if end == 0 || end > now {
-		end = now
+	if end == 0 || end > until {
+		end = until
 	}
 	start := max(uint64(a.StartTime), from)
 	if uint64(a.EndTime) != 0 && a.EndTime < a.StartTime {
@@ -146,7 +146,7 @@ func (vm *VM) getL1ValidatorFees(ctx context.Context, a pvmapi.FeesArgs) (pvmapi
 	}
 	s, now := vm.current()
 	var subnetID ids.ID
-	var start uint64
+	start, end := uint64(0), now
 	pendingFees := map[uint64]uint64{}
 	if v, ok := s.l1[id]; ok {
 		subnetID, start = v.SubnetID, v.StartTime
@@ -160,10 +160,10 @@ func (vm *VM) getL1ValidatorFees(ctx context.Context, a pvmapi.FeesArgs) (pvmapi
 		if !found {
 			return pvmapi.L1ValidatorFees{}, jsonrpc.NewError(pvmapi.CodeNotFound, "L1 validator %s not found", id)
 		}
-		subnetID, start = r.SubnetID, r.StartTime
+		subnetID, start, end = r.SubnetID, r.StartTime, r.Removed
 	}
 	out := pvmapi.L1ValidatorFees{ValidationID: id, SubnetID: subnetID, AsOf: jsonrpc.Uint64(now), Days: []pvmapi.FeeDay{}}
-	first, last, empty, err := dayRange(a, start, now)
+	first, last, empty, err := dayRange(a, start, end)
 	if err != nil || empty {
 		return out, err
 	}

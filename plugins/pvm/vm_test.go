@@ -575,3 +575,29 @@ func TestShapes(t *testing.T) {
 }
 
 func hexOf(b []byte) string { return fmt.Sprintf("%x", b) }
+
+// TestRemovedL1Validator: weight 0 removes an L1 validator and refunds
+// what is left of its balance; its fees stay readable, to its removal.
+func TestRemovedL1Validator(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	w := c.wallet
+	_, vids := c.makeL1(client.NewL1Validator{NodeID: nodeID(11), Weight: 10, Balance: 1_000_000_000},
+		client.NewL1Validator{NodeID: nodeID(12), Weight: 10, Balance: 1_000_000_000})
+	c.setTime(t0 + 100)
+	before := c.balance(w.Address())
+	if _, err := w.SetL1ValidatorWeight(ctx, vids[0], 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.balance(w.Address()); got != before-fee+1_000_000_000-100*rate {
+		t.Fatalf("the removal refunded %d, want %d", int64(got)-int64(before-fee), 1_000_000_000-100*rate)
+	}
+	if _, err := w.Client.GetL1Validator(ctx, vids[0]); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("a removed validator: %v", err)
+	}
+	c.setTime(t0 + 3*day)
+	f, err := w.Client.GetL1ValidatorFees(ctx, pvmapi.FeesArgs{ValidationID: vids[0].String()})
+	if err != nil || len(f.Days) != 1 || f.Days[0].Day != t0 || f.Days[0].Fees != 100*rate || f.Days[0].CumulativeFees != 100*rate {
+		t.Fatalf("fees of the removed validator: %+v, %v", f, err)
+	}
+}

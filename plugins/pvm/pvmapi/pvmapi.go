@@ -93,7 +93,7 @@ type FeeDay struct {
 
 // L1ValidatorFees are an L1 validator's fees for each UTC day asked that
 // is not before its start nor after AsOf (the chain's time the answer
-// counts to; today's fees so far).
+// counts to; today's fees so far) or its removal.
 type L1ValidatorFees struct {
 	ValidationID ids.ID         `json:"validationID"`
 	SubnetID     ids.ID         `json:"subnetID"`
