@@ -15,6 +15,7 @@ const (
 	localKeyAddress = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC"
 	localPrivateKey = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 	localXAddress   = "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
+	localPAddress   = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 )
 
 // printBanner tells the operator where each API answers, like a dev node.
@@ -67,6 +68,9 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 		}
 		if c.Alias == "X" && c.VMName() == "xvm" && cfg.NetworkID == localNetworkID {
 			fmt.Fprintf(w, "    funded   %s (private key %s; try: chainhost x balance --key %s)\n", localXAddress, localPrivateKey, localPrivateKey)
+		}
+		if c.Alias == "P" && c.VMName() == "pvm" && cfg.NetworkID == localNetworkID {
+			fmt.Fprintf(w, "    funded   %s (private key %s; try: chainhost p validators)\n", localPAddress, localPrivateKey)
 		}
 	}
 	for _, mod := range n.Modules().Modules() {

@@ -403,8 +403,8 @@ func TestModuleHotLoad(t *testing.T) {
 }
 
 // defaultChains is the number of chains of the embedded default config:
-// example, C and X.
-const defaultChains = 3
+// example, C, X and P.
+const defaultChains = 4
 
 // moduleChain returns the chain called name of a module's list, or nil.
 func moduleChain(chains []exampleapi.Chain, name string) *exampleapi.Chain {

@@ -64,7 +64,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"plugin-restart-backoff", c.PluginRestartBackoff, 100 * time.Millisecond},
 		{"plugin-restart-max-backoff", c.PluginRestartMaxBackoff, 5 * time.Second},
 		{"plugin-sha256", len(c.PluginSHA256), 0},
-		{"chains", len(c.Chains), 3},
+		{"chains", len(c.Chains), 4},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -75,6 +75,12 @@ func TestLoadDefaults(t *testing.T) {
 		if ch.Alias == "X" {
 			if ch.VM != "xvm" || !ch.IsEnabled() || !slices.Equal(ch.LegacyIndexKinds, []string{"vtx"}) {
 				t.Errorf("default X chain = %+v, want vm xvm, enabled, vtx legacy", ch)
+			}
+			continue
+		}
+		if ch.Alias == "P" {
+			if ch.VM != "pvm" || !ch.IsEnabled() {
+				t.Errorf("default P chain = %+v, want vm pvm, enabled", ch)
 			}
 			continue
 		}

@@ -69,7 +69,7 @@ func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
 	if a.Tx == "" {
 		return txIDReply{}, jsonrpc.InvalidParams(`"tx" is required`)
 	}
-	raw, err := decodeBytes(enc, a.Tx)
+	raw, err := avax.DecodeBytes(enc, a.Tx)
 	if err != nil {
 		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
 	}
@@ -159,8 +159,8 @@ func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
 		return getTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
 	}
 	var v any = vm.txJSON(t)
-	if enc != encJSON {
-		v = encodeBytes(enc, t.Bytes())
+	if enc != avax.EncJSON {
+		v = avax.EncodeBytes(enc, t.Bytes())
 	}
 	b, err := json.Marshal(v)
 	return getTxReply{Tx: b, Encoding: enc}, err
@@ -279,7 +279,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 	}
 	out := getUTXOsReply{NumFetched: jsonrpc.Uint64(len(raw)), UTXOs: make([]string, len(raw)), Encoding: enc}
 	for i, b := range raw {
-		out.UTXOs[i] = encodeBytes(enc, b)
+		out.UTXOs[i] = avax.EncodeBytes(enc, b)
 	}
 	out.EndIndex = indexJSON{Address: vm.formatAddress(endAddr), UTXO: endUTXO.String()}
 	return out, nil
@@ -585,8 +585,8 @@ func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (getBlo
 		return getBlockReply{}, err
 	}
 	var v any = vm.blockJSON(b)
-	if enc != encJSON {
-		v = encodeBytes(enc, b.Bytes())
+	if enc != avax.EncJSON {
+		v = avax.EncodeBytes(enc, b.Bytes())
 	}
 	raw, err := json.Marshal(v)
 	return getBlockReply{Block: raw, Encoding: enc}, err

@@ -1,0 +1,355 @@
+// Package client is a Go client of the P-Chain API (docs/pchain.md), and a
+// wallet on it: one key's balance, validators and delegators, subnets and
+// L1 validators, built and signed in avalanchego's formats. The chainhost
+// command's `p` subcommands use it.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/plugins/pvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// Client calls one P-Chain's API on a node.
+type Client struct {
+	endpoint string // the chain's API
+	info     string // the node's info API
+	chain    string
+	http     *http.Client
+}
+
+// New returns a client of chain (an alias such as "P", or a chain ID) on
+// the node at nodeURL ("http://127.0.0.1:9650"). httpClient nil means
+// http.DefaultClient.
+func New(nodeURL, chain string, httpClient *http.Client) *Client {
+	node := strings.TrimRight(nodeURL, "/")
+	return &Client{endpoint: node + "/ext/bc/" + chain, info: node + "/ext/info", chain: chain, http: httpClient}
+}
+
+// NewEndpoint returns a client of a chain API served at endpoint, whose
+// addresses start with chainAlias; it reaches no info API, so a Wallet of
+// it is built by hand rather than by NewWallet.
+func NewEndpoint(endpoint, chainAlias string, httpClient *http.Client) *Client {
+	return &Client{endpoint: endpoint, chain: chainAlias, http: httpClient}
+}
+
+// Chain returns the chain the client calls.
+func (c *Client) Chain() string { return c.chain }
+
+// Call calls a method of the chain's API.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	return jsonrpc.Call(ctx, c.http, c.endpoint, method, params, result)
+}
+
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	return c.Call(ctx, "platform."+method, params, result)
+}
+
+// NetworkID returns the node's network ID (info.getNetworkID).
+func (c *Client) NetworkID(ctx context.Context) (uint32, error) {
+	if c.info == "" {
+		return 0, fmt.Errorf("info.getNetworkID: this client reaches no info API")
+	}
+	var r struct {
+		NetworkID jsonrpc.Uint64 `json:"networkID"`
+	}
+	err := jsonrpc.Call(ctx, c.http, c.info, "info.getNetworkID", nil, &r)
+	return uint32(r.NetworkID), err
+}
+
+// IssueTx issues signed transaction bytes and returns the transaction ID;
+// the node answers once the transaction is accepted (or still processing
+// after its issue-wait).
+func (c *Client) IssueTx(ctx context.Context, tx []byte) (ids.ID, error) {
+	var r struct {
+		TxID ids.ID `json:"txID"`
+	}
+	err := c.call(ctx, "issueTx", map[string]string{"tx": ids.HexWithChecksum(tx), "encoding": "hex"}, &r)
+	return r.TxID, err
+}
+
+// GetTx returns an accepted transaction.
+func (c *Client) GetTx(ctx context.Context, id ids.ID) (*txs.Tx, error) {
+	var r struct {
+		Tx string `json:"tx"`
+	}
+	if err := c.call(ctx, "getTx", map[string]string{"txID": id.String(), "encoding": "hex"}, &r); err != nil {
+		return nil, err
+	}
+	b, err := ids.DecodeHexWithChecksum(r.Tx)
+	if err != nil {
+		return nil, err
+	}
+	return txs.Parse(b)
+}
+
+// GetTxStatus returns Committed, Processing or Unknown.
+func (c *Client) GetTxStatus(ctx context.Context, id ids.ID) (string, error) {
+	var r struct {
+		Status string `json:"status"`
+	}
+	err := c.call(ctx, "getTxStatus", map[string]string{"txID": id.String()}, &r)
+	return r.Status, err
+}
+
+// GetHeight returns the height of the last accepted block.
+func (c *Client) GetHeight(ctx context.Context) (uint64, error) {
+	var r struct {
+		Height jsonrpc.Uint64 `json:"height"`
+	}
+	err := c.call(ctx, "getHeight", nil, &r)
+	return uint64(r.Height), err
+}
+
+// GetBlockByHeight returns the bytes of the block at a height.
+func (c *Client) GetBlockByHeight(ctx context.Context, height uint64) ([]byte, error) {
+	var r struct {
+		Block string `json:"block"`
+	}
+	if err := c.call(ctx, "getBlockByHeight", map[string]any{"height": height, "encoding": "hex"}, &r); err != nil {
+		return nil, err
+	}
+	return ids.DecodeHexWithChecksum(r.Block)
+}
+
+// GetTimestamp returns the chain's time.
+func (c *Client) GetTimestamp(ctx context.Context) (time.Time, error) {
+	var r struct {
+		Timestamp time.Time `json:"timestamp"`
+	}
+	err := c.call(ctx, "getTimestamp", nil, &r)
+	return r.Timestamp, err
+}
+
+// AllUTXOs returns every UTXO addrs own (as the chain shows them, or CB58
+// short IDs), page by page, each once.
+func (c *Client) AllUTXOs(ctx context.Context, addrs []string) ([]avax.UTXO, error) {
+	const pageLimit = 1024
+	var out []avax.UTXO
+	seen := map[ids.ID]bool{}
+	start := map[string]string{}
+	for {
+		params := map[string]any{"addresses": addrs, "limit": pageLimit, "encoding": "hex"}
+		if len(start) > 0 {
+			params["startIndex"] = start
+		}
+		var r struct {
+			UTXOs    []string          `json:"utxos"`
+			EndIndex map[string]string `json:"endIndex"`
+		}
+		if err := c.call(ctx, "getUTXOs", params, &r); err != nil {
+			return nil, err
+		}
+		for _, s := range r.UTXOs {
+			b, err := ids.DecodeHexWithChecksum(s)
+			if err != nil {
+				return nil, fmt.Errorf("getUTXOs: %w", err)
+			}
+			u, err := avax.ParseUTXO(b)
+			if err != nil {
+				return nil, err
+			}
+			if !seen[u.InputID()] {
+				seen[u.InputID()] = true
+				out = append(out, u)
+			}
+		}
+		if len(r.UTXOs) < pageLimit {
+			return out, nil
+		}
+		start = r.EndIndex
+	}
+}
+
+// Balance is what addresses hold: unlocked, and locked until a later time.
+type Balance struct {
+	Unlocked           uint64
+	LockedNotStakeable uint64
+}
+
+// GetBalance returns what addresses hold.
+func (c *Client) GetBalance(ctx context.Context, addrs []string) (Balance, error) {
+	var r struct {
+		Unlocked           jsonrpc.Uint64 `json:"unlocked"`
+		LockedNotStakeable jsonrpc.Uint64 `json:"lockedNotStakeable"`
+	}
+	err := c.call(ctx, "getBalance", map[string]any{"addresses": addrs}, &r)
+	return Balance{Unlocked: uint64(r.Unlocked), LockedNotStakeable: uint64(r.LockedNotStakeable)}, err
+}
+
+// Owner is an owner as the API writes it.
+type Owner struct {
+	Locktime  jsonrpc.Uint64 `json:"locktime"`
+	Threshold jsonrpc.Uint64 `json:"threshold"`
+	Addresses []string       `json:"addresses"`
+}
+
+// Staker is a primary-network validator or delegator.
+type Staker struct {
+	TxID      ids.ID         `json:"txID"`
+	NodeID    txs.NodeID     `json:"nodeID"`
+	StartTime jsonrpc.Uint64 `json:"startTime"`
+	EndTime   jsonrpc.Uint64 `json:"endTime"`
+	Weight    jsonrpc.Uint64 `json:"weight"`
+}
+
+// Validator is a current primary-network validator with its delegators.
+type Validator struct {
+	Staker
+	DelegationFee   string         `json:"delegationFee"`
+	DelegatorCount  jsonrpc.Uint64 `json:"delegatorCount"`
+	DelegatorWeight jsonrpc.Uint64 `json:"delegatorWeight"`
+	Delegators      []Staker       `json:"delegators"`
+	Signer          *struct {
+		PublicKey string `json:"publicKey"`
+	} `json:"signer"`
+}
+
+// L1Validator is an L1 validator; Balance is 0 when it is inactive.
+type L1Validator struct {
+	ValidationID          ids.ID         `json:"validationID"`
+	SubnetID              ids.ID         `json:"subnetID"`
+	NodeID                txs.NodeID     `json:"nodeID"`
+	Weight                jsonrpc.Uint64 `json:"weight"`
+	StartTime             jsonrpc.Uint64 `json:"startTime"`
+	PublicKey             string         `json:"publicKey"`
+	MinNonce              jsonrpc.Uint64 `json:"minNonce"`
+	Balance               jsonrpc.Uint64 `json:"balance"`
+	RemainingBalanceOwner Owner          `json:"remainingBalanceOwner"`
+	DeactivationOwner     Owner          `json:"deactivationOwner"`
+}
+
+// GetCurrentValidators returns the primary network's current validators
+// (nodeIDs empty: all of them).
+func (c *Client) GetCurrentValidators(ctx context.Context, nodeIDs ...txs.NodeID) ([]Validator, error) {
+	var r struct {
+		Validators []Validator `json:"validators"`
+	}
+	err := c.call(ctx, "getCurrentValidators", map[string]any{"nodeIDs": nodeIDStrings(nodeIDs)}, &r)
+	return r.Validators, err
+}
+
+// GetL1Validators returns an L1's validators, active and inactive.
+func (c *Client) GetL1Validators(ctx context.Context, subnetID ids.ID) ([]L1Validator, error) {
+	var r struct {
+		Validators []L1Validator `json:"validators"`
+	}
+	if err := c.call(ctx, "getCurrentValidators", map[string]any{"subnetID": subnetID}, &r); err != nil {
+		return nil, err
+	}
+	for i := range r.Validators {
+		r.Validators[i].SubnetID = subnetID
+	}
+	return r.Validators, nil
+}
+
+func nodeIDStrings(list []txs.NodeID) []string {
+	out := make([]string, len(list))
+	for i, n := range list {
+		out[i] = n.String()
+	}
+	return out
+}
+
+// GetL1Validator returns an L1 validator by validation ID.
+func (c *Client) GetL1Validator(ctx context.Context, id ids.ID) (L1Validator, error) {
+	var r L1Validator
+	err := c.call(ctx, "getL1Validator", map[string]any{"validationID": id}, &r)
+	return r, err
+}
+
+// Subnet describes a subnet: its owner, and its manager once it is an L1.
+type Subnet struct {
+	IsPermissioned bool           `json:"isPermissioned"`
+	ControlKeys    []string       `json:"controlKeys"`
+	Threshold      jsonrpc.Uint64 `json:"threshold"`
+	ConversionID   ids.ID         `json:"conversionID"`
+	ManagerChainID ids.ID         `json:"managerChainID"`
+	ManagerAddress string         `json:"managerAddress"`
+}
+
+// GetSubnet describes a subnet.
+func (c *Client) GetSubnet(ctx context.Context, id ids.ID) (Subnet, error) {
+	var r Subnet
+	err := c.call(ctx, "getSubnet", map[string]any{"subnetID": id}, &r)
+	return r, err
+}
+
+// Blockchain is a chain the P-Chain knows, with its subnet.
+type Blockchain struct {
+	ID       ids.ID `json:"id"`
+	Name     string `json:"name"`
+	SubnetID ids.ID `json:"subnetID"`
+	VMID     ids.ID `json:"vmID"`
+}
+
+// GetBlockchains returns the chains the P-Chain knows.
+func (c *Client) GetBlockchains(ctx context.Context) ([]Blockchain, error) {
+	var r struct {
+		Blockchains []Blockchain `json:"blockchains"`
+	}
+	err := c.call(ctx, "getBlockchains", nil, &r)
+	return r.Blockchains, err
+}
+
+// GetConfig returns the chain's fees and staking rules.
+func (c *Client) GetConfig(ctx context.Context) (pvmapi.Config, error) {
+	var r pvmapi.Config
+	err := c.Call(ctx, pvmapi.GetConfigMethod, nil, &r)
+	return r, err
+}
+
+// GetStakingTotals returns the subnets' validators and delegators at a
+// time or height (pvmapi.StakingTotalsArgs).
+func (c *Client) GetStakingTotals(ctx context.Context, args pvmapi.StakingTotalsArgs) (pvmapi.StakingTotals, error) {
+	var r pvmapi.StakingTotals
+	err := c.Call(ctx, pvmapi.GetStakingTotalsMethod, args, &r)
+	return r, err
+}
+
+// GetL1ValidatorFees returns what an L1 validator paid per UTC day.
+func (c *Client) GetL1ValidatorFees(ctx context.Context, args pvmapi.FeesArgs) (pvmapi.L1ValidatorFees, error) {
+	var r pvmapi.L1ValidatorFees
+	err := c.Call(ctx, pvmapi.GetL1ValidatorFeesMethod, args, &r)
+	return r, err
+}
+
+// GetL1FeeTotals returns what all L1 validators paid per UTC day.
+func (c *Client) GetL1FeeTotals(ctx context.Context, args pvmapi.FeesArgs) (pvmapi.FeeTotals, error) {
+	var r pvmapi.FeeTotals
+	err := c.Call(ctx, pvmapi.GetL1FeeTotalsMethod, args, &r)
+	return r, err
+}
+
+// IncreaseTime moves the chain's clock forward (a dev method) and returns
+// its new time.
+func (c *Client) IncreaseTime(ctx context.Context, seconds uint64) (uint64, error) {
+	var r pvmapi.TimeReply
+	err := c.Call(ctx, pvmapi.IncreaseTimeMethod, map[string]any{"seconds": seconds}, &r)
+	return uint64(r.Time), err
+}
+
+// SetTime moves the chain's clock to t (a dev method).
+func (c *Client) SetTime(ctx context.Context, t uint64) (uint64, error) {
+	var r pvmapi.TimeReply
+	err := c.Call(ctx, pvmapi.SetTimeMethod, map[string]any{"time": t}, &r)
+	return uint64(r.Time), err
+}
+
+// GetTxJSON returns an accepted transaction in its JSON form.
+func (c *Client) GetTxJSON(ctx context.Context, id ids.ID) (json.RawMessage, error) {
+	var r struct {
+		Tx json.RawMessage `json:"tx"`
+	}
+	err := c.call(ctx, "getTx", map[string]string{"txID": id.String(), "encoding": "json"}, &r)
+	return r.Tx, err
+}

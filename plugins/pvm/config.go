@@ -1,0 +1,120 @@
+package pvm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// Clock modes: the chain's clock follows wall time (moved forward by the
+// dev methods), or moves only with the dev methods.
+const (
+	ClockWall   = "wall"
+	ClockManual = "manual"
+)
+
+// Config is the chain config of a P-Chain (the chain's `config` in the
+// node config, as JSON). docs/pchain.md describes every key. Amounts are
+// in nAVAX, durations in seconds.
+type Config struct {
+	// TxFee is burned by every transaction but CreateSubnetTx and
+	// CreateChainTx.
+	TxFee jsonrpc.Uint64 `json:"tx-fee"`
+	// CreateSubnetTxFee and CreateChainTxFee are burned by those.
+	CreateSubnetTxFee jsonrpc.Uint64 `json:"create-subnet-tx-fee"`
+	CreateChainTxFee  jsonrpc.Uint64 `json:"create-chain-tx-fee"`
+	// MinValidatorStake and MaxValidatorStake bound a primary-network
+	// validator's own stake; MaxValidatorStake also bounds its weight with
+	// its delegations.
+	MinValidatorStake jsonrpc.Uint64 `json:"min-validator-stake"`
+	MaxValidatorStake jsonrpc.Uint64 `json:"max-validator-stake"`
+	// MinDelegatorStake is a delegator's least stake.
+	MinDelegatorStake jsonrpc.Uint64 `json:"min-delegator-stake"`
+	// MinDelegationFee is the least share of delegators' rewards a
+	// validator may ask, in millionths (20000 is 2%).
+	MinDelegationFee uint32 `json:"min-delegation-fee"`
+	// MaxValidatorWeightFactor bounds a validator's weight with its
+	// delegations to this many times its own stake.
+	MaxValidatorWeightFactor uint64 `json:"max-validator-weight-factor"`
+	// MinStakeDuration and MaxStakeDuration bound a staking period.
+	MinStakeDuration jsonrpc.Uint64 `json:"min-stake-duration"`
+	MaxStakeDuration jsonrpc.Uint64 `json:"max-stake-duration"`
+	// MaxFutureStartTime is how far ahead of the chain's time a staking
+	// period may start.
+	MaxFutureStartTime jsonrpc.Uint64 `json:"max-future-start-time"`
+	// L1FeeRate is what each active L1 validator pays per second from its
+	// balance.
+	L1FeeRate jsonrpc.Uint64 `json:"l1-fee-rate"`
+	// Clock is ClockWall or ClockManual.
+	Clock string `json:"clock"`
+	// DevAPIEnabled serves the dev methods that move the clock.
+	DevAPIEnabled bool `json:"dev-api-enabled"`
+	// MaxBlockTxs is the most transactions in one block.
+	MaxBlockTxs int `json:"max-block-txs"`
+	// IssueWait is how long issueTx waits for acceptance, in seconds.
+	IssueWait jsonrpc.Uint64 `json:"issue-wait"`
+	// MempoolSize is the most transactions waiting for a block.
+	MempoolSize int `json:"mempool-size"`
+}
+
+// DefaultConfig returns the config of a chain whose config sets nothing:
+// avalanchego's local network's values, but the L1 fee rate: mainnet's and
+// Fuji's minimum price (the local network's is 1 nAVAX per second).
+func DefaultConfig() Config {
+	return Config{
+		TxFee:                    1_000_000,
+		CreateSubnetTxFee:        100_000_000,
+		CreateChainTxFee:         100_000_000,
+		MinValidatorStake:        2_000_000_000_000,
+		MaxValidatorStake:        3_000_000_000_000_000,
+		MinDelegatorStake:        25_000_000_000,
+		MinDelegationFee:         20_000,
+		MaxValidatorWeightFactor: 5,
+		MinStakeDuration:         24 * 3600,
+		MaxStakeDuration:         365 * 24 * 3600,
+		MaxFutureStartTime:       14 * 24 * 3600,
+		L1FeeRate:                512,
+		Clock:                    ClockWall,
+		MaxBlockTxs:              256,
+		IssueWait:                30,
+		MempoolSize:              4096,
+	}
+}
+
+// ParseConfig reads a chain config over the defaults; unknown keys are an
+// error, as in the node's own config.
+func ParseConfig(raw []byte) (Config, error) {
+	cfg := DefaultConfig()
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(t))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return Config{}, fmt.Errorf("pvm chain config: %w", err)
+		}
+	}
+	switch {
+	case cfg.Clock != ClockWall && cfg.Clock != ClockManual:
+		return Config{}, fmt.Errorf("pvm chain config: clock must be %q or %q, got %q", ClockWall, ClockManual, cfg.Clock)
+	case cfg.MinStakeDuration < 1:
+		return Config{}, fmt.Errorf("pvm chain config: min-stake-duration must be at least 1 second")
+	case cfg.MaxStakeDuration < cfg.MinStakeDuration:
+		return Config{}, fmt.Errorf("pvm chain config: max-stake-duration %d is below min-stake-duration %d", cfg.MaxStakeDuration, cfg.MinStakeDuration)
+	case cfg.MinValidatorStake < 1 || cfg.MaxValidatorStake < cfg.MinValidatorStake:
+		return Config{}, fmt.Errorf("pvm chain config: want 1 <= min-validator-stake <= max-validator-stake")
+	case cfg.MinDelegatorStake < 1:
+		return Config{}, fmt.Errorf("pvm chain config: min-delegator-stake must be at least 1")
+	case cfg.MaxValidatorWeightFactor < 1:
+		return Config{}, fmt.Errorf("pvm chain config: max-validator-weight-factor must be at least 1")
+	case cfg.L1FeeRate < 1:
+		return Config{}, fmt.Errorf("pvm chain config: l1-fee-rate must be at least 1")
+	case cfg.MaxBlockTxs < 1:
+		return Config{}, fmt.Errorf("pvm chain config: max-block-txs must be at least 1, got %d", cfg.MaxBlockTxs)
+	case cfg.MempoolSize < 1:
+		return Config{}, fmt.Errorf("pvm chain config: mempool-size must be at least 1, got %d", cfg.MempoolSize)
+	case cfg.MinDelegationFee > 1_000_000:
+		return Config{}, fmt.Errorf("pvm chain config: min-delegation-fee %d is more than 100%% (1000000)", cfg.MinDelegationFee)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,145 @@
+// Package pvmapi is what other plugins may call on the P-Chain VM through
+// host chain calls: its internal handler, the read methods the metrics
+// module's staking and fee series are made of, and the Go types of their
+// answers (docs/pchain.md). The same methods are public at /ext/bc/P. It
+// is kept apart from the VM so that a module imports it without the VM.
+package pvmapi
+
+import (
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// VMName is the name the P-Chain VM describes itself with.
+const VMName = "pvm"
+
+// IndexerHandler is the P-Chain VM's internal handler: JSON-RPC that the
+// node never serves over HTTP.
+const IndexerHandler = "indexer"
+
+// GetStakingTotalsMethod returns the validators and delegators of every
+// subnet (or of one) after a block: the last block at or before a time,
+// or the block at a height. Params: StakingTotalsArgs. Result:
+// StakingTotals.
+const GetStakingTotalsMethod = "pvm.getStakingTotals"
+
+// GetL1ValidatorFeesMethod returns what an L1 validator paid per UTC day
+// and cumulatively. Params: FeesArgs. Result: L1ValidatorFees. An unknown
+// validation ID is error CodeNotFound.
+const GetL1ValidatorFeesMethod = "pvm.getL1ValidatorFees"
+
+// GetL1FeeTotalsMethod returns what all L1 validators paid per UTC day and
+// cumulatively, and how many paid each day. Params: FeesArgs without a
+// validation ID. Result: FeeTotals.
+const GetL1FeeTotalsMethod = "pvm.getL1FeeTotals"
+
+// CodeNotFound is the JSON-RPC error code of an unknown validation ID.
+const CodeNotFound = -32004
+
+// SecondsPerDay is the length of the UTC days fees are attributed to.
+const SecondsPerDay = 86400
+
+// MaxDays is the most days one fee answer holds.
+const MaxDays = 3660
+
+// StakingTotalsArgs names the moment: Time (unix seconds; the state after
+// the last block at or before it) or Height; neither is now. SubnetID
+// limits the answer to one subnet (the primary network is
+// 11111111111111111111111111111111LpoYY).
+type StakingTotalsArgs struct {
+	Time     *jsonrpc.Uint64 `json:"time,omitempty"`
+	Height   *jsonrpc.Uint64 `json:"height,omitempty"`
+	SubnetID string          `json:"subnetID,omitempty"`
+}
+
+// SubnetTotals are a subnet's current validators and delegators: how many
+// and their weight. A primary-network validator's weight is its own stake
+// (its delegators' is DelegatorWeight); an L1's counts are its active
+// validators' (an L1 has no delegators).
+type SubnetTotals struct {
+	SubnetID        ids.ID         `json:"subnetID"`
+	ValidatorCount  jsonrpc.Uint64 `json:"validatorCount"`
+	ValidatorWeight jsonrpc.Uint64 `json:"validatorWeight"`
+	DelegatorCount  jsonrpc.Uint64 `json:"delegatorCount"`
+	DelegatorWeight jsonrpc.Uint64 `json:"delegatorWeight"`
+}
+
+// StakingTotals are the totals after the block at Height, made at Time;
+// Subnets are sorted by ID.
+type StakingTotals struct {
+	Height  jsonrpc.Uint64 `json:"height"`
+	Time    jsonrpc.Uint64 `json:"time"`
+	Subnets []SubnetTotals `json:"subnets"`
+}
+
+// FeesArgs names a validation ID (for GetL1ValidatorFeesMethod) and the
+// UTC days wanted: those that meet [StartTime, EndTime] (unix seconds;
+// EndTime 0 is now), at most MaxDays.
+type FeesArgs struct {
+	ValidationID string         `json:"validationID,omitempty"`
+	StartTime    jsonrpc.Uint64 `json:"startTime"`
+	EndTime      jsonrpc.Uint64 `json:"endTime"`
+}
+
+// FeeDay is what was paid in the UTC day starting at Day (unix seconds of
+// its midnight), and in all days up to its end. PayingValidators, in fee
+// totals only, counts the validators that paid that day.
+type FeeDay struct {
+	Day              jsonrpc.Uint64  `json:"day"`
+	Fees             jsonrpc.Uint64  `json:"fees"`
+	CumulativeFees   jsonrpc.Uint64  `json:"cumulativeFees"`
+	PayingValidators *jsonrpc.Uint64 `json:"payingValidators,omitempty"`
+}
+
+// L1ValidatorFees are an L1 validator's fees for each UTC day asked that
+// is not before its start nor after AsOf (the chain's time the answer
+// counts to; today's fees so far) or its removal.
+type L1ValidatorFees struct {
+	ValidationID ids.ID         `json:"validationID"`
+	SubnetID     ids.ID         `json:"subnetID"`
+	AsOf         jsonrpc.Uint64 `json:"asOf"`
+	Days         []FeeDay       `json:"days"`
+}
+
+// FeeTotals are the fees of all L1 validators for each UTC day asked that
+// is not before the chain's genesis nor after AsOf.
+type FeeTotals struct {
+	AsOf jsonrpc.Uint64 `json:"asOf"`
+	Days []FeeDay       `json:"days"`
+}
+
+// GetConfigMethod returns the chain's fees, staking bounds, L1 fee rate
+// and clock. Params: none. Result: Config.
+const GetConfigMethod = "pvm.getConfig"
+
+// Config is what a wallet needs to know of the chain's rules (docs/pchain.md).
+type Config struct {
+	AVAXAssetID              ids.ID         `json:"avaxAssetID"`
+	TxFee                    jsonrpc.Uint64 `json:"txFee"`
+	CreateSubnetTxFee        jsonrpc.Uint64 `json:"createSubnetTxFee"`
+	CreateChainTxFee         jsonrpc.Uint64 `json:"createChainTxFee"`
+	MinValidatorStake        jsonrpc.Uint64 `json:"minValidatorStake"`
+	MaxValidatorStake        jsonrpc.Uint64 `json:"maxValidatorStake"`
+	MinDelegatorStake        jsonrpc.Uint64 `json:"minDelegatorStake"`
+	MinDelegationFee         jsonrpc.Uint64 `json:"minDelegationFee"`
+	MaxValidatorWeightFactor jsonrpc.Uint64 `json:"maxValidatorWeightFactor"`
+	MinStakeDuration         jsonrpc.Uint64 `json:"minStakeDuration"`
+	MaxStakeDuration         jsonrpc.Uint64 `json:"maxStakeDuration"`
+	L1FeeRate                jsonrpc.Uint64 `json:"l1FeeRate"`
+	Clock                    string         `json:"clock"`
+}
+
+// The dev methods (public only, with the chain config's dev-api-enabled):
+// they move the chain's clock forward, and everything due in between
+// happens at its exact time before they answer. IncreaseTimeMethod takes
+// {"seconds"}, SetTimeMethod {"time"} (unix seconds, not before now);
+// both answer TimeReply.
+const (
+	IncreaseTimeMethod = "pvm.increaseTime"
+	SetTimeMethod      = "pvm.setTime"
+)
+
+// TimeReply is the chain's time after a dev method, unix seconds.
+type TimeReply struct {
+	Time jsonrpc.Uint64 `json:"time"`
+}

@@ -1,0 +1,596 @@
+package pvm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/plugins/pvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// Limits of getUTXOs and getBalance, as avalanchego's.
+const (
+	maxUTXOsAddrs = 1024
+	maxUTXOsPage  = 1024
+)
+
+// newServer returns the JSON-RPC server of the API (docs/pchain.md):
+// avalanchego's platform methods, chainhost's read methods and, with
+// dev-api-enabled, the dev methods that move the clock.
+func (vm *VM) newServer() *jsonrpc.Server {
+	s := jsonrpc.NewServer(jsonrpc.Options{})
+	for name, h := range map[string]jsonrpc.Handler{
+		"issueTx":              jsonrpc.Method(vm.issueTx),
+		"getTx":                jsonrpc.Method(vm.getTx),
+		"getTxStatus":          jsonrpc.Method(vm.getTxStatus),
+		"getUTXOs":             jsonrpc.Method(vm.getUTXOs),
+		"getBalance":           jsonrpc.Method(vm.getBalance),
+		"getHeight":            jsonrpc.Method(vm.getHeight),
+		"getBlock":             jsonrpc.Method(vm.getBlock),
+		"getBlockByHeight":     jsonrpc.Method(vm.getBlockByHeight),
+		"getTimestamp":         jsonrpc.Method(vm.getTimestamp),
+		"getCurrentValidators": jsonrpc.Method(vm.getCurrentValidators),
+		"getSubnets":           jsonrpc.Method(vm.getSubnets),
+		"getSubnet":            jsonrpc.Method(vm.getSubnet),
+		"getBlockchains":       jsonrpc.Method(vm.getBlockchains),
+		"getL1Validator":       jsonrpc.Method(vm.getL1Validator),
+		"getStakingAssetID":    jsonrpc.Method(vm.getStakingAssetID),
+		"getMinStake":          jsonrpc.Method(vm.getMinStake),
+	} {
+		s.Register("platform."+name, h)
+	}
+	vm.registerReads(s)
+	s.Register(pvmapi.GetConfigMethod, jsonrpc.Method(vm.getConfig))
+	if vm.cfg.DevAPIEnabled {
+		s.Register(pvmapi.IncreaseTimeMethod, jsonrpc.Method(vm.increaseTime))
+		s.Register(pvmapi.SetTimeMethod, jsonrpc.Method(vm.setTime))
+	}
+	return s
+}
+
+type issueTxArgs struct {
+	Tx       string `json:"tx"`
+	Encoding string `json:"encoding"`
+}
+
+type txIDReply struct {
+	TxID ids.ID `json:"txID"`
+}
+
+// parseEncoding reads the encoding param (avax.ParseEncoding) and names
+// the param in its error.
+func parseEncoding(s string, allowJSON bool) (string, error) {
+	enc, err := avax.ParseEncoding(s, allowJSON)
+	if err != nil {
+		return "", jsonrpc.InvalidParams(`"encoding" %v`, err)
+	}
+	return enc, nil
+}
+
+// issueTx verifies a signed transaction and adds it to the next block. It
+// answers once the transaction is accepted (or after issue-wait, with the
+// ID of a transaction still processing).
+func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
+	enc, err := parseEncoding(a.Encoding, false)
+	if err != nil {
+		return txIDReply{}, err
+	}
+	if a.Tx == "" {
+		return txIDReply{}, jsonrpc.InvalidParams(`"tx" is required`)
+	}
+	raw, err := avax.DecodeBytes(enc, a.Tx)
+	if err != nil {
+		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+	}
+	tx, err := txs.Parse(raw)
+	if err != nil {
+		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+	}
+	return txIDReply{TxID: tx.ID()}, vm.issue(ctx, tx)
+}
+
+// issue verifies tx against the state at the chain's time and the
+// mempool, adds it to the mempool and waits for its acceptance.
+func (vm *VM) issue(ctx context.Context, tx *txs.Tx) error {
+	id := tx.ID()
+	vm.mu.Lock()
+	p, waiting := vm.pool.byID[id]
+	if !waiting {
+		if err := vm.admitLocked(ctx, tx); err != nil {
+			vm.mu.Unlock()
+			return err
+		}
+		p = vm.pool.byID[id]
+	}
+	vm.mu.Unlock()
+	timer := time.NewTimer(time.Duration(vm.cfg.IssueWait) * time.Second)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+		return p.err
+	case <-timer.C:
+		return nil // still processing: getTxStatus follows it
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// admitLocked checks a new transaction and adds it to the mempool. vm.mu
+// is held.
+func (vm *VM) admitLocked(ctx context.Context, tx *txs.Tx) error {
+	id := tx.ID()
+	if _, _, accepted, err := vm.db.tx(ctx, id); err != nil {
+		return err
+	} else if accepted {
+		return rejected(id, "it is accepted already")
+	}
+	if len(vm.pool.order) >= vm.cfg.MempoolSize {
+		return fmt.Errorf("the mempool is full (%d transactions); try again", vm.cfg.MempoolSize)
+	}
+	if err := vm.buildDueLocked(); err != nil && !errors.Is(err, errShuttingDown) {
+		vm.env.Logger.Debug("verifying against a state behind the clock", "error", err)
+	}
+	d := newDiff(vm.state)
+	if err := d.advance(vm.nowLocked(), uint64(vm.cfg.L1FeeRate)); err != nil {
+		return err
+	}
+	if err := vm.execute(ctx, d, tx, vm.pool.spent); err != nil {
+		return err
+	}
+	p := &pending{tx: tx, done: make(chan struct{})}
+	for _, in := range tx.Unsigned.Base().Ins {
+		p.spends = append(p.spends, in.InputID())
+	}
+	vm.pool.add(p)
+	vm.signal()
+	return nil
+}
+
+// parseID reads a CB58 ID param.
+func parseID(param, s string) (ids.ID, error) {
+	if s == "" {
+		return ids.ID{}, jsonrpc.InvalidParams("%q is required", param)
+	}
+	id, err := ids.FromString(s)
+	if err != nil {
+		return ids.ID{}, jsonrpc.InvalidParams("%q: %v", param, err)
+	}
+	return id, nil
+}
+
+// parseSubnetID reads an optional subnet ID param; empty is the primary
+// network.
+func parseSubnetID(param, s string) (ids.ID, error) {
+	if s == "" {
+		return txs.PrimaryNetworkID, nil
+	}
+	return parseID(param, s)
+}
+
+type getTxArgs struct {
+	TxID     string `json:"txID"`
+	Encoding string `json:"encoding"`
+}
+
+type getTxReply struct {
+	Tx       json.RawMessage `json:"tx"`
+	Encoding string          `json:"encoding"`
+}
+
+// getTx returns an accepted transaction (a genesis validator's too).
+func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
+	id, err := parseID("txID", a.TxID)
+	if err != nil {
+		return getTxReply{}, err
+	}
+	enc, err := parseEncoding(a.Encoding, true)
+	if err != nil {
+		return getTxReply{}, err
+	}
+	t, _, found, err := vm.db.tx(ctx, id)
+	if err != nil {
+		return getTxReply{}, err
+	}
+	if !found {
+		return getTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
+	}
+	var v any = vm.txJSON(t)
+	if enc != avax.EncJSON {
+		v = avax.EncodeBytes(enc, t.Bytes())
+	}
+	b, err := json.Marshal(v)
+	return getTxReply{Tx: b, Encoding: enc}, err
+}
+
+type getTxStatusArgs struct {
+	TxID string `json:"txID"`
+}
+
+type getTxStatusReply struct {
+	Status string `json:"status"`
+}
+
+// getTxStatus answers Committed (accepted, avalanchego's P-Chain word),
+// Processing (waiting in the mempool) or Unknown.
+func (vm *VM) getTxStatus(ctx context.Context, a getTxStatusArgs) (getTxStatusReply, error) {
+	id, err := parseID("txID", a.TxID)
+	if err != nil {
+		return getTxStatusReply{}, err
+	}
+	ok, err := vm.db.Has(ctx, txKey(id))
+	if err != nil {
+		return getTxStatusReply{}, err
+	}
+	if ok {
+		return getTxStatusReply{Status: "Committed"}, nil
+	}
+	vm.mu.Lock()
+	_, waiting := vm.pool.byID[id]
+	vm.mu.Unlock()
+	if waiting {
+		return getTxStatusReply{Status: "Processing"}, nil
+	}
+	return getTxStatusReply{Status: "Unknown"}, nil
+}
+
+// parseAddress reads an address param: "<chain>-<hrp>1..." of this chain
+// (any of its aliases or its ID), or a CB58 short ID.
+func (vm *VM) parseAddress(ctx context.Context, param, s string) (avax.ShortID, error) {
+	if a, err := avax.ShortIDFromString(s); err == nil {
+		return a, nil
+	}
+	chain, hrp, addr, err := avax.ParseAddress(s)
+	if err != nil {
+		return avax.ShortID{}, jsonrpc.InvalidParams("%q: want an address like %s-%s1... or a CB58 short ID: %v", param, vm.env.Name, vm.hrp, err)
+	}
+	if hrp != vm.hrp {
+		return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q has HRP %q; this network's is %q", param, s, hrp, vm.hrp)
+	}
+	if chain != vm.env.Name && chain != vm.env.ChainID.String() && !slices.Contains(vm.env.Aliases, chain) {
+		info, err := vm.env.Host.Chains.Resolve(ctx, chain)
+		if err != nil || info.ID != vm.env.ChainID {
+			return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q is of chain %q, not of this chain (%s)", param, s, chain, vm.env.Name)
+		}
+	}
+	return addr, nil
+}
+
+// parseAddresses reads a list of address params, sorted and unique.
+func (vm *VM) parseAddresses(ctx context.Context, param string, list []string) ([]avax.ShortID, error) {
+	switch {
+	case len(list) == 0:
+		return nil, jsonrpc.InvalidParams("%q must name at least one address", param)
+	case len(list) > maxUTXOsAddrs:
+		return nil, jsonrpc.InvalidParams("%q: %d addresses, more than %d", param, len(list), maxUTXOsAddrs)
+	}
+	out := make([]avax.ShortID, 0, len(list))
+	for i, s := range list {
+		a, err := vm.parseAddress(ctx, fmt.Sprintf("%s[%d]", param, i), s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	slices.SortFunc(out, avax.ShortID.Compare)
+	return slices.Compact(out), nil
+}
+
+type indexJSON struct {
+	Address string `json:"address"`
+	UTXO    string `json:"utxo"`
+}
+
+type getUTXOsArgs struct {
+	Addresses   []string       `json:"addresses"`
+	SourceChain string         `json:"sourceChain"`
+	Limit       jsonrpc.Uint64 `json:"limit"`
+	StartIndex  indexJSON      `json:"startIndex"`
+	Encoding    string         `json:"encoding"`
+}
+
+type getUTXOsReply struct {
+	NumFetched jsonrpc.Uint64 `json:"numFetched"`
+	UTXOs      []string       `json:"utxos"`
+	EndIndex   indexJSON      `json:"endIndex"`
+	Encoding   string         `json:"encoding"`
+}
+
+// getUTXOs returns a page of the UTXOs the addresses own, by address, then
+// UTXO ID, after startIndex.
+func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, error) {
+	if a.SourceChain != "" && !vm.isThisChain(ctx, a.SourceChain) {
+		return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": the P-Chain imports from no chain; leave it out`)
+	}
+	addrs, err := vm.parseAddresses(ctx, "addresses", a.Addresses)
+	if err != nil {
+		return getUTXOsReply{}, err
+	}
+	enc, err := parseEncoding(a.Encoding, false)
+	if err != nil {
+		return getUTXOsReply{}, err
+	}
+	var startAddr avax.ShortID
+	var startUTXO ids.ID
+	if a.StartIndex.Address != "" || a.StartIndex.UTXO != "" {
+		if startAddr, err = vm.parseAddress(ctx, "startIndex.address", a.StartIndex.Address); err != nil {
+			return getUTXOsReply{}, err
+		}
+		if startUTXO, err = parseID("startIndex.utxo", a.StartIndex.UTXO); err != nil {
+			return getUTXOsReply{}, err
+		}
+	}
+	limit := int(min(a.Limit, maxUTXOsPage))
+	if limit == 0 {
+		limit = maxUTXOsPage
+	}
+	var out [][]byte
+	endAddr, endUTXO := startAddr, startUTXO
+	seen := map[ids.ID]bool{}
+	for _, addr := range addrs {
+		c := addr.Compare(startAddr)
+		if c < 0 {
+			continue
+		}
+		prefix := key(prefixAddrUTXO, addr[:])
+		var start []byte
+		if c == 0 {
+			start = key(prefixAddrUTXO, addr[:], startUTXO[:])
+		}
+		full := false
+		err := vm.db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
+			id, err := ids.FromBytes(k[len(prefix):])
+			if err != nil {
+				return fmt.Errorf("address index entry %x: %w", k, err)
+			}
+			if c == 0 && id == startUTXO {
+				return nil // the page starts after it
+			}
+			endAddr, endUTXO = addr, id
+			if !seen[id] {
+				seen[id] = true
+				b, err := vm.db.Get(ctx, utxoKey(id))
+				if err != nil {
+					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
+				}
+				out = append(out, b)
+			}
+			if len(out) == limit {
+				full = true
+				return host.ErrStop
+			}
+			return nil
+		})
+		if err != nil {
+			return getUTXOsReply{}, err
+		}
+		if full {
+			break
+		}
+	}
+	reply := getUTXOsReply{NumFetched: jsonrpc.Uint64(len(out)), UTXOs: make([]string, len(out)), Encoding: enc,
+		EndIndex: indexJSON{Address: vm.formatAddress(endAddr), UTXO: endUTXO.String()}}
+	for i, b := range out {
+		reply.UTXOs[i] = avax.EncodeBytes(enc, b)
+	}
+	return reply, nil
+}
+
+// isThisChain reports whether s names this chain: one of its aliases, its
+// node ID, or avalanchego's P-Chain ID (the zero ID), which avalanchego's
+// wallet names when it reads its UTXOs.
+func (vm *VM) isThisChain(ctx context.Context, s string) bool {
+	if id, err := ids.FromString(s); err == nil && slices.Contains(vm.txCtx.ChainIDs, id) {
+		return true
+	}
+	info, err := vm.env.Host.Chains.Resolve(ctx, s)
+	return err == nil && info.ID == vm.env.ChainID
+}
+
+type getBalanceArgs struct {
+	Addresses []string `json:"addresses"`
+}
+
+type utxoIDJSON struct {
+	TxID        ids.ID `json:"txID"`
+	OutputIndex uint32 `json:"outputIndex"`
+}
+
+type getBalanceReply struct {
+	Balance             jsonrpc.Uint64            `json:"balance"`
+	Unlocked            jsonrpc.Uint64            `json:"unlocked"`
+	LockedStakeable     jsonrpc.Uint64            `json:"lockedStakeable"`
+	LockedNotStakeable  jsonrpc.Uint64            `json:"lockedNotStakeable"`
+	Balances            map[ids.ID]jsonrpc.Uint64 `json:"balances"`
+	Unlockeds           map[ids.ID]jsonrpc.Uint64 `json:"unlockeds"`
+	LockedStakeables    map[ids.ID]jsonrpc.Uint64 `json:"lockedStakeables"`
+	LockedNotStakeables map[ids.ID]jsonrpc.Uint64 `json:"lockedNotStakeables"`
+	UTXOIDs             []utxoIDJSON              `json:"utxoIDs"`
+}
+
+// getBalance returns the AVAX the addresses own: unlocked, and locked
+// until a later time; staked AVAX is not a UTXO until its period ends.
+func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply, error) {
+	addrs, err := vm.parseAddresses(ctx, "addresses", a.Addresses)
+	if err != nil {
+		return getBalanceReply{}, err
+	}
+	_, now := vm.current()
+	var unlocked, locked uint64
+	out := getBalanceReply{UTXOIDs: []utxoIDJSON{}}
+	seen := map[ids.ID]bool{}
+	for _, addr := range addrs {
+		prefix := key(prefixAddrUTXO, addr[:])
+		err := vm.db.Iterate(ctx, prefix, nil, func(k, _ []byte) error {
+			id, err := ids.FromBytes(k[len(prefix):])
+			if err != nil || seen[id] {
+				return err
+			}
+			seen[id] = true
+			u, found, err := vm.db.utxo(ctx, id)
+			if err != nil || !found {
+				return err
+			}
+			if u.Out.Locktime <= now {
+				unlocked += u.Out.Amt
+			} else {
+				locked += u.Out.Amt
+			}
+			out.UTXOIDs = append(out.UTXOIDs, utxoIDJSON{TxID: u.TxID, OutputIndex: u.OutputIndex})
+			return nil
+		})
+		if err != nil {
+			return getBalanceReply{}, err
+		}
+	}
+	asset := vm.txCtx.AVAXAssetID
+	out.Balance, out.Unlocked, out.LockedNotStakeable = jsonrpc.Uint64(unlocked+locked), jsonrpc.Uint64(unlocked), jsonrpc.Uint64(locked)
+	out.Balances = map[ids.ID]jsonrpc.Uint64{asset: out.Balance}
+	out.Unlockeds = map[ids.ID]jsonrpc.Uint64{asset: out.Unlocked}
+	out.LockedStakeables = map[ids.ID]jsonrpc.Uint64{}
+	out.LockedNotStakeables = map[ids.ID]jsonrpc.Uint64{}
+	if locked > 0 {
+		out.LockedNotStakeables[asset] = out.LockedNotStakeable
+	}
+	return out, nil
+}
+
+type heightReply struct {
+	Height jsonrpc.Uint64 `json:"height"`
+}
+
+// getHeight returns the height of the last accepted block.
+func (vm *VM) getHeight(context.Context, struct{}) (heightReply, error) {
+	s, _ := vm.current()
+	return heightReply{Height: jsonrpc.Uint64(s.Height)}, nil
+}
+
+type getBlockArgs struct {
+	BlockID  string `json:"blockID"`
+	Encoding string `json:"encoding"`
+}
+
+type getBlockByHeightArgs struct {
+	Height   jsonrpc.Uint64 `json:"height"`
+	Encoding string         `json:"encoding"`
+}
+
+type getBlockReply struct {
+	Block    json.RawMessage `json:"block"`
+	Encoding string          `json:"encoding"`
+}
+
+// getBlock returns a block by ID.
+func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, error) {
+	id, err := parseID("blockID", a.BlockID)
+	if err != nil {
+		return getBlockReply{}, err
+	}
+	enc, err := parseEncoding(a.Encoding, true)
+	if err != nil {
+		return getBlockReply{}, err
+	}
+	h, err := vm.db.blockHeight(ctx, id)
+	if errors.Is(err, host.ErrNotFound) {
+		return getBlockReply{}, fmt.Errorf("block %s not found", id)
+	}
+	if err != nil {
+		return getBlockReply{}, err
+	}
+	return vm.blockReply(ctx, h, enc)
+}
+
+// getBlockByHeight returns the block at a height.
+func (vm *VM) getBlockByHeight(ctx context.Context, a getBlockByHeightArgs) (getBlockReply, error) {
+	enc, err := parseEncoding(a.Encoding, true)
+	if err != nil {
+		return getBlockReply{}, err
+	}
+	if s, _ := vm.current(); uint64(a.Height) > s.Height {
+		return getBlockReply{}, fmt.Errorf("no block at height %d: the last accepted block is at %d", a.Height, s.Height)
+	}
+	return vm.blockReply(ctx, uint64(a.Height), enc)
+}
+
+func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (getBlockReply, error) {
+	b, err := vm.db.block(ctx, height)
+	if err != nil {
+		return getBlockReply{}, err
+	}
+	var v any = vm.blockJSON(b)
+	if enc != avax.EncJSON {
+		v = avax.EncodeBytes(enc, b.Bytes())
+	}
+	raw, err := json.Marshal(v)
+	return getBlockReply{Block: raw, Encoding: enc}, err
+}
+
+type timestampReply struct {
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// getTimestamp returns the chain's time: its clock (avalanchego answers
+// its last block's time; here every change of the validator set has a
+// block at its exact time, and the clock is when the next block would be).
+func (vm *VM) getTimestamp(context.Context, struct{}) (timestampReply, error) {
+	_, now := vm.current()
+	return timestampReply{Timestamp: time.Unix(int64(now), 0).UTC()}, nil
+}
+
+type stakingAssetArgs struct {
+	SubnetID string `json:"subnetID"`
+}
+
+type stakingAssetReply struct {
+	AssetID ids.ID `json:"assetID"`
+}
+
+// getStakingAssetID returns AVAX's ID: the primary network stakes AVAX.
+func (vm *VM) getStakingAssetID(_ context.Context, a stakingAssetArgs) (stakingAssetReply, error) {
+	id, err := parseSubnetID("subnetID", a.SubnetID)
+	if err != nil {
+		return stakingAssetReply{}, err
+	}
+	if id != txs.PrimaryNetworkID {
+		return stakingAssetReply{}, jsonrpc.InvalidParams(`"subnetID": only the primary network has a staking asset`)
+	}
+	return stakingAssetReply{AssetID: vm.txCtx.AVAXAssetID}, nil
+}
+
+type minStakeReply struct {
+	MinValidatorStake jsonrpc.Uint64 `json:"minValidatorStake"`
+	MinDelegatorStake jsonrpc.Uint64 `json:"minDelegatorStake"`
+}
+
+// getMinStake returns the primary network's least validator and
+// delegator stakes.
+func (vm *VM) getMinStake(_ context.Context, a stakingAssetArgs) (minStakeReply, error) {
+	id, err := parseSubnetID("subnetID", a.SubnetID)
+	if err != nil {
+		return minStakeReply{}, err
+	}
+	if id != txs.PrimaryNetworkID {
+		return minStakeReply{}, jsonrpc.InvalidParams(`"subnetID": only the primary network takes stake`)
+	}
+	return minStakeReply{MinValidatorStake: vm.cfg.MinValidatorStake, MinDelegatorStake: vm.cfg.MinDelegatorStake}, nil
+}
+
+// parseNodeIDs reads a nodeIDs param.
+func parseNodeIDs(list []string) (map[txs.NodeID]bool, error) {
+	out := map[txs.NodeID]bool{}
+	for i, s := range list {
+		n, err := txs.ParseNodeID(s)
+		if err != nil {
+			return nil, jsonrpc.InvalidParams("%q: %v", fmt.Sprintf("nodeIDs[%d]", i), err)
+		}
+		out[n] = true
+	}
+	return out, nil
+}

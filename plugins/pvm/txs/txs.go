@@ -1,0 +1,616 @@
+// Package txs holds the P-Chain's transactions in avalanchego's codec
+// (docs/pchain.md), built on the X-Chain's primitives (plugins/xvm/avax):
+// transfers, primary-network validators and delegators, subnets and their
+// chains, and L1 validators (conversion, registration, balance, weight,
+// disabling), signed with secp256k1 keys as avalanchego signs them, with
+// their structural checks.
+package txs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/chainhost/chainhost/plugins/pvm/bls"
+	"github.com/chainhost/chainhost/plugins/pvm/warp"
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Type IDs of the P-Chain's codec: the five Apricot blocks come first, the
+// four Banff blocks after the Banff types.
+const (
+	TypeInput                        uint32 = 10
+	TypeOutputOwners                 uint32 = 11
+	TypeAddValidatorTx               uint32 = 12
+	TypeAddSubnetValidatorTx         uint32 = 13
+	TypeAddDelegatorTx               uint32 = 14
+	TypeCreateChainTx                uint32 = 15
+	TypeCreateSubnetTx               uint32 = 16
+	TypeImportTx                     uint32 = 17
+	TypeExportTx                     uint32 = 18
+	TypeAdvanceTimeTx                uint32 = 19
+	TypeRewardValidatorTx            uint32 = 20
+	TypeStakeableLockIn              uint32 = 21
+	TypeStakeableLockOut             uint32 = 22
+	TypeRemoveSubnetValidatorTx      uint32 = 23
+	TypeTransformSubnetTx            uint32 = 24
+	TypeAddPermissionlessValidatorTx uint32 = 25
+	TypeAddPermissionlessDelegatorTx uint32 = 26
+	TypeEmptySigner                  uint32 = 27
+	TypeProofOfPossession            uint32 = 28
+	TypeTransferSubnetOwnershipTx    uint32 = 33
+	TypeBaseTx                       uint32 = 34
+	TypeConvertSubnetToL1Tx          uint32 = 35
+	TypeRegisterL1ValidatorTx        uint32 = 36
+	TypeSetL1ValidatorWeightTx       uint32 = 37
+	TypeIncreaseL1ValidatorBalanceTx uint32 = 38
+	TypeDisableL1ValidatorTx         uint32 = 39
+)
+
+// unsupported names the codec's transaction types chainhost does not take.
+var unsupported = map[uint32]string{
+	TypeAddSubnetValidatorTx:      "AddSubnetValidatorTx (subnets get validators by becoming L1s)",
+	TypeImportTx:                  "ImportTx (imports to the P-Chain are not supported)",
+	TypeExportTx:                  "ExportTx (exports from the P-Chain are not supported)",
+	TypeAdvanceTimeTx:             "AdvanceTimeTx (the chain's clock moves on its own)",
+	TypeRewardValidatorTx:         "RewardValidatorTx (stakers leave at their end time on their own)",
+	TypeRemoveSubnetValidatorTx:   "RemoveSubnetValidatorTx",
+	TypeTransformSubnetTx:         "TransformSubnetTx",
+	TypeTransferSubnetOwnershipTx: "TransferSubnetOwnershipTx",
+}
+
+// MaxTxSize is the largest transaction the codec reads, in bytes.
+const MaxTxSize = 256 << 10
+
+// Unsigned is an unsigned transaction.
+type Unsigned interface {
+	// TypeID is the codec type ID.
+	TypeID() uint32
+	// Base returns the common fields.
+	Base() *BaseTx
+	// pack packs the fields after the type ID.
+	pack(p *avax.Packer)
+}
+
+// Authorized is a transaction whose last credential signs an
+// authorization (of a subnet's owner, or of an L1 validator's disable
+// owner) besides one credential per input.
+type Authorized interface {
+	Unsigned
+	Authorization() *Auth
+}
+
+// NumCredentials is how many credentials t needs: one per input, and one
+// more for its authorization.
+func NumCredentials(t Unsigned) int {
+	n := len(t.Base().Ins)
+	if _, ok := t.(Authorized); ok {
+		n++
+	}
+	return n
+}
+
+// BaseTx is a transfer of AVAX on the chain, and the fields every
+// transaction starts with.
+type BaseTx struct {
+	NetworkID    uint32
+	BlockchainID ids.ID
+	Outs         []avax.TransferableOutput
+	Ins          []avax.TransferableInput
+	Memo         []byte
+}
+
+// TypeID is TypeBaseTx.
+func (*BaseTx) TypeID() uint32 { return TypeBaseTx }
+
+// Base returns t.
+func (t *BaseTx) Base() *BaseTx { return t }
+
+func (t *BaseTx) pack(p *avax.Packer) {
+	p.Int(t.NetworkID)
+	p.ID(t.BlockchainID)
+	packOutputs(p, t.Outs)
+	p.Int(uint32(len(t.Ins)))
+	for i := range t.Ins {
+		t.Ins[i].Pack(p)
+	}
+	p.VarBytes(t.Memo)
+}
+
+func (t *BaseTx) unpack(u *avax.Unpacker) {
+	t.NetworkID = u.Int()
+	t.BlockchainID = u.ID()
+	t.Outs = unpackOutputs(u, "outputs")
+	t.Ins = unpackInputs(u, "inputs")
+	t.Memo = u.VarBytes()
+}
+
+// AddValidatorTx adds a primary-network validator: its node, period and
+// weight, the stake that makes the weight (locked until the end) and who
+// gets the rewards. avalanchego refuses it since Durango; chainhost takes
+// it beside AddPermissionlessValidatorTx.
+type AddValidatorTx struct {
+	BaseTx
+	Validator        Validator
+	StakeOuts        []avax.TransferableOutput
+	RewardsOwner     avax.OutputOwners
+	DelegationShares uint32
+}
+
+// TypeID is TypeAddValidatorTx.
+func (*AddValidatorTx) TypeID() uint32 { return TypeAddValidatorTx }
+
+func (t *AddValidatorTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	t.Validator.pack(p)
+	packOutputs(p, t.StakeOuts)
+	packOwner(p, &t.RewardsOwner)
+	p.Int(t.DelegationShares)
+}
+
+// AddDelegatorTx stakes on a primary-network validator.
+type AddDelegatorTx struct {
+	BaseTx
+	Validator    Validator
+	StakeOuts    []avax.TransferableOutput
+	RewardsOwner avax.OutputOwners
+}
+
+// TypeID is TypeAddDelegatorTx.
+func (*AddDelegatorTx) TypeID() uint32 { return TypeAddDelegatorTx }
+
+func (t *AddDelegatorTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	t.Validator.pack(p)
+	packOutputs(p, t.StakeOuts)
+	packOwner(p, &t.RewardsOwner)
+}
+
+// AddPermissionlessValidatorTx adds a validator of a subnet (chainhost:
+// the primary network only) with a BLS key; Signer nil is the empty
+// signer.
+type AddPermissionlessValidatorTx struct {
+	BaseTx
+	Validator             Validator
+	Subnet                ids.ID
+	Signer                *ProofOfPossession
+	StakeOuts             []avax.TransferableOutput
+	ValidatorRewardsOwner avax.OutputOwners
+	DelegatorRewardsOwner avax.OutputOwners
+	DelegationShares      uint32
+}
+
+// TypeID is TypeAddPermissionlessValidatorTx.
+func (*AddPermissionlessValidatorTx) TypeID() uint32 { return TypeAddPermissionlessValidatorTx }
+
+func (t *AddPermissionlessValidatorTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	t.Validator.pack(p)
+	p.ID(t.Subnet)
+	packSigner(p, t.Signer)
+	packOutputs(p, t.StakeOuts)
+	packOwner(p, &t.ValidatorRewardsOwner)
+	packOwner(p, &t.DelegatorRewardsOwner)
+	p.Int(t.DelegationShares)
+}
+
+// AddPermissionlessDelegatorTx stakes on a validator of a subnet
+// (chainhost: the primary network only).
+type AddPermissionlessDelegatorTx struct {
+	BaseTx
+	Validator    Validator
+	Subnet       ids.ID
+	StakeOuts    []avax.TransferableOutput
+	RewardsOwner avax.OutputOwners
+}
+
+// TypeID is TypeAddPermissionlessDelegatorTx.
+func (*AddPermissionlessDelegatorTx) TypeID() uint32 { return TypeAddPermissionlessDelegatorTx }
+
+func (t *AddPermissionlessDelegatorTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	t.Validator.pack(p)
+	p.ID(t.Subnet)
+	packOutputs(p, t.StakeOuts)
+	packOwner(p, &t.RewardsOwner)
+}
+
+// CreateSubnetTx creates a subnet owned by Owner; its ID is the
+// transaction's.
+type CreateSubnetTx struct {
+	BaseTx
+	Owner avax.OutputOwners
+}
+
+// TypeID is TypeCreateSubnetTx.
+func (*CreateSubnetTx) TypeID() uint32 { return TypeCreateSubnetTx }
+
+func (t *CreateSubnetTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	packOwner(p, &t.Owner)
+}
+
+// CreateChainTx creates a blockchain of a subnet, authorized by the
+// subnet's owner; its ID is the transaction's. chainhost records it (an
+// L1's validator manager lives on such a chain) and runs nothing.
+type CreateChainTx struct {
+	BaseTx
+	SubnetID    ids.ID
+	ChainName   string
+	VMID        ids.ID
+	FxIDs       []ids.ID
+	GenesisData []byte
+	SubnetAuth  Auth
+}
+
+// TypeID is TypeCreateChainTx.
+func (*CreateChainTx) TypeID() uint32 { return TypeCreateChainTx }
+
+// Authorization is the subnet owner's.
+func (t *CreateChainTx) Authorization() *Auth { return &t.SubnetAuth }
+
+func (t *CreateChainTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	p.ID(t.SubnetID)
+	p.Str(t.ChainName)
+	p.ID(t.VMID)
+	p.Int(uint32(len(t.FxIDs)))
+	for _, id := range t.FxIDs {
+		p.ID(id)
+	}
+	p.VarBytes(t.GenesisData)
+	t.SubnetAuth.pack(p)
+}
+
+// ConvertValidator is an initial validator of an L1: its node, weight,
+// balance for the continuous fee, BLS key and the owners of what is left
+// of its balance and of its disabling.
+type ConvertValidator struct {
+	NodeID                []byte
+	Weight                uint64
+	Balance               uint64
+	Signer                ProofOfPossession
+	RemainingBalanceOwner warp.PChainOwner
+	DeactivationOwner     warp.PChainOwner
+}
+
+// ConvertSubnetToL1Tx makes a subnet an L1 whose validators are managed by
+// a contract (Address) on a chain (ChainID), with its first validators.
+type ConvertSubnetToL1Tx struct {
+	BaseTx
+	Subnet     ids.ID
+	ChainID    ids.ID
+	Address    []byte
+	Validators []ConvertValidator
+	SubnetAuth Auth
+}
+
+// TypeID is TypeConvertSubnetToL1Tx.
+func (*ConvertSubnetToL1Tx) TypeID() uint32 { return TypeConvertSubnetToL1Tx }
+
+// Authorization is the subnet owner's.
+func (t *ConvertSubnetToL1Tx) Authorization() *Auth { return &t.SubnetAuth }
+
+func (t *ConvertSubnetToL1Tx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	p.ID(t.Subnet)
+	p.ID(t.ChainID)
+	p.VarBytes(t.Address)
+	p.Int(uint32(len(t.Validators)))
+	for i := range t.Validators {
+		v := &t.Validators[i]
+		p.VarBytes(v.NodeID)
+		p.Long(v.Weight)
+		p.Long(v.Balance)
+		v.Signer.pack(p)
+		v.RemainingBalanceOwner.Pack(p)
+		v.DeactivationOwner.Pack(p)
+	}
+	t.SubnetAuth.pack(p)
+}
+
+// RegisterL1ValidatorTx adds an L1 validator that its validator manager
+// asked for in a signed Warp message, with a balance for its fee.
+type RegisterL1ValidatorTx struct {
+	BaseTx
+	Balance           uint64
+	ProofOfPossession [bls.SignatureLen]byte
+	Message           []byte
+}
+
+// TypeID is TypeRegisterL1ValidatorTx.
+func (*RegisterL1ValidatorTx) TypeID() uint32 { return TypeRegisterL1ValidatorTx }
+
+func (t *RegisterL1ValidatorTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	p.Long(t.Balance)
+	p.Fixed(t.ProofOfPossession[:])
+	p.VarBytes(t.Message)
+}
+
+// SetL1ValidatorWeightTx sets an L1 validator's weight as its validator
+// manager asked in a signed Warp message; weight 0 removes it.
+type SetL1ValidatorWeightTx struct {
+	BaseTx
+	Message []byte
+}
+
+// TypeID is TypeSetL1ValidatorWeightTx.
+func (*SetL1ValidatorWeightTx) TypeID() uint32 { return TypeSetL1ValidatorWeightTx }
+
+func (t *SetL1ValidatorWeightTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	p.VarBytes(t.Message)
+}
+
+// IncreaseL1ValidatorBalanceTx adds to an L1 validator's balance (and
+// makes an inactive one active); anyone may pay.
+type IncreaseL1ValidatorBalanceTx struct {
+	BaseTx
+	ValidationID ids.ID
+	Balance      uint64
+}
+
+// TypeID is TypeIncreaseL1ValidatorBalanceTx.
+func (*IncreaseL1ValidatorBalanceTx) TypeID() uint32 { return TypeIncreaseL1ValidatorBalanceTx }
+
+func (t *IncreaseL1ValidatorBalanceTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	p.ID(t.ValidationID)
+	p.Long(t.Balance)
+}
+
+// DisableL1ValidatorTx makes an L1 validator inactive and refunds what is
+// left of its balance, authorized by its deactivation owner.
+type DisableL1ValidatorTx struct {
+	BaseTx
+	ValidationID ids.ID
+	DisableAuth  Auth
+}
+
+// TypeID is TypeDisableL1ValidatorTx.
+func (*DisableL1ValidatorTx) TypeID() uint32 { return TypeDisableL1ValidatorTx }
+
+// Authorization is the deactivation owner's.
+func (t *DisableL1ValidatorTx) Authorization() *Auth { return &t.DisableAuth }
+
+func (t *DisableL1ValidatorTx) pack(p *avax.Packer) {
+	t.BaseTx.pack(p)
+	p.ID(t.ValidationID)
+	t.DisableAuth.pack(p)
+}
+
+// ConvertValidationID is the validation ID of an L1's initial validator
+// at index i of its conversion: the SHA-256 of the subnet ID followed by
+// the index (4 bytes, big-endian).
+func ConvertValidationID(subnetID ids.ID, i uint32) ids.ID {
+	return sha256.Sum256(binary.BigEndian.AppendUint32(subnetID[:], i))
+}
+
+// Tx is a signed transaction: the unsigned transaction and its
+// credentials.
+type Tx struct {
+	Unsigned Unsigned
+	Creds    []avax.Credential
+
+	id            ids.ID
+	bytes         []byte
+	unsignedBytes []byte
+}
+
+// ID is the transaction ID: the SHA-256 of its signed bytes.
+func (t *Tx) ID() ids.ID { return t.id }
+
+// Bytes returns the signed bytes.
+func (t *Tx) Bytes() []byte { return t.bytes }
+
+// UnsignedBytes returns the bytes its signatures sign (their SHA-256).
+func (t *Tx) UnsignedBytes() []byte { return t.unsignedBytes }
+
+// New returns the signed transaction of unsigned and creds, with its bytes
+// and ID.
+func New(unsigned Unsigned, creds []avax.Credential) *Tx {
+	t := &Tx{Unsigned: unsigned, Creds: creds}
+	t.initialize()
+	return t
+}
+
+func (t *Tx) initialize() {
+	p := avax.NewPacker(make([]byte, 0, 512))
+	p.Short(avax.CodecVersion)
+	p.Int(t.Unsigned.TypeID())
+	t.Unsigned.pack(p)
+	n := len(p.Bytes())
+	p.Int(uint32(len(t.Creds)))
+	for i := range t.Creds {
+		t.Creds[i].Pack(p)
+	}
+	t.bytes = p.Bytes()
+	t.unsignedBytes = t.bytes[:n:n]
+	t.id = sha256.Sum256(t.bytes)
+}
+
+// UnsignedBytesOf returns the bytes that sign unsigned.
+func UnsignedBytesOf(unsigned Unsigned) []byte {
+	p := avax.NewPacker(make([]byte, 0, 512))
+	p.Short(avax.CodecVersion)
+	p.Int(unsigned.TypeID())
+	unsigned.pack(p)
+	return p.Bytes()
+}
+
+// Sign signs unsigned with one list of keys per credential (one per input,
+// then the authorization's), each key signing for one signature index.
+func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
+	hash := sha256.Sum256(UnsignedBytesOf(unsigned))
+	creds := make([]avax.Credential, len(keys))
+	for i, ks := range keys {
+		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
+		for j, k := range ks {
+			creds[i].Sigs[j] = k.SignHash(hash[:])
+		}
+	}
+	return New(unsigned, creds)
+}
+
+// Parse reads a signed transaction, with nothing after it.
+func Parse(b []byte) (*Tx, error) {
+	if len(b) > MaxTxSize {
+		return nil, fmt.Errorf("parse tx: %d bytes, more than the %d allowed", len(b), MaxTxSize)
+	}
+	u := avax.NewUnpacker(b)
+	u.Version()
+	t := unpackTx(u)
+	if err := u.Done(); err != nil {
+		return nil, fmt.Errorf("parse tx: %w", err)
+	}
+	t.initialize()
+	if !bytes.Equal(t.bytes, b) {
+		return nil, fmt.Errorf("parse tx: the bytes are not in the codec's one encoding")
+	}
+	return t, nil
+}
+
+// unpackTx reads a transaction without its codec version.
+func unpackTx(u *avax.Unpacker) *Tx {
+	t := &Tx{}
+	typ := u.TypeID()
+	if u.Err() != nil {
+		return t
+	}
+	switch typ {
+	case TypeBaseTx:
+		tx := &BaseTx{}
+		tx.unpack(u)
+		t.Unsigned = tx
+	case TypeAddValidatorTx:
+		tx := &AddValidatorTx{}
+		tx.BaseTx.unpack(u)
+		tx.Validator = unpackValidator(u)
+		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.RewardsOwner = unpackOwner(u)
+		tx.DelegationShares = u.Int()
+		t.Unsigned = tx
+	case TypeAddDelegatorTx:
+		tx := &AddDelegatorTx{}
+		tx.BaseTx.unpack(u)
+		tx.Validator = unpackValidator(u)
+		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.RewardsOwner = unpackOwner(u)
+		t.Unsigned = tx
+	case TypeAddPermissionlessValidatorTx:
+		tx := &AddPermissionlessValidatorTx{}
+		tx.BaseTx.unpack(u)
+		tx.Validator = unpackValidator(u)
+		tx.Subnet = u.ID()
+		tx.Signer = unpackSigner(u)
+		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.ValidatorRewardsOwner = unpackOwner(u)
+		tx.DelegatorRewardsOwner = unpackOwner(u)
+		tx.DelegationShares = u.Int()
+		t.Unsigned = tx
+	case TypeAddPermissionlessDelegatorTx:
+		tx := &AddPermissionlessDelegatorTx{}
+		tx.BaseTx.unpack(u)
+		tx.Validator = unpackValidator(u)
+		tx.Subnet = u.ID()
+		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.RewardsOwner = unpackOwner(u)
+		t.Unsigned = tx
+	case TypeCreateSubnetTx:
+		tx := &CreateSubnetTx{}
+		tx.BaseTx.unpack(u)
+		tx.Owner = unpackOwner(u)
+		t.Unsigned = tx
+	case TypeCreateChainTx:
+		tx := &CreateChainTx{}
+		tx.BaseTx.unpack(u)
+		tx.SubnetID = u.ID()
+		tx.ChainName = u.Str()
+		tx.VMID = u.ID()
+		n := u.SliceLen(ids.Len, "feature extension IDs")
+		tx.FxIDs = make([]ids.ID, n)
+		for i := range tx.FxIDs {
+			tx.FxIDs[i] = u.ID()
+		}
+		tx.GenesisData = u.VarBytes()
+		tx.SubnetAuth = unpackAuth(u)
+		t.Unsigned = tx
+	case TypeConvertSubnetToL1Tx:
+		tx := &ConvertSubnetToL1Tx{}
+		tx.BaseTx.unpack(u)
+		tx.Subnet = u.ID()
+		tx.ChainID = u.ID()
+		tx.Address = u.VarBytes()
+		n := u.SliceLen(4+8+8+bls.PublicKeyLen+bls.SignatureLen+16, "conversion validators")
+		tx.Validators = make([]ConvertValidator, n)
+		for i := range tx.Validators {
+			v := &tx.Validators[i]
+			v.NodeID = u.VarBytes()
+			v.Weight = u.Long()
+			v.Balance = u.Long()
+			v.Signer = unpackPoP(u)
+			v.RemainingBalanceOwner = warp.UnpackPChainOwner(u)
+			v.DeactivationOwner = warp.UnpackPChainOwner(u)
+		}
+		tx.SubnetAuth = unpackAuth(u)
+		t.Unsigned = tx
+	case TypeRegisterL1ValidatorTx:
+		tx := &RegisterL1ValidatorTx{}
+		tx.BaseTx.unpack(u)
+		tx.Balance = u.Long()
+		copy(tx.ProofOfPossession[:], u.Fixed(bls.SignatureLen))
+		tx.Message = u.VarBytes()
+		t.Unsigned = tx
+	case TypeSetL1ValidatorWeightTx:
+		tx := &SetL1ValidatorWeightTx{}
+		tx.BaseTx.unpack(u)
+		tx.Message = u.VarBytes()
+		t.Unsigned = tx
+	case TypeIncreaseL1ValidatorBalanceTx:
+		tx := &IncreaseL1ValidatorBalanceTx{}
+		tx.BaseTx.unpack(u)
+		tx.ValidationID = u.ID()
+		tx.Balance = u.Long()
+		t.Unsigned = tx
+	case TypeDisableL1ValidatorTx:
+		tx := &DisableL1ValidatorTx{}
+		tx.BaseTx.unpack(u)
+		tx.ValidationID = u.ID()
+		tx.DisableAuth = unpackAuth(u)
+		t.Unsigned = tx
+	default:
+		if name, ok := unsupported[typ]; ok {
+			u.Failf("%s (type %d) is not supported", name, typ)
+		} else {
+			u.Failf("unknown transaction type ID %d", typ)
+		}
+		return t
+	}
+	n := u.SliceLen(4+4, "credentials")
+	t.Creds = make([]avax.Credential, n)
+	for i := range t.Creds {
+		t.Creds[i] = avax.UnpackCredential(u)
+	}
+	return t
+}
+
+// PackInBlock packs the transaction as a block holds it: without the codec
+// version.
+func (t *Tx) PackInBlock(p *avax.Packer) { p.Fixed(t.bytes[2:]) }
+
+// UnpackInBlock reads a transaction as a block holds it.
+func UnpackInBlock(u *avax.Unpacker) *Tx {
+	start := u.Offset()
+	t := unpackTx(u)
+	if u.Err() != nil {
+		return nil
+	}
+	t.initialize()
+	if got := len(t.bytes) - 2; got != u.Offset()-start {
+		u.Failf("transaction re-encodes to %d bytes, read %d", got, u.Offset()-start)
+	}
+	return t
+}

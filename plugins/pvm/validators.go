@@ -1,0 +1,316 @@
+package pvm
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/plugins/pvm/txs"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+type getCurrentValidatorsArgs struct {
+	SubnetID string   `json:"subnetID"`
+	NodeIDs  []string `json:"nodeIDs"`
+}
+
+// apiValidator is a primary-network validator in avalanchego's shape, with
+// its delegators.
+type apiValidator struct {
+	TxID                   ids.ID         `json:"txID"`
+	StartTime              jsonrpc.Uint64 `json:"startTime"`
+	EndTime                jsonrpc.Uint64 `json:"endTime"`
+	Weight                 jsonrpc.Uint64 `json:"weight"`
+	NodeID                 txs.NodeID     `json:"nodeID"`
+	ValidationRewardOwner  *apiOwner      `json:"validationRewardOwner,omitempty"`
+	DelegationRewardOwner  *apiOwner      `json:"delegationRewardOwner,omitempty"`
+	PotentialReward        jsonrpc.Uint64 `json:"potentialReward"`
+	AccruedDelegateeReward jsonrpc.Uint64 `json:"accruedDelegateeReward"`
+	DelegationFee          string         `json:"delegationFee"`
+	Signer                 *signerJSON    `json:"signer,omitempty"`
+	DelegatorCount         jsonrpc.Uint64 `json:"delegatorCount"`
+	DelegatorWeight        jsonrpc.Uint64 `json:"delegatorWeight"`
+	Delegators             []apiDelegator `json:"delegators"`
+}
+
+type apiDelegator struct {
+	TxID            ids.ID         `json:"txID"`
+	StartTime       jsonrpc.Uint64 `json:"startTime"`
+	EndTime         jsonrpc.Uint64 `json:"endTime"`
+	Weight          jsonrpc.Uint64 `json:"weight"`
+	NodeID          txs.NodeID     `json:"nodeID"`
+	RewardOwner     *apiOwner      `json:"rewardOwner,omitempty"`
+	PotentialReward jsonrpc.Uint64 `json:"potentialReward"`
+}
+
+// apiL1Validator is an L1 validator in avalanchego's shape; Balance is
+// what is left of its balance now (0 when inactive).
+type apiL1Validator struct {
+	NodeID                txs.NodeID     `json:"nodeID"`
+	Weight                jsonrpc.Uint64 `json:"weight"`
+	StartTime             jsonrpc.Uint64 `json:"startTime"`
+	ValidationID          ids.ID         `json:"validationID"`
+	PublicKey             hexBytes       `json:"publicKey"`
+	RemainingBalanceOwner *apiOwner      `json:"remainingBalanceOwner"`
+	DeactivationOwner     *apiOwner      `json:"deactivationOwner"`
+	MinNonce              jsonrpc.Uint64 `json:"minNonce"`
+	Balance               jsonrpc.Uint64 `json:"balance"`
+}
+
+type getCurrentValidatorsReply struct {
+	Validators []any `json:"validators"`
+}
+
+// getCurrentValidators returns a subnet's current validators: the primary
+// network's stakers with their delegators, or an L1's validators (active
+// and inactive).
+func (vm *VM) getCurrentValidators(ctx context.Context, a getCurrentValidatorsArgs) (getCurrentValidatorsReply, error) {
+	subnetID, err := parseSubnetID("subnetID", a.SubnetID)
+	if err != nil {
+		return getCurrentValidatorsReply{}, err
+	}
+	only, err := parseNodeIDs(a.NodeIDs)
+	if err != nil {
+		return getCurrentValidatorsReply{}, err
+	}
+	s, now := vm.current()
+	want := func(n txs.NodeID) bool { return len(only) == 0 || only[n] }
+	out := getCurrentValidatorsReply{Validators: []any{}}
+	if subnetID != txs.PrimaryNetworkID {
+		if _, ok := s.subnets[subnetID]; !ok {
+			return getCurrentValidatorsReply{}, jsonrpc.InvalidParams(`"subnetID": unknown subnet %s`, subnetID)
+		}
+		for _, id := range sortedIDs(s.l1) {
+			if v := s.l1[id]; v.SubnetID == subnetID && want(v.NodeID) {
+				out.Validators = append(out.Validators, vm.apiL1Validator(v, now))
+			}
+		}
+		return out, nil
+	}
+	delegators := map[txs.NodeID][]*staker{}
+	for _, id := range sortedIDs(s.stakers) {
+		if st := s.stakers[id]; st.Current && st.Delegator {
+			delegators[st.NodeID] = append(delegators[st.NodeID], st)
+		}
+	}
+	for _, id := range sortedIDs(s.stakers) {
+		st := s.stakers[id]
+		if !st.Current || st.Delegator || !want(st.NodeID) {
+			continue
+		}
+		v, err := vm.apiValidator(ctx, st, delegators[st.NodeID])
+		if err != nil {
+			return getCurrentValidatorsReply{}, err
+		}
+		out.Validators = append(out.Validators, v)
+	}
+	return out, nil
+}
+
+// apiValidator reads a validator's transaction for its owners, fee and key.
+func (vm *VM) apiValidator(ctx context.Context, st *staker, dels []*staker) (apiValidator, error) {
+	t, _, _, err := vm.db.tx(ctx, st.TxID)
+	if err != nil {
+		return apiValidator{}, err
+	}
+	v := apiValidator{TxID: st.TxID, StartTime: jsonrpc.Uint64(st.Start), EndTime: jsonrpc.Uint64(st.End),
+		Weight: jsonrpc.Uint64(st.Weight), NodeID: st.NodeID, Delegators: []apiDelegator{}}
+	var shares uint32
+	switch u := t.Unsigned.(type) {
+	case *txs.AddValidatorTx:
+		v.ValidationRewardOwner, v.DelegationRewardOwner, shares = vm.apiOwner(u.RewardsOwner), vm.apiOwner(u.RewardsOwner), u.DelegationShares
+	case *txs.AddPermissionlessValidatorTx:
+		v.ValidationRewardOwner, v.DelegationRewardOwner, shares = vm.apiOwner(u.ValidatorRewardsOwner), vm.apiOwner(u.DelegatorRewardsOwner), u.DelegationShares
+		sj := signerJSONOf(u.Signer)
+		v.Signer = &sj
+	}
+	v.DelegationFee = strconv.FormatFloat(100*float64(shares)/txs.PercentDenominator, 'f', 4, 32)
+	for _, d := range dels {
+		dt, _, _, err := vm.db.tx(ctx, d.TxID)
+		if err != nil {
+			return apiValidator{}, err
+		}
+		var owner *apiOwner
+		switch u := dt.Unsigned.(type) {
+		case *txs.AddDelegatorTx:
+			owner = vm.apiOwner(u.RewardsOwner)
+		case *txs.AddPermissionlessDelegatorTx:
+			owner = vm.apiOwner(u.RewardsOwner)
+		}
+		v.Delegators = append(v.Delegators, apiDelegator{TxID: d.TxID, StartTime: jsonrpc.Uint64(d.Start), EndTime: jsonrpc.Uint64(d.End),
+			Weight: jsonrpc.Uint64(d.Weight), NodeID: d.NodeID, RewardOwner: owner})
+		v.DelegatorCount++
+		v.DelegatorWeight += jsonrpc.Uint64(d.Weight)
+	}
+	return v, nil
+}
+
+func (vm *VM) apiL1Validator(v *l1Validator, now uint64) apiL1Validator {
+	out := apiL1Validator{NodeID: v.NodeID, Weight: jsonrpc.Uint64(v.Weight), StartTime: jsonrpc.Uint64(v.StartTime),
+		ValidationID: v.ValidationID, PublicKey: v.PublicKey, MinNonce: jsonrpc.Uint64(v.MinNonce),
+		RemainingBalanceOwner: vm.apiOwner(v.RemainingBalanceOwner.Owners()),
+		DeactivationOwner:     vm.apiOwner(v.DeactivationOwner.Owners())}
+	if v.Active {
+		out.Balance = jsonrpc.Uint64(v.Balance - paidBy(v, uint64(vm.cfg.L1FeeRate), now))
+	}
+	return out
+}
+
+type getL1ValidatorArgs struct {
+	ValidationID string `json:"validationID"`
+}
+
+type getL1ValidatorReply struct {
+	apiL1Validator
+	SubnetID ids.ID         `json:"subnetID"`
+	Height   jsonrpc.Uint64 `json:"height"`
+}
+
+// getL1Validator returns an L1 validator by validation ID.
+func (vm *VM) getL1Validator(_ context.Context, a getL1ValidatorArgs) (getL1ValidatorReply, error) {
+	id, err := parseID("validationID", a.ValidationID)
+	if err != nil {
+		return getL1ValidatorReply{}, err
+	}
+	s, now := vm.current()
+	v, ok := s.l1[id]
+	if !ok {
+		return getL1ValidatorReply{}, fmt.Errorf("L1 validator %s not found (never registered, or removed)", id)
+	}
+	return getL1ValidatorReply{apiL1Validator: vm.apiL1Validator(v, now), SubnetID: v.SubnetID, Height: jsonrpc.Uint64(s.Height)}, nil
+}
+
+type getSubnetsArgs struct {
+	IDs []string `json:"ids"`
+}
+
+type apiSubnet struct {
+	ID          ids.ID         `json:"id"`
+	ControlKeys []string       `json:"controlKeys"`
+	Threshold   jsonrpc.Uint64 `json:"threshold"`
+}
+
+type getSubnetsReply struct {
+	Subnets []apiSubnet `json:"subnets"`
+}
+
+// getSubnets returns the subnets (all, or those named) and the primary
+// network, which has no control keys.
+func (vm *VM) getSubnets(_ context.Context, a getSubnetsArgs) (getSubnetsReply, error) {
+	s, _ := vm.current()
+	var list []ids.ID
+	if len(a.IDs) == 0 {
+		list = append(sortedIDs(s.subnets), txs.PrimaryNetworkID)
+	}
+	for i, str := range a.IDs {
+		id, err := parseID(fmt.Sprintf("ids[%d]", i), str)
+		if err != nil {
+			return getSubnetsReply{}, err
+		}
+		if !slices.Contains(list, id) {
+			list = append(list, id)
+		}
+	}
+	out := getSubnetsReply{Subnets: []apiSubnet{}}
+	for _, id := range list {
+		if id == txs.PrimaryNetworkID {
+			out.Subnets = append(out.Subnets, apiSubnet{ID: id, ControlKeys: []string{}})
+			continue
+		}
+		sn, ok := s.subnets[id]
+		if !ok {
+			continue
+		}
+		out.Subnets = append(out.Subnets, apiSubnet{ID: id, ControlKeys: vm.formatAddresses(sn.Owner.Addrs), Threshold: jsonrpc.Uint64(sn.Owner.Threshold)})
+	}
+	return out, nil
+}
+
+type getSubnetArgs struct {
+	SubnetID string `json:"subnetID"`
+}
+
+type getSubnetReply struct {
+	IsPermissioned           bool           `json:"isPermissioned"`
+	ControlKeys              []string       `json:"controlKeys"`
+	Threshold                jsonrpc.Uint64 `json:"threshold"`
+	Locktime                 jsonrpc.Uint64 `json:"locktime"`
+	SubnetTransformationTxID ids.ID         `json:"subnetTransformationTxID"`
+	ConversionID             ids.ID         `json:"conversionID"`
+	ManagerChainID           ids.ID         `json:"managerChainID"`
+	ManagerAddress           *hexBytes      `json:"managerAddress"`
+}
+
+// getSubnet describes a subnet: its owner, and its conversion once it is an
+// L1.
+func (vm *VM) getSubnet(_ context.Context, a getSubnetArgs) (getSubnetReply, error) {
+	id, err := parseID("subnetID", a.SubnetID)
+	if err != nil {
+		return getSubnetReply{}, err
+	}
+	if id == txs.PrimaryNetworkID {
+		return getSubnetReply{}, jsonrpc.InvalidParams(`"subnetID": the primary network is not a subnet`)
+	}
+	s, _ := vm.current()
+	sn, ok := s.subnets[id]
+	if !ok {
+		return getSubnetReply{}, fmt.Errorf("subnet %s not found", id)
+	}
+	out := getSubnetReply{IsPermissioned: !sn.Converted, ControlKeys: vm.formatAddresses(sn.Owner.Addrs),
+		Threshold: jsonrpc.Uint64(sn.Owner.Threshold), Locktime: jsonrpc.Uint64(sn.Owner.Locktime)}
+	if sn.Converted {
+		addr := hexBytes(sn.ManagerAddress)
+		out.ConversionID, out.ManagerChainID, out.ManagerAddress = sn.ConversionID, sn.ManagerChain, &addr
+	}
+	return out, nil
+}
+
+type apiBlockchain struct {
+	ID       ids.ID `json:"id"`
+	Name     string `json:"name"`
+	SubnetID ids.ID `json:"subnetID"`
+	VMID     ids.ID `json:"vmID"`
+}
+
+type getBlockchainsReply struct {
+	Blockchains []apiBlockchain `json:"blockchains"`
+}
+
+// getBlockchains returns the chains of the subnets (created by
+// CreateChainTx), then the node's other chains, of the primary network.
+func (vm *VM) getBlockchains(ctx context.Context, _ struct{}) (getBlockchainsReply, error) {
+	s, _ := vm.current()
+	out := getBlockchainsReply{Blockchains: []apiBlockchain{}}
+	for _, id := range sortedIDs(s.chains) {
+		c := s.chains[id]
+		out.Blockchains = append(out.Blockchains, apiBlockchain{ID: c.ID, Name: c.Name, SubnetID: c.SubnetID, VMID: c.VMID})
+	}
+	chains, err := vm.env.Host.Chains.List(ctx)
+	if err != nil {
+		return getBlockchainsReply{}, fmt.Errorf("list the node's chains: %w", err)
+	}
+	for _, c := range chains {
+		if c.ID == vm.env.ChainID {
+			continue
+		}
+		name := c.ID.String()
+		if len(c.Aliases) > 0 {
+			name = c.Aliases[0]
+		}
+		out.Blockchains = append(out.Blockchains, apiBlockchain{ID: c.ID, Name: name, SubnetID: txs.PrimaryNetworkID, VMID: c.VMID})
+	}
+	return out, nil
+}
+
+// getConfig returns the rules a wallet needs (chainhost's own method).
+func (vm *VM) getConfig(context.Context, struct{}) (pvmapi.Config, error) {
+	c := vm.cfg
+	return pvmapi.Config{AVAXAssetID: vm.txCtx.AVAXAssetID, TxFee: c.TxFee, CreateSubnetTxFee: c.CreateSubnetTxFee,
+		CreateChainTxFee: c.CreateChainTxFee, MinValidatorStake: c.MinValidatorStake, MaxValidatorStake: c.MaxValidatorStake,
+		MinDelegatorStake: c.MinDelegatorStake, MinDelegationFee: jsonrpc.Uint64(c.MinDelegationFee),
+		MaxValidatorWeightFactor: jsonrpc.Uint64(c.MaxValidatorWeightFactor), MinStakeDuration: c.MinStakeDuration,
+		MaxStakeDuration: c.MaxStakeDuration, L1FeeRate: c.L1FeeRate, Clock: c.Clock}, nil
+}
