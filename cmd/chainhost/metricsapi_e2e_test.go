@@ -78,7 +78,8 @@ func waitAvgTPS(t *testing.T, n *nodetest.Node, chain string, want dayTxs) api.A
 // TestMetricsAvgTPS: on the real node the metrics module counts the
 // C-Chain's transactions per UTC day of their blocks' timestamps (the
 // chain's clock moved two days on with evm_increaseTime) and the
-// X-Chain's, and serves them by EVM chain ID, alias and blockchain ID.
+// X-Chain's and the P-Chain's, and serves them by EVM chain ID, alias and
+// blockchain ID.
 func TestMetricsAvgTPS(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{Config: metricsConfig})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -136,6 +137,19 @@ func TestMetricsAvgTPS(t *testing.T) {
 		t.Fatalf("X/block holds %v transactions, want 2", total)
 	}
 	waitAvgTPS(t, n, "X", xDays)
+
+	// The P-Chain: two transfers, counted from P/block.
+	p := pWallet(t, n)
+	for k := range 2 {
+		if _, err := p.Send(ctx, uint64(1_000+k), avax.ShortID{byte(k + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pDays := dayTxs{}
+	for _, b := range pWalkBlocks(t, n, p) {
+		pDays[int64(b.Time)/86400] += float64(len(b.Txs))
+	}
+	waitAvgTPS(t, n, "P", pDays)
 	status, body := restGet(t, ctx, n.URL+"/v1/avg_tps/example")
 	wantRESTErrorMessages(t, status, body, 404, `chain "example" not found: use a blockchain ID or alias of a chain with a block index, or an EVM chain ID`)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
+	pblocks "github.com/chainhost/chainhost/plugins/pvm/blocks"
+	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 )
@@ -24,6 +26,7 @@ type decoder func([]byte) (store.Block, error)
 var decoders = map[string]decoder{
 	evmapi.VMName: evmBlock,
 	xvmapi.VMName: xBlock,
+	pvmapi.VMName: pBlock,
 }
 
 // evmBlock reads an EVM block: its RLP (docs/evm.md, "Storage and the
@@ -41,6 +44,15 @@ func xBlock(b []byte) (store.Block, error) {
 	blk, err := blocks.ParseBlock(b)
 	if err != nil {
 		return store.Block{}, fmt.Errorf("decode an X-Chain block: %w", err)
+	}
+	return store.Block{Time: int64(blk.Time), Txs: len(blk.Txs)}, nil
+}
+
+// pBlock reads a P-Chain block (docs/pchain.md).
+func pBlock(b []byte) (store.Block, error) {
+	blk, err := pblocks.Parse(b)
+	if err != nil {
+		return store.Block{}, fmt.Errorf("decode a P-Chain block: %w", err)
 	}
 	return store.Block{Time: int64(blk.Time), Txs: len(blk.Txs)}, nil
 }
