@@ -62,12 +62,8 @@ func TestPChainAvalanchegoWallet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// avalanchego's client calls /ext/P, an alias avalanchego's node makes
-	// of the P-Chain's endpoint; on chainhost the operator makes it once
-	// (docs/pchain.md).
-	if err := call(ctx, n.URL+"/ext/admin", "admin.alias", map[string]string{"endpoint": "bc/P", "alias": "P"}, &struct{}{}); err != nil {
-		t.Fatal(err)
-	}
+	// avalanchego's client calls /ext/P, which chainhost serves as
+	// /ext/bc/P, as avalanchego's node does (docs/pchain.md).
 	client := platformvm.NewClient(n.URL)
 	assetID, err := client.GetStakingAssetID(ctx, constants.PrimaryNetworkID)
 	if err != nil || assetID.String() != "D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob" {

@@ -163,7 +163,9 @@ func (rt *Router) checkIndexEndpoint(rest string) error {
 
 // rewriteAlias returns r addressed to the endpoint that head aliases, or r
 // itself when head is a route or no alias. Routes win over aliases, so an
-// API mounted after an alias was made is never shadowed by it.
+// API mounted after an alias was made is never shadowed by it. A head that
+// is no endpoint alias but names a chain is the chain's endpoint, as in
+// avalanchego (/ext/P is /ext/bc/P, where its wallets call the P-Chain).
 func (rt *Router) rewriteAlias(r *http.Request, head string) *http.Request {
 	if reservedRoute(head) {
 		return r
@@ -172,8 +174,14 @@ func (rt *Router) rewriteAlias(r *http.Request, head string) *http.Request {
 	_, mounted := rt.static[head]
 	endpoint, ok := rt.endpoints[head]
 	rt.mu.RUnlock()
-	if mounted || !ok {
+	if mounted {
 		return r
+	}
+	if !ok {
+		if _, chain := rt.chains(head); !chain {
+			return r
+		}
+		endpoint = "bc/" + head
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.Path = "/ext/" + endpoint + strings.TrimPrefix(r.URL.Path, "/ext/"+head)

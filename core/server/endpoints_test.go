@@ -148,6 +148,9 @@ func TestAliasedRequests(t *testing.T) {
 			{"/ext/exroot/rpc", "/ext/bc/example/rpc"},
 			{"/ext/chains/example/rpc", "/ext/bc/example/rpc"},
 			{"/ext/myinfo/x", "/ext/info/x"},
+			// A chain's name is its endpoint, as avalanchego's /ext/P.
+			{"/ext/example/rpc", "/ext/bc/example/rpc"},
+			{"/ext/example", "/ext/bc/example"},
 		}
 		for _, p := range pairs {
 			for _, method := range []string{http.MethodPost, http.MethodGet} {
