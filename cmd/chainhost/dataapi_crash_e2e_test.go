@@ -252,25 +252,17 @@ func dcWaitIndexed(t *testing.T, n *nodetest.Node, b uint64) {
 // no error) and dumps the API; with want, the dump must be want.
 func dcCheck(t *testing.T, n *nodetest.Node, chain *testchain.Chain, want []byte) []byte {
 	t.Helper()
-	status, body, err := dcGet(n.URL + "/ext/health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var health struct {
-		Checks map[string]struct {
-			Healthy bool `json:"healthy"`
-			Details struct {
-				Chains map[string]map[string]any `json:"chains"`
-			} `json:"details"`
-		} `json:"checks"`
-	}
-	if err := json.Unmarshal(body, &health); err != nil {
-		t.Fatalf("health %d %s: %v", status, body, err)
-	}
-	data := health.Checks["module/data"]
-	c := data.Details.Chains["C"]
+	// The module records its height in memory just after the write that
+	// serves the block: wait for the height, then check the rest.
 	head := float64(chain.Head)
-	if !data.Healthy || c["height"] != head || c["accepted"] != head || c["lag"] != 0.0 || c["error"] != nil {
+	var data dcHealth
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		data = dcModuleHealth(t, n)
+		if data.Details.Chains["C"]["height"] == head || time.Now().After(deadline) {
+			break
+		}
+	}
+	if c := data.Details.Chains["C"]; !data.Healthy || c["height"] != head || c["accepted"] != head || c["lag"] != 0.0 || c["error"] != nil {
 		t.Errorf("health of the data module: %+v, want height and accepted %d, lag 0", data, chain.Head)
 	}
 	got := dcDump(t, n.URL, chain)
@@ -284,6 +276,30 @@ func dcCheck(t *testing.T, n *nodetest.Node, chain *testchain.Chain, want []byte
 		t.Fatalf("the dump has %d lines, the uninterrupted run's %d", len(gl), len(wl))
 	}
 	return got
+}
+
+// dcHealth is the data module's entry in /ext/health.
+type dcHealth struct {
+	Healthy bool `json:"healthy"`
+	Details struct {
+		Chains map[string]map[string]any `json:"chains"`
+	} `json:"details"`
+}
+
+// dcModuleHealth reads the data module's health.
+func dcModuleHealth(t *testing.T, n *nodetest.Node) dcHealth {
+	t.Helper()
+	status, body, err := dcGet(n.URL + "/ext/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct {
+		Checks map[string]dcHealth `json:"checks"`
+	}
+	if err := json.Unmarshal(body, &health); err != nil {
+		t.Fatalf("health %d %s: %v", status, body, err)
+	}
+	return health.Checks["module/data"]
 }
 
 // pageTokenValue matches a page token's value: tokens are signed with each
