@@ -93,7 +93,7 @@ func (s *scenario) block(_ int, g *core.BlockGen) {
 	}
 	start := g.Gas()
 	for n := 0; s.total < s.opts.Txs; n++ {
-		if s.opts.TxsPerBlock > 0 && n == s.opts.TxsPerBlock || start-g.Gas() > start/2-maxTxGas {
+		if (s.opts.TxsPerBlock > 0 && n == s.opts.TxsPerBlock) || start-g.Gas() > start/2-maxTxGas {
 			return
 		}
 		if s.opts.Mix == TransfersAndCalls {
