@@ -64,7 +64,7 @@ fuzz:
 	done
 
 bench: build
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/...
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/...
 
 # The pinned generators and linters of build/tools/go.mod.
 tools: $(TOOLS)/staticcheck

@@ -217,6 +217,31 @@ func TestFetching(t *testing.T) {
 	}
 }
 
+// TestEmptyAnswers: a chain that answers no block for blocks its index
+// already holds (the EVM serves a block once the index has taken it, a
+// moment after the feed shows it) is asked again after short, growing
+// pauses; after about 2 s of empty answers indexing starts over, once,
+// and the blocks are indexed when the chain answers.
+func TestEmptyAnswers(t *testing.T) {
+	c := fakeevm.New(43112)
+	e := startEnv(t, envOptions{
+		config: `{"rate-limit": {"anonymous": {"per-second": 0}}, "indexer": {"requests-in-flight": 1}}`,
+		infos:  []host.ChainInfo{chainC}, chains: map[ids.ID]*fakeevm.Chain{chainC.ID: c},
+	})
+	e.waitIndexed("C", 0)
+	buildScenario(c, 3)
+	// 105 empty answers make 2 s of pauses (1, 2, 4, 8, 16 ms, then 20 ms).
+	c.EmptyGetBlocks(150)
+	e.sync(chainC.ID)
+	e.waitIndexed("C", c.Head())
+	if n := c.Calls("indexer_getBlocks"); n < 151 {
+		t.Errorf("%d getBlocks calls for 150 empty answers", n)
+	}
+	if got := metric(t, e.h, "dataapi_indexer_errors_total", "C"); got != 1 {
+		t.Errorf("indexing started over %v times, want once", got)
+	}
+}
+
 // fixedPrices is a price source with one price per token.
 type fixedPrices map[common.Address]float64
 

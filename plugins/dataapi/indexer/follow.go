@@ -27,11 +27,15 @@ const blockKind = "block"
 // index.
 const pollInterval = time.Second
 
-// emptyRetries and emptyPause bound the wait for a chain to answer for a
-// block the index already holds.
+// emptyPauseMin, emptyPauseMax and emptyWait bound the wait for a chain to
+// answer for a block the index already holds. The chain serves a block
+// once the index has taken it, a moment after the index feed shows it: the
+// first retry comes after emptyPauseMin, the pause doubles up to
+// emptyPauseMax, and the request gives up after about emptyWait.
 const (
-	emptyRetries = 100
-	emptyPause   = 20 * time.Millisecond
+	emptyPauseMin = time.Millisecond
+	emptyPauseMax = 20 * time.Millisecond
+	emptyWait     = 2 * time.Second
 )
 
 // maxCached is how many token and NFT metadata records a follower keeps
@@ -129,18 +133,19 @@ func (f *follower) follow(ctx context.Context) error {
 		wg.Go(func() {
 			defer close(j.done)
 			begin := time.Now()
-			for attempt := 0; ; attempt++ {
+			for pause, waited := emptyPauseMin, time.Duration(0); ; pause = min(2*pause, emptyPauseMax) {
 				j.blocks, j.err = f.rpc.GetBlocks(ctx, from, count)
 				// The index may show a block a moment before the chain
 				// answers for it: ask again shortly.
-				if j.err != nil || len(j.blocks) > 0 || from == 0 || attempt == emptyRetries {
+				if j.err != nil || len(j.blocks) > 0 || from == 0 || waited >= emptyWait {
 					break
 				}
 				select {
 				case <-ctx.Done():
 					return
-				case <-time.After(emptyPause):
+				case <-time.After(pause):
 				}
+				waited += pause
 			}
 			f.x.metrics.fetchSeconds.WithLabelValues(f.name).Observe(time.Since(begin).Seconds())
 		})

@@ -67,6 +67,7 @@ type Chain struct {
 	native   map[common.Address][]point
 	owners   map[balKey]common.Address // ERC-721: token, id → owner (holder unused)
 	failNext int                       // indexer_getBlocks calls to fail
+	empties  int                       // indexer_getBlocks calls from a block above 0 to answer with none
 	pruned   uint64                    // state below this block is gone
 	calls    map[string]int            // methods called
 }
@@ -130,6 +131,15 @@ func (c *Chain) FailGetBlocks(n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.failNext = n
+}
+
+// EmptyGetBlocks makes the next n indexer_getBlocks calls from a block
+// above 0 answer no block, as the EVM does for a block its index shows
+// before it has taken it as reported.
+func (c *Chain) EmptyGetBlocks(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.empties = n
 }
 
 // PruneBelow makes eth_getBalance and eth_call refuse blocks below n, as

@@ -85,6 +85,10 @@ func (c *Chain) dispatch(r rpcRequest) (any, *rpcError) {
 			c.failNext--
 			return nil, &rpcError{-32000, "injected failure"}
 		}
+		if c.empties > 0 && from > 0 {
+			c.empties--
+			return []evmapi.Block{}, nil
+		}
 		return c.getBlocks(uint64(from), uint64(count), head), nil
 	case "eth_getBalance":
 		var a common.Address
