@@ -23,6 +23,10 @@ import (
 // gethDir is the directory under the chain's data dir that go-ethereum owns.
 const gethDir = "geth"
 
+// minerTip is the least priority fee per gas, in wei, of a transaction the
+// chain's blocks take.
+const minerTip = 1
+
 // chainDB is the name of go-ethereum's chain database in its directory (the
 // one eth.New opens).
 const chainDB = "chaindata"
@@ -81,7 +85,7 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *fram
 	ec.TxPool.GlobalQueue = cfg.TxPoolGlobalQueue
 	ec.TxPool.AccountQueue = cfg.TxPoolAccountQueue
 	ec.Miner.GasCeil = genesis.GasLimit
-	ec.Miner.GasPrice = big.NewInt(1)
+	ec.Miner.GasPrice = big.NewInt(minerTip)
 	ec.RPCGasCap = cfg.RPCGasCap
 	ec.RPCTxFeeCap = cfg.RPCTxFeeCap
 	ec.RPCEVMTimeout = time.Duration(cfg.RPCEVMTimeout)

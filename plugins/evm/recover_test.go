@@ -434,7 +434,6 @@ func TestRecoverAccepted(t *testing.T) {
 			"Head state missing",
 			"re-imported accepted blocks: source=index blocks=3 from=1 head=3",
 			`re-imported accepted blocks: source="go-ethereum's database" blocks=2 from=4 head=5`,
-			"restarting go-ethereum on the recovered head: head=5",
 		},
 	}, {
 		name:  "crashed after freezing: the repair wipes the unreported blocks, rescued first",

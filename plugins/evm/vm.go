@@ -18,7 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/eth"
-	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/log"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -41,7 +40,6 @@ type VM struct {
 
 	stack    *node.Node
 	backend  *eth.Ethereum
-	beacon   *catalyst.SimulatedBeacon
 	inner    *rpc.Server
 	innerCli *rpc.Client
 	indexer  *rpc.Server
@@ -126,10 +124,9 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		}
 		env.Logger.Info("imported chain file", "file", path, "inserted", n, "head", chain.CurrentBlock().Number)
 	}
+	var blocks *builder
 	if cfg.BlockProduction != ProduceNone {
-		if vm.beacon, err = catalyst.NewSimulatedBeacon(0, common.Address{}, backend); err != nil {
-			return fmt.Errorf("block producer: %w", err)
-		}
+		blocks = newBuilder(chain, backend.TxPool(), genesis.GasLimit, env.Logger)
 	}
 
 	extra = append(extra, rpc.API{Namespace: nsEth, Service: proofAPI{
@@ -157,7 +154,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if vm.indexer, err = newIndexerServer(apis, vm.blocks); err != nil {
 		return err
 	}
-	vm.producer = newProducer(backend, vm.beacon, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
+	vm.producer = newProducer(chain, backend.TxPool(), blocks, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
 	extra = append(extra, rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}})
 
 	if vm.public, err = newPublicServer(cfg, apis, extra); err != nil {
@@ -212,9 +209,6 @@ func (vm *VM) Shutdown(context.Context) error {
 	}
 	if vm.innerCli != nil {
 		vm.innerCli.Close()
-	}
-	if vm.beacon != nil {
-		_ = vm.beacon.Stop()
 	}
 	if vm.stack != nil {
 		if err := vm.stack.Close(); err != nil && !errors.Is(err, node.ErrNodeStopped) {
