@@ -20,6 +20,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/hashicorp/go-hclog"
 	"github.com/holiman/uint256"
+
+	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
 )
 
 // finalityEpoch is how often a block is made finalized: every block whose
@@ -35,28 +37,33 @@ const maxBlockSize = params.MaxBlockSize - 1_000_000
 // does, and inserts them: the parent's state, the pool's executable
 // transactions in price and nonce order (a transaction that fails is left
 // out, with the later ones of its sender), the system calls and
-// withdrawals of the forks, then assembly. go-ethereum re-executes the
-// block as it inserts it, which records its call frames (docs/evm.md).
+// withdrawals of the forks, the atomic transactions that still apply,
+// then assembly. go-ethereum re-executes the block as it inserts it
+// (atomicProcessor applies the atomic effects again), which records its
+// call frames (docs/evm.md).
 type builder struct {
 	chain   *core.BlockChain
 	pool    *txpool.TxPool
+	atomic  *atomicVM // nil on a chain without atomic transactions
 	config  *params.ChainConfig
 	gasCeil uint64       // the gas limit blocks move towards
 	minTip  *uint256.Int // the least priority fee a transaction pays
 	log     hclog.Logger
 }
 
-// newBuilder returns the builder of chain's blocks from pool, towards a
-// gas limit of gasCeil. A chain without a finalized block (a new one) gets
-// its last epoch's, as a beacon chain gives one at once.
-func newBuilder(chain *core.BlockChain, pool *txpool.TxPool, gasCeil uint64, log hclog.Logger) *builder {
+// newBuilder returns the builder of chain's blocks from pool and atomic
+// (nil for none), towards a gas limit of gasCeil. A chain without a
+// finalized block (a new one) gets its last epoch's, as a beacon chain
+// gives one at once.
+func newBuilder(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicVM, gasCeil uint64, log hclog.Logger) *builder {
 	if chain.CurrentFinalBlock() == nil {
 		head := chain.CurrentBlock().Number.Uint64()
 		if fin := chain.GetHeaderByNumber(head - head%finalityEpoch); fin != nil {
 			chain.SetFinalized(fin)
 		}
 	}
-	return &builder{chain: chain, pool: pool, config: chain.Config(), gasCeil: gasCeil, minTip: uint256.NewInt(minerTip), log: log}
+	return &builder{chain: chain, pool: pool, atomic: atomic, config: chain.Config(), gasCeil: gasCeil,
+		minTip: uint256.NewInt(minerTip), log: log}
 }
 
 // blockEnv is a block under construction.
@@ -74,7 +81,7 @@ type blockEnv struct {
 }
 
 // build builds a block on the head with timestamp ts (the parent's plus
-// one when ts is not later), holding the pool's executable transactions
+// one when ts is not later), holding the pools' executable transactions
 // unless empty, inserts it, makes it head and safe, and finalizes it when
 // its number ends an epoch. It returns the block.
 func (b *builder) build(ts uint64, empty bool) (*types.Block, error) {
@@ -88,11 +95,22 @@ func (b *builder) build(ts uint64, empty bool) (*types.Block, error) {
 	if !empty {
 		b.fill(ctx, env)
 	}
-	block, err := b.assemble(ctx, env)
+	block, atomicTxs, err := b.assemble(ctx, env, !empty)
 	if err != nil {
 		return nil, err
 	}
+	// The atomic transactions are recorded before go-ethereum has the
+	// block: its insertion, and any later execution, applies them.
+	if len(atomicTxs) > 0 {
+		if err := b.atomic.record(ctx, block, atomicTxs); err != nil {
+			b.atomic.failed(block, atomicTxs, err)
+			return nil, err
+		}
+	}
 	if _, err := b.chain.InsertChain(types.Blocks{block}); err != nil {
+		if len(atomicTxs) > 0 {
+			b.atomic.failed(block, atomicTxs, err)
+		}
 		return nil, fmt.Errorf("insert block %d: %w", block.NumberU64(), err)
 	}
 	if head := b.chain.CurrentBlock(); head.Hash() != block.Hash() {
@@ -280,9 +298,11 @@ func (b *builder) apply(ctx context.Context, env *blockEnv, tx *types.Transactio
 }
 
 // assemble runs what follows the transactions (withdrawals, the system
-// calls of the forks, the engine's finalization) and returns the block
-// with its state root.
-func (b *builder) assemble(ctx context.Context, env *blockEnv) (*types.Block, error) {
+// calls of the forks, the engine's finalization), then, with withAtomic,
+// the atomic transactions that apply, whose batch the header's extra data
+// commits to; it returns the block with its state root, and the atomic
+// transactions.
+func (b *builder) assemble(ctx context.Context, env *blockEnv, withAtomic bool) (*types.Block, []*atx.Tx, error) {
 	h := env.header
 	body := types.Body{Transactions: env.txs}
 	if b.config.IsShanghai(h.Number, h.Time) {
@@ -294,7 +314,7 @@ func (b *builder) assemble(ctx context.Context, env *blockEnv) (*types.Block, er
 	}
 	requests, access, err := core.PostExecution(ctx, b.config, h.Number, h.Time, logs, body.Withdrawals, env.evm, uint32(len(env.txs)+1))
 	if err != nil {
-		return nil, fmt.Errorf("block %d: %w", h.Number, err)
+		return nil, nil, fmt.Errorf("block %d: %w", h.Number, err)
 	}
 	if requests != nil {
 		hash := types.CalcRequestsHash(requests)
@@ -302,9 +322,15 @@ func (b *builder) assemble(ctx context.Context, env *blockEnv) (*types.Block, er
 	}
 	env.bal.Merge(access)
 	b.chain.Engine().Finalize(b.chain, h, env.state, &body)
+	var atomicTxs []*atx.Tx
+	if withAtomic && b.atomic != nil {
+		if atomicTxs = b.atomic.pick(ctx, env.state, h); len(atomicTxs) > 0 {
+			h.Extra = atx.BatchHash(atx.EncodeBatch(atomicTxs)).Bytes()
+		}
+	}
 	block := core.AssembleBlock(b.chain, h, env.state, &body, env.receipts, env.bal)
 	if err := env.state.Error(); err != nil {
-		return nil, fmt.Errorf("state of block %d: %w", h.Number, err)
+		return nil, nil, fmt.Errorf("state of block %d: %w", h.Number, err)
 	}
-	return block, nil
+	return block, atomicTxs, nil
 }

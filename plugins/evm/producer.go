@@ -32,6 +32,7 @@ var errNoProduction = errors.New("this chain does not produce blocks (it serves 
 type producer struct {
 	chain   *core.BlockChain
 	pool    *txpool.TxPool
+	atomic  *atomicVM // nil on a chain without atomic transactions
 	builder *builder
 	log     hclog.Logger
 
@@ -52,10 +53,11 @@ type producerState struct {
 // newProducer starts the producer goroutine in mode. b is nil on a chain
 // that never produces blocks (an imported chain), then every request
 // fails.
-func newProducer(chain *core.BlockChain, pool *txpool.TxPool, b *builder, mode string, interval time.Duration, log hclog.Logger) *producer {
+func newProducer(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicVM, b *builder, mode string, interval time.Duration, log hclog.Logger) *producer {
 	p := &producer{
 		chain:    chain,
 		pool:     pool,
+		atomic:   atomic,
 		builder:  b,
 		log:      log,
 		reqs:     make(chan func(*producerState)),
@@ -84,16 +86,30 @@ func (p *producer) watchTxs() {
 	for {
 		select {
 		case <-ch:
-			select {
-			case p.txSignal <- struct{}{}:
-			default:
-			}
+			p.wake()
 		case <-sub.Err():
 			return
 		case <-p.stop:
 			return
 		}
 	}
+}
+
+// wake tells the producer that transactions wait.
+func (p *producer) wake() {
+	select {
+	case p.txSignal <- struct{}{}:
+	default:
+	}
+}
+
+// pending returns how many executable transactions wait, EVM and atomic.
+func (p *producer) pending() int {
+	n, _ := p.pool.Stats()
+	if p.atomic != nil {
+		n += p.atomic.pending()
+	}
+	return n
 }
 
 func (p *producer) loop(st *producerState) {
@@ -154,7 +170,7 @@ func (p *producer) drain() {
 			p.log.Warn("transaction pool sync", "err", err)
 			return
 		}
-		if pending, _ := p.pool.Stats(); pending == 0 {
+		if p.pending() == 0 {
 			return
 		}
 		blk, err := p.build(0)
@@ -162,15 +178,12 @@ func (p *producer) drain() {
 			p.log.Warn("block not produced", "err", err)
 			return
 		}
-		if len(blk.Transactions()) == 0 {
+		if len(blk.Transactions()) == 0 && !hasAtomicTxs(blk) {
 			return // pending transactions that do not fit any block yet
 		}
 	}
 	// More remain: come back after serving other requests.
-	select {
-	case p.txSignal <- struct{}{}:
-	default:
-	}
+	p.wake()
 }
 
 // seal builds, inserts and makes head one block with the pending
@@ -187,8 +200,8 @@ func (p *producer) seal(at uint64) (*types.Block, error) {
 		return nil, fmt.Errorf("transaction pool sync: %w", err)
 	}
 	if at != 0 {
-		if pending, _ := p.pool.Stats(); pending != 0 {
-			return nil, fmt.Errorf("cannot build an empty block at %d: the pool holds %d executable transactions", at, pending)
+		if pending := p.pending(); pending != 0 {
+			return nil, fmt.Errorf("cannot build an empty block at %d: the pools hold %d executable transactions", at, pending)
 		}
 	}
 	return p.build(at)

@@ -247,8 +247,9 @@ func isIndexingDisabled(err error) bool { return errors.Is(err, host.ErrNoIndex)
 
 // startNode starts go-ethereum on the chain's directory and recovers the
 // accepted blocks it lost in a crash (recoverAccepted). It records call
-// frames into frames, the re-imported blocks' included.
-func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+// frames into frames, the re-imported blocks' included, and applies the
+// atomic transactions store holds for the blocks it executes.
+func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore, store *atomicStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
 	reported, err := readReported(ctx, env.Host.DB)
 	if err != nil {
 		return nil, nil, nil, err
@@ -262,7 +263,7 @@ func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Con
 		_ = stack.Close()
 		return nil, nil, nil, err
 	}
-	backend, apis, err := attachEth(stack, genesis, cfg, frames)
+	backend, apis, err := attachEth(stack, genesis, cfg, frames, store)
 	if err != nil {
 		_ = stack.Close()
 		return nil, nil, nil, err

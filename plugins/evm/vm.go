@@ -50,6 +50,7 @@ type VM struct {
 	producer *producer
 	reporter *reporter
 	frames   *frameStore
+	atomic   *atomicVM
 }
 
 // New returns an uninitialized VM.
@@ -84,7 +85,8 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if vm.frames, err = openFrameStore(filepath.Join(env.DataDir, framesDir), env.Logger); err != nil {
 		return err
 	}
-	stack, backend, apis, err := startNode(ctx, env, genesis, cfg, vm.frames)
+	store := newAtomicStore(env.Host.DB)
+	stack, backend, apis, err := startNode(ctx, env, genesis, cfg, vm.frames, store)
 	if err != nil {
 		return err
 	}
@@ -124,16 +126,17 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		}
 		env.Logger.Info("imported chain file", "file", path, "inserted", n, "head", chain.CurrentBlock().Number)
 	}
+	vm.atomic = newAtomicVM(env, cfg, store, chain, cfg.BlockProduction != ProduceNone, func() { vm.producer.wake() })
 	var blocks *builder
 	if cfg.BlockProduction != ProduceNone {
-		blocks = newBuilder(chain, backend.TxPool(), genesis.GasLimit, env.Logger)
+		blocks = newBuilder(chain, backend.TxPool(), vm.atomic, genesis.GasLimit, env.Logger)
 	}
 
 	extra = append(extra, rpc.API{Namespace: nsEth, Service: proofAPI{
 		chain: chain, inner: vm.innerCli, pruning: cfg.PruningEnabled, window: cfg.HistoricalProofQueryWindow,
 	}})
 
-	if vm.reporter, err = newReporter(ctx, chain, env.Host, env.Logger); err != nil {
+	if vm.reporter, err = newReporter(ctx, chain, env.Host, store, vm.atomic.reported, env.Logger); err != nil {
 		return err
 	}
 	if err := vm.reporter.report(ctx); err != nil {
@@ -154,7 +157,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if vm.indexer, err = newIndexerServer(apis, vm.blocks); err != nil {
 		return err
 	}
-	vm.producer = newProducer(chain, backend.TxPool(), blocks, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
+	vm.producer = newProducer(chain, backend.TxPool(), vm.atomic, blocks, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
 	extra = append(extra, rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}})
 
 	if vm.public, err = newPublicServer(cfg, apis, extra); err != nil {
@@ -179,8 +182,8 @@ func (vm *VM) Handlers() map[string]http.Handler {
 		"rpc":    batchLimit{next: vm.public, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
 		"ws":     vm.public.WebsocketHandler([]string{"*"}),
 		"admin":  batchLimit{next: vm.adminSrv, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
-		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize),
-		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize),
+		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize, vm.atomic),
+		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize, vm.atomic),
 	}
 }
 

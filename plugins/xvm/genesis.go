@@ -163,5 +163,5 @@ func decodeHexOrEmpty(s string) ([]byte, error) {
 	if s == "" {
 		return nil, nil
 	}
-	return jsonrpcHex(s)
+	return avax.DecodePrefixedHex(s)
 }

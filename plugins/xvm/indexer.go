@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -62,7 +63,7 @@ func (vm *VM) getVertex(ctx context.Context, a getVertexArgs) (xvmapi.Vertex, er
 		TxIDs:         make([]ids.ID, len(v.Txs)),
 		Size:          len(v.Bytes()),
 		Stop:          v.Stop,
-		Bytes:         encodeBytes(encHex, v.Bytes()),
+		Bytes:         avax.EncodeBytes(avax.EncHex, v.Bytes()),
 	}
 	if out.ParentIDs == nil {
 		out.ParentIDs = []ids.ID{}

@@ -62,14 +62,14 @@ type txIDReply struct {
 // It answers once the transaction is accepted (or after the configured
 // issue-wait, with the ID of a transaction still processing).
 func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
-	enc, err := parseEncoding(a.Encoding, false)
+	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
 		return txIDReply{}, err
 	}
 	if a.Tx == "" {
 		return txIDReply{}, jsonrpc.InvalidParams(`"tx" is required`)
 	}
-	raw, err := decodeBytes(enc, a.Tx)
+	raw, err := avax.DecodeBytes(enc, a.Tx)
 	if err != nil {
 		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
 	}
@@ -147,7 +147,7 @@ func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
 	if err != nil {
 		return getTxReply{}, err
 	}
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getTxReply{}, err
 	}
@@ -159,8 +159,8 @@ func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
 		return getTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
 	}
 	var v any = vm.txJSON(t)
-	if enc != encJSON {
-		v = encodeBytes(enc, t.Bytes())
+	if enc != avax.EncJSON {
+		v = avax.EncodeBytes(enc, t.Bytes())
 	}
 	b, err := json.Marshal(v)
 	return getTxReply{Tx: b, Encoding: enc}, err
@@ -227,7 +227,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 	case len(a.Addresses) > maxUTXOsAddrs:
 		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses": %d addresses, more than %d`, len(a.Addresses), maxUTXOsAddrs)
 	}
-	enc, err := parseEncoding(a.Encoding, false)
+	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
 		return getUTXOsReply{}, err
 	}
@@ -279,7 +279,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 	}
 	out := getUTXOsReply{NumFetched: jsonrpc.Uint64(len(raw)), UTXOs: make([]string, len(raw)), Encoding: enc}
 	for i, b := range raw {
-		out.UTXOs[i] = encodeBytes(enc, b)
+		out.UTXOs[i] = avax.EncodeBytes(enc, b)
 	}
 	out.EndIndex = indexJSON{Address: vm.formatAddress(endAddr), UTXO: endUTXO.String()}
 	return out, nil
@@ -549,7 +549,7 @@ func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, erro
 	if err != nil {
 		return getBlockReply{}, err
 	}
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getBlockReply{}, err
 	}
@@ -565,7 +565,7 @@ func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, erro
 
 // getBlockByHeight returns the block at a height.
 func (vm *VM) getBlockByHeight(ctx context.Context, a getBlockByHeightArgs) (getBlockReply, error) {
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getBlockReply{}, err
 	}
@@ -585,8 +585,8 @@ func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (getBlo
 		return getBlockReply{}, err
 	}
 	var v any = vm.blockJSON(b)
-	if enc != encJSON {
-		v = encodeBytes(enc, b.Bytes())
+	if enc != avax.EncJSON {
+		v = avax.EncodeBytes(enc, b.Bytes())
 	}
 	raw, err := json.Marshal(v)
 	return getBlockReply{Block: raw, Encoding: enc}, err
