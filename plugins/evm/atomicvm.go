@@ -70,7 +70,6 @@ type atomicVM struct {
 	store  *atomicStore
 	chain  *core.BlockChain
 	shared host.SharedMemory
-	index  host.BatchIndex
 	fee    AtomicFee
 	hrp    string
 	log    hclog.Logger
@@ -87,29 +86,21 @@ type atomicVM struct {
 	waiting map[ids.ID]uint64
 	// spending maps each input of a waiting transaction to it.
 	spending map[ids.ID]ids.ID
-	dropped  *lru.Cache[ids.ID, droppedTx]
-}
-
-// droppedTx is a transaction left out of a block: it met a conflict after
-// it was issued.
-type droppedTx struct {
-	tx     *atx.Tx
-	reason string
+	// dropped remembers the transactions left out of a block because they
+	// met a conflict after they were issued.
+	dropped *lru.Cache[ids.ID, *atx.Tx]
 }
 
 // newAtomicVM returns the atomic side of a chain; shared memory and batch
 // appends are the host's (an older host offers neither: every atomic
 // request then fails, saying so).
 func newAtomicVM(env *sdk.Env, cfg Config, store *atomicStore, chain *core.BlockChain, producing bool, wake func()) *atomicVM {
-	dropped, _ := lru.New[ids.ID, droppedTx](maxDroppedRemember)
+	dropped, _ := lru.New[ids.ID, *atx.Tx](maxDroppedRemember)
 	a := &atomicVM{env: env, store: store, chain: chain, shared: env.Host.SharedMemory, fee: cfg.AtomicTxFee,
 		hrp: avax.HRP(env.NetworkID), log: env.Logger, producing: producing, wake: wake,
 		waiting: map[ids.ID]uint64{}, spending: map[ids.ID]ids.ID{}, dropped: dropped}
-	if bi, ok := env.Host.Index.(host.BatchIndex); ok {
-		a.index = bi
-	}
-	if a.index == nil {
-		a.shared = nil
+	if _, ok := env.Host.Index.(host.BatchIndex); !ok {
+		a.shared = nil // its shared-memory operations could not be written
 	}
 	if cfg.AVAXAssetID != "" {
 		a.asset, _ = ids.FromString(cfg.AVAXAssetID) // validated by ParseConfig
@@ -404,8 +395,12 @@ func (a *atomicVM) recheck(ctx context.Context, t *atx.Tx, h *types.Header) erro
 	if err != nil {
 		return err
 	}
-	if burned, err := atx.Burned(t); err != nil || burned < fee {
-		return fmt.Errorf("it burns %d nAVAX, the fee in block %d is %d (%v)", burned, h.Number, fee, err)
+	burned, err := atx.Burned(t)
+	if err != nil {
+		return err
+	}
+	if burned < fee {
+		return fmt.Errorf("it burns %d nAVAX, the fee in block %d is %d", burned, h.Number, fee)
 	}
 	if tx, ok := t.Unsigned.(*atx.ImportTx); ok {
 		if _, err := a.importedUTXOs(ctx, tx); err != nil {
@@ -421,7 +416,7 @@ func (a *atomicVM) drop(t *atx.Tx, why error) {
 	a.log.Info("atomic transaction dropped", "tx", id, "reason", why)
 	a.pool = slices.DeleteFunc(a.pool, func(p *atx.Tx) bool { return p.ID() == id })
 	a.forgetLocked(t)
-	a.dropped.Add(id, droppedTx{tx: t, reason: why.Error()})
+	a.dropped.Add(id, t)
 }
 
 // forgetLocked stops tracking a transaction; a.mu is held.
@@ -478,7 +473,6 @@ type txStatus struct {
 	status string
 	height *uint64 // of an accepted transaction
 	tx     *atx.Tx // nil when unknown
-	reason string  // why it was dropped
 }
 
 // status returns a transaction's status: Accepted once the block that
@@ -508,8 +502,8 @@ func (a *atomicVM) status(ctx context.Context, id ids.ID) (txStatus, error) {
 	if _, ok := a.waiting[id]; ok {
 		return txStatus{status: statusProcessing, tx: a.waitingTx(id)}, nil
 	}
-	if d, ok := a.dropped.Get(id); ok {
-		return txStatus{status: statusDropped, tx: d.tx, reason: d.reason}, nil
+	if t, ok := a.dropped.Get(id); ok {
+		return txStatus{status: statusDropped, tx: t}, nil
 	}
 	return txStatus{status: statusUnknown}, nil
 }
