@@ -168,6 +168,15 @@ func TestAtomicXC(t *testing.T) {
 		}
 		heights[tx.ID()] = s.Height
 	}
+	// The same under SPEC's name, at /ext/bc/C/native.
+	var st struct {
+		Status      string `json:"status"`
+		BlockHeight string `json:"blockHeight"`
+	}
+	if err := n.Call(ctx, "/ext/bc/C/native", "native.getAtomicTxStatus", []any{map[string]string{"txID": impID.String()}}, &st); err != nil ||
+		st.Status != "Accepted" || st.BlockHeight != fmt.Sprint(heights[impID]) {
+		t.Fatalf("native.getAtomicTxStatus: %+v (%v)", st, err)
+	}
 	if heights[expID] <= heights[impID] {
 		t.Fatalf("export at %d, import at %d", heights[expID], heights[impID])
 	}
