@@ -1,9 +1,11 @@
 // Package evm is the EVM chain VM: a go-ethereum node embedded in a
 // chainhost plugin, serving the standard JSON-RPC over HTTP and WebSocket
 // (web3, net, eth, txpool, debug, personal), the EVM administration of
-// SPEC A2, the chain-native endpoint, and reporting every accepted block to
-// the host's index. The default config runs it as the C-Chain; every
-// further EVM chain is another instance from its own genesis.
+// SPEC A2, the chain-native endpoint of atomic transactions (imports from
+// and exports to other chains through shared memory), building its own
+// blocks and reporting every accepted block to the host's index. The
+// default config runs it as the C-Chain; every further EVM chain is
+// another instance from its own genesis.
 package evm
 
 import (
@@ -57,9 +59,10 @@ type VM struct {
 func New() *VM { return &VM{} }
 
 // Initialize opens the call frame store, starts go-ethereum on the chain's
-// directory with the store's recorder attached, re-imports the accepted
-// blocks it lost in a crash (see startNode), imports a chain file when
-// configured, reports blocks the index lacks, and starts block production.
+// directory with the store's recorder and the atomic block processor
+// attached, re-imports the accepted blocks it lost in a crash (see
+// startNode), imports a chain file when configured, reports blocks the
+// index lacks, and starts block production.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	vm.env = env
 	cfg, err := ParseConfig(env.Config)
