@@ -249,3 +249,56 @@ func TestAtomicXC(t *testing.T) {
 func weiOf(n uint64) *big.Int {
 	return new(big.Int).Mul(new(big.Int).SetUint64(n), big.NewInt(atx.X2CRate))
 }
+
+// TestAtomicIndexOff: with indexing off, atomic transactions still apply
+// their shared-memory operations with their block; when indexing is
+// turned on, the host backfills C's blocks from the VM without them, and
+// nothing is applied twice or lost: the export waits on X and imports,
+// the imported UTXO stays consumed.
+func TestAtomicIndexOff(t *testing.T) {
+	dir := t.TempDir()
+	off := nodetest.Options{Config: atomicXC(""), DataDir: dir, Args: []string{"--index-enabled=false", "--index-allow-incomplete"}}
+	n := nodetest.Start(t, off)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	x := xWallet(t, n, "X", ewoqKey)
+	c := cWallet(t, n, x, x.Key)
+	me := x.Address()
+	if _, err := x.Export(ctx, c.Ctx.ChainID, x.FeeAsset, 3_000_000_000, me); err != nil {
+		t.Fatal(err)
+	}
+	imp, err := c.Import(ctx, "X", x.ChainID, c.EVMAddress())
+	if err != nil {
+		t.Fatalf("import with indexing off: %v", err)
+	}
+	exp, err := c.Export(ctx, x.ChainID, 1_000_000_000, me)
+	if err != nil {
+		t.Fatalf("export with indexing off: %v", err)
+	}
+	n.Stop(t)
+
+	n = nodetest.Start(t, nodetest.Options{Config: atomicXC(""), DataDir: dir})
+	x = xWallet(t, n, "X", ewoqKey)
+	c = cWallet(t, n, x, x.Key)
+	eth := evmDial(t, n, "C", "rpc")
+	head, err := eth.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evmCheckIndex(t, ctx, n, "C", eth, head)
+	for _, id := range []ids.ID{imp, exp} {
+		if s, err := c.Client.GetAtomicTxStatus(ctx, id); err != nil || s.Status != "Accepted" {
+			t.Fatalf("status of %s after the backfill: %+v (%v)", id, s, err)
+		}
+	}
+	if left, err := c.Importable(ctx, "X"); err != nil || len(left) != 0 {
+		t.Fatalf("C's UTXOs from X after the backfill: %v (%v), want none", left, err)
+	}
+	before := xBalance(t, x, me)
+	if _, err := x.Import(ctx, "C", me); err != nil {
+		t.Fatalf("X import of the export made with indexing off: %v", err)
+	}
+	if got := xBalance(t, x, me); got != before+1_000_000_000-xFee {
+		t.Fatalf("X balance %d, want %d", got, before+1_000_000_000-xFee)
+	}
+}
