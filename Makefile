@@ -31,10 +31,11 @@ run: build
 	$(BIN)/chainhost $(ARGS)
 
 # Tests that start the host find the binaries through CHAINHOST_BIN_DIR.
-# compat/avalanchego is a module of its own (avalanchego's wallet checks the
-# X-Chain; its dependencies stay out of the node's binary). It runs without
-# -race: it is a client of the node's processes, and the race build of
-# avalanchego's dependencies would add minutes to every cold CI run.
+# compat/avalanchego is a module of its own (avalanchego's wallets check the
+# X-Chain and the C-Chain's atomic transactions; its dependencies stay out
+# of the node's binary). It runs without -race: it is a client of the
+# node's processes, and the race build of avalanchego's dependencies would
+# add minutes to every cold CI run.
 test: lint build sdk-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...

@@ -64,7 +64,7 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 			}
 		}
 		if c.Alias == "C" && c.VMName() == "evm" && cfg.NetworkID == localNetworkID {
-			fmt.Fprintf(w, "    funded   %s (private key %s, EVM chain ID 43112)\n", localKeyAddress, localPrivateKey)
+			fmt.Fprintf(w, "    funded   %s (private key %s, EVM chain ID 43112; moves to and from X: chainhost c --help)\n", localKeyAddress, localPrivateKey)
 		}
 		if c.Alias == "X" && c.VMName() == "xvm" && cfg.NetworkID == localNetworkID {
 			fmt.Fprintf(w, "    funded   %s (private key %s; try: chainhost x balance --key %s)\n", localXAddress, localPrivateKey, localPrivateKey)

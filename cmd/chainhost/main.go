@@ -27,6 +27,8 @@ Usage:
   chainhost version          print the version and exit
   chainhost x COMMAND        a wallet on the X-Chain: address, balance, send,
                              export, import (chainhost x --help)
+  chainhost c COMMAND        the C-Chain's side of moves between chains: address,
+                             balance, export, import (chainhost c --help)
   chainhost p COMMAND        validators, subnets and L1 validators on the P-Chain
                              (chainhost p --help)
 
@@ -43,6 +45,9 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "x" {
 		return runX(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "c" {
+		return runC(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "p" {
 		return runP(args[1:], stdout, stderr)

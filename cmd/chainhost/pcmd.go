@@ -184,7 +184,7 @@ func runP(args []string, stdout, stderr io.Writer) int {
 			}
 			vdrs = append(vdrs, nv)
 		}
-		addr, err := avax.DecodeHex(*managerAddress)
+		addr, err := avax.DecodePrefixedHex(*managerAddress)
 		if err != nil {
 			return fail(fmt.Errorf("--manager-address: %w", err))
 		}

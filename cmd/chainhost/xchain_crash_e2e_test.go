@@ -74,30 +74,40 @@ func xSupply(t *testing.T, n *nodetest.Node, infos []xChainInfo, addrs []avax.Sh
 			}
 		}
 		for _, ct := range xRange(t, n, c.alias, "tx") {
-			tx, err := txs.Parse(ct)
+			burned, err := xBurned(ct, c.feeAsset)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", c.alias, err)
 			}
-			b := tx.Unsigned.Base()
-			ins := [][]avax.TransferableInput{b.Ins}
-			outs := [][]avax.TransferableOutput{b.Outs}
-			switch u := tx.Unsigned.(type) {
-			case *txs.ImportTx:
-				ins = append(ins, u.ImportedIns)
-			case *txs.ExportTx:
-				outs = append(outs, u.ExportedOuts)
-			}
-			burned, err := txs.Flow(c.feeAsset, 0, ins, outs)
-			if err != nil {
-				t.Fatalf("%s tx %s: %v", c.alias, tx.ID(), err)
-			}
-			parts["burned on "+c.alias] += burned[c.feeAsset]
+			parts["burned on "+c.alias] += burned
 		}
 	}
 	for _, v := range parts {
 		total += v
 	}
 	return total, parts
+}
+
+// xBurned returns what an X-Chain transaction burned of the fee asset:
+// its inputs less its outputs.
+func xBurned(raw []byte, feeAsset ids.ID) (uint64, error) {
+	tx, err := txs.Parse(raw)
+	if err != nil {
+		return 0, err
+	}
+	b := tx.Unsigned.Base()
+	ins := [][]avax.TransferableInput{b.Ins}
+	outs := [][]avax.TransferableOutput{b.Outs}
+	switch u := tx.Unsigned.(type) {
+	case *txs.ImportTx:
+		ins = append(ins, u.ImportedIns)
+	case *txs.ExportTx:
+		outs = append(outs, u.ExportedOuts)
+	}
+	burned, err := txs.Flow(feeAsset, 0, ins, outs)
+	if err != nil {
+		return 0, fmt.Errorf("tx %s: %w", tx.ID(), err)
+	}
+	return burned[feeAsset], nil
 }
 
 // xRange returns the bytes of every container of an index, read with

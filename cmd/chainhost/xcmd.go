@@ -119,7 +119,7 @@ func runX(args []string, stdout, stderr io.Writer) int {
 			if *toChain == "" {
 				return fail(errors.New("--to-chain is required"))
 			}
-			dest, derr := chainID(ctx, w, *toChain)
+			dest, derr := chainID(ctx, w.Client, *toChain)
 			if derr != nil {
 				return fail(derr)
 			}
@@ -165,7 +165,7 @@ func xBalance(ctx context.Context, w *client.Wallet, from string, stdout io.Writ
 	if from == "" {
 		return 0
 	}
-	if id, err := chainID(ctx, w, from); err != nil {
+	if id, err := chainID(ctx, w.Client, from); err != nil {
 		return fail(err)
 	} else if id == w.ChainID {
 		return fail(fmt.Errorf("--from %s is this chain: name the chain that exported to %s", from, w.Client.Chain()))
@@ -210,8 +210,8 @@ func readKey(text, file string) (*avax.PrivateKey, error) {
 }
 
 // chainID resolves a chain alias or ID on the node.
-func chainID(ctx context.Context, w *client.Wallet, chain string) (ids.ID, error) {
-	id, err := w.Client.BlockchainID(ctx, chain)
+func chainID(ctx context.Context, c *client.Client, chain string) (ids.ID, error) {
+	id, err := c.BlockchainID(ctx, chain)
 	if err == nil {
 		return id, nil
 	}

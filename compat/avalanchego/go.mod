@@ -2,7 +2,11 @@ module github.com/chainhost/chainhost/compat/avalanchego
 
 go 1.26.8
 
-require github.com/ava-labs/avalanchego v1.14.2
+require (
+	github.com/ava-labs/avalanchego v1.14.2
+	github.com/ava-labs/avalanchego/graft/coreth v1.14.2
+	github.com/ava-labs/libevm v1.13.14-0.4.0.rc.2
+)
 
 require (
 	connectrpc.com/connect v1.18.1 // indirect
@@ -11,9 +15,7 @@ require (
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/StephenButtolph/canoto v0.18.0 // indirect
 	github.com/VictoriaMetrics/fastcache v1.12.1 // indirect
-	github.com/ava-labs/avalanchego/graft/coreth v1.14.2 // indirect
 	github.com/ava-labs/avalanchego/graft/evm v1.14.2 // indirect
-	github.com/ava-labs/libevm v1.13.14-0.4.0.rc.2 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	github.com/btcsuite/btcd/btcec/v2 v2.3.5 // indirect

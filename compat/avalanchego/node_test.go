@@ -38,7 +38,8 @@ func binaries(t *testing.T) (string, string) {
 			return
 		}
 		build.host, build.plugins = filepath.Join(dir, "bin", "chainhost"), filepath.Join(dir, "plugins")
-		for _, c := range [][2]string{{build.host, "./cmd/chainhost"}, {filepath.Join(build.plugins, "xvm"), "./cmd/xvm"}} {
+		for _, c := range [][2]string{{build.host, "./cmd/chainhost"}, {filepath.Join(build.plugins, "xvm"), "./cmd/xvm"},
+			{filepath.Join(build.plugins, "evm"), "./cmd/evm"}} {
 			cmd := exec.Command("go", "build", "-o", c[0], c[1])
 			cmd.Dir = repo
 			if out, err := cmd.CombinedOutput(); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // Block production modes of Config.BlockProduction.
@@ -44,6 +46,41 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("duration %q: %w", s, err)
 	}
 	*d = Duration(v)
+	return nil
+}
+
+// AtomicFee is the fee rule of atomic transactions (docs/evm.md): coreth's
+// dynamic fee (Dynamic), or Fixed nAVAX per transaction. In JSON it is the
+// string "dynamic" or a number of nAVAX.
+type AtomicFee struct {
+	Dynamic bool
+	Fixed   uint64
+}
+
+// atomicFeeDynamic is the JSON of the dynamic rule.
+const atomicFeeDynamic = "dynamic"
+
+// MarshalJSON writes "dynamic" or the fixed fee.
+func (f AtomicFee) MarshalJSON() ([]byte, error) {
+	if f.Dynamic {
+		return json.Marshal(atomicFeeDynamic)
+	}
+	return json.Marshal(f.Fixed)
+}
+
+// UnmarshalJSON reads "dynamic" or a number of nAVAX (a JSON number or a
+// decimal string).
+func (f *AtomicFee) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil && strings.EqualFold(s, atomicFeeDynamic) {
+		*f = AtomicFee{Dynamic: true}
+		return nil
+	}
+	var q Quantity
+	if err := q.UnmarshalJSON(b); err != nil {
+		return fmt.Errorf(`atomic-tx-fee must be "dynamic" or a number of nAVAX, got %s`, b)
+	}
+	*f = AtomicFee{Fixed: uint64(q)}
 	return nil
 }
 
@@ -107,6 +144,11 @@ type Config struct {
 	// ImportHead is the block hash made head, safe and finalized after the
 	// import; empty keeps the imported chain's last block.
 	ImportHead string `json:"import-head"`
+	// AtomicTxFee is the fee rule of atomic transactions.
+	AtomicTxFee AtomicFee `json:"atomic-tx-fee"`
+	// AVAXAssetID is the ID of the asset atomic transactions move; empty
+	// asks the chain aliased X for its AVAX asset when first needed.
+	AVAXAssetID string `json:"avax-asset-id"`
 }
 
 // DefaultConfig returns the config of a chain whose config sets nothing.
@@ -128,6 +170,7 @@ func DefaultConfig() Config {
 		RPCEVMTimeout:              Duration(5 * time.Second),
 		CacheMB:                    64,
 		LogLevel:                   "warn",
+		AtomicTxFee:                AtomicFee{Dynamic: true},
 	}
 }
 
@@ -179,6 +222,11 @@ func (c *Config) validate() error {
 	}
 	if c.ImportHead != "" && c.ImportChainFile == "" {
 		return fmt.Errorf("import-head needs import-chain-file")
+	}
+	if c.AVAXAssetID != "" {
+		if _, err := ids.FromString(c.AVAXAssetID); err != nil {
+			return fmt.Errorf("avax-asset-id: %w", err)
+		}
 	}
 	return nil
 }

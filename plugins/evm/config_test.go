@@ -32,6 +32,15 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero batch", raw: `{"api-max-batch-size":0}`, wantErr: "api-max-batch-size"},
 		{name: "bad level", raw: `{"log-level":"loud"}`, wantErr: "log level"},
 		{name: "head without file", raw: `{"import-head":"0x01"}`, wantErr: "import-chain-file"},
+		{name: "atomic fee dynamic by default", raw: `{}`, check: func(c Config) bool { return c.AtomicTxFee.Dynamic && c.AVAXAssetID == "" }},
+		{name: "atomic fee fixed", raw: `{"atomic-tx-fee":1000000}`, check: func(c Config) bool {
+			return !c.AtomicTxFee.Dynamic && c.AtomicTxFee.Fixed == 1000000
+		}},
+		{name: "atomic fee as a string", raw: `{"atomic-tx-fee":"250"}`, check: func(c Config) bool { return c.AtomicTxFee.Fixed == 250 }},
+		{name: "atomic fee dynamic", raw: `{"atomic-tx-fee":"Dynamic"}`, check: func(c Config) bool { return c.AtomicTxFee.Dynamic }},
+		{name: "bad atomic fee", raw: `{"atomic-tx-fee":"cheap"}`, wantErr: `atomic-tx-fee must be "dynamic" or a number of nAVAX`},
+		{name: "asset ID", raw: `{"avax-asset-id":"D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"}`, check: func(c Config) bool { return c.AVAXAssetID != "" }},
+		{name: "bad asset ID", raw: `{"avax-asset-id":"AVAX"}`, wantErr: "avax-asset-id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

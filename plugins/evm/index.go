@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/hashicorp/go-hclog"
 
+	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -31,9 +33,12 @@ var keyReported = []byte("reported")
 // never accepted. Blocks go-ethereum committed but the index lacks (a crash
 // in between) are reported when the chain starts.
 type reporter struct {
-	chain *core.BlockChain
-	hs    host.Services
-	log   hclog.Logger
+	chain  *core.BlockChain
+	hs     host.Services
+	log    hclog.Logger
+	atomic *atomicStore
+	// accepted is told the atomic transactions of each block reported.
+	accepted func(*types.Block, []*atx.Tx)
 
 	mu       sync.Mutex // serialises report
 	reported uint64
@@ -46,9 +51,11 @@ type reporter struct {
 	wg     sync.WaitGroup
 }
 
-// newReporter reads how far the index got.
-func newReporter(ctx context.Context, chain *core.BlockChain, hs host.Services, log hclog.Logger) (*reporter, error) {
-	r := &reporter{chain: chain, hs: hs, log: log, signal: make(chan struct{}, 1), stop: make(chan struct{})}
+// newReporter reads how far the index got. The atomic transactions of the
+// blocks it reports are read from store and then given to accepted.
+func newReporter(ctx context.Context, chain *core.BlockChain, hs host.Services, store *atomicStore, accepted func(*types.Block, []*atx.Tx), log hclog.Logger) (*reporter, error) {
+	r := &reporter{chain: chain, hs: hs, log: log, atomic: store, accepted: accepted,
+		signal: make(chan struct{}, 1), stop: make(chan struct{})}
 	n, err := readReported(ctx, hs.DB)
 	if err != nil {
 		return nil, err
@@ -154,23 +161,59 @@ func (r *reporter) report(ctx context.Context) error {
 		if blk == nil {
 			return fmt.Errorf("block %d missing below head %d", n, head)
 		}
-		raw, err := rlp.EncodeToBytes(blk)
+		txs, err := r.atomic.blockTxs(ctx, blk)
 		if err != nil {
-			return fmt.Errorf("encode block %d: %w", n, err)
+			return err
 		}
-		state := []host.Op{{Key: keyReported, Value: binary.BigEndian.AppendUint64(nil, n)}}
+		if err := r.reportBlock(ctx, blk, txs); err != nil {
+			return fmt.Errorf("index block %d: %w", n, err)
+		}
+		r.reported = n
+		r.height.Store(n)
+		if len(txs) > 0 {
+			r.accepted(blk, txs)
+		}
+	}
+	return nil
+}
+
+// reportBlock appends one block to the index, with the reported height
+// and, for a block with atomic transactions, their state and
+// shared-memory operations, in one atomic write.
+func (r *reporter) reportBlock(ctx context.Context, blk *types.Block, txs []*atx.Tx) error {
+	n := blk.NumberU64()
+	raw, err := rlp.EncodeToBytes(blk)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	state := []host.Op{{Key: keyReported, Value: binary.BigEndian.AppendUint64(nil, n)}}
+	if len(txs) == 0 {
 		_, err = r.hs.Index.Accept(ctx, Kind, ids.ID(blk.Hash()), raw, state)
 		if err != nil && isAlreadyIndexed(err) {
 			// The host backfilled it (from GetAccepted) first.
 			err = r.hs.DB.Put(ctx, keyReported, state[0].Value)
 		}
-		if err != nil {
-			return fmt.Errorf("index block %d: %w", n, err)
-		}
-		r.reported = n
-		r.height.Store(n)
+		return err
 	}
-	return nil
+	bi, ok := r.hs.Index.(host.BatchIndex)
+	if !ok {
+		return errors.New("it has atomic transactions, and the host cannot append them with their shared-memory operations")
+	}
+	ops, shared := acceptOps(blk, txs)
+	_, err = bi.AcceptBatch(ctx, host.AcceptBatch{
+		Containers:   []host.NewContainer{{Kind: Kind, ID: ids.ID(blk.Hash()), Bytes: raw}},
+		State:        append(state, ops...),
+		SharedMemory: shared,
+	})
+	if err == nil {
+		return nil
+	}
+	// An answer lost with the host's process may hide a write that
+	// happened: the reported height says.
+	if done, rerr := readReported(ctx, r.hs.DB); rerr == nil && done >= n {
+		return nil
+	}
+	return err
 }
 
 // isAlreadyIndexed matches the host's refusal of a container it holds.

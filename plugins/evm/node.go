@@ -23,6 +23,10 @@ import (
 // gethDir is the directory under the chain's data dir that go-ethereum owns.
 const gethDir = "geth"
 
+// minerTip is the least priority fee per gas, in wei, of a transaction the
+// chain's blocks take.
+const minerTip = 1
+
 // chainDB is the name of go-ethereum's chain database in its directory (the
 // one eth.New opens).
 const chainDB = "chaindata"
@@ -53,10 +57,11 @@ func newStack(dataDir, version string, cfg Config) (*node.Node, error) {
 
 // attachEth registers the eth service on stack, which opens the chain (and
 // repairs it after a crash), with the recorder of frames attached as
-// go-ethereum's live tracer. It returns the service and the APIs to serve:
-// eth's own, the filters and the tracers, which geth's command line would
-// otherwise add.
-func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *frameStore) (*eth.Ethereum, []rpc.API, error) {
+// go-ethereum's live tracer, and the block processor that applies the
+// atomic transactions of store's blocks. It returns the service and the
+// APIs to serve: eth's own, the filters and the tracers, which geth's
+// command line would otherwise add.
+func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *frameStore, store *atomicStore) (*eth.Ethereum, []rpc.API, error) {
 	ec := ethconfig.Defaults
 	ec.Genesis = genesis
 	ec.NetworkId = genesis.Config.ChainID.Uint64()
@@ -81,7 +86,7 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *fram
 	ec.TxPool.GlobalQueue = cfg.TxPoolGlobalQueue
 	ec.TxPool.AccountQueue = cfg.TxPoolAccountQueue
 	ec.Miner.GasCeil = genesis.GasLimit
-	ec.Miner.GasPrice = big.NewInt(1)
+	ec.Miner.GasPrice = big.NewInt(minerTip)
 	ec.RPCGasCap = cfg.RPCGasCap
 	ec.RPCTxFeeCap = cfg.RPCTxFeeCap
 	ec.RPCEVMTimeout = time.Duration(cfg.RPCEVMTimeout)
@@ -91,6 +96,10 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *fram
 	if err != nil {
 		return nil, nil, fmt.Errorf("start go-ethereum: %w", err)
 	}
+	// Before anything inserts a block: go-ethereum's one hook on every
+	// execution of a block (docs/evm.md, Atomic transactions).
+	chain := backend.BlockChain()
+	chain.SetBlockValidatorAndProcessorForTesting(chain.Validator(), &atomicProcessor{Processor: chain.Processor(), store: store})
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	apis := backend.APIs()
 	apis = append(apis, rpc.API{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)})

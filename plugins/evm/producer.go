@@ -9,8 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
-	"github.com/ethereum/go-ethereum/eth"
-	"github.com/ethereum/go-ethereum/eth/catalyst"
+	"github.com/ethereum/go-ethereum/core/txpool"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -21,16 +21,20 @@ var errProducerStopped = errors.New("block producer stopped")
 // of transactions cannot starve the producer's other requests.
 const maxDrainBlocks = 64
 
+// errNoProduction answers the requests for a block of a chain that builds
+// none.
+var errNoProduction = errors.New("this chain does not produce blocks (it serves an imported chain)")
+
 // producer builds every block of the chain from one goroutine, which
 // serialises all triggers: pending transactions (automatic mode), the
-// interval timer, and the dev methods. go-ethereum's own dev-mode mining
-// deadlocks when anything else also triggers a block, so it is never
-// started; blocks are sealed through the simulated beacon's engine-API
-// round trip instead.
+// interval timer, and the dev methods. go-ethereum's own mining is never
+// started: the chain's builder makes the blocks.
 type producer struct {
-	eth    *eth.Ethereum
-	beacon *catalyst.SimulatedBeacon
-	log    hclog.Logger
+	chain   *core.BlockChain
+	pool    *txpool.TxPool
+	atomic  *atomicVM // nil on a chain without atomic transactions
+	builder *builder
+	log     hclog.Logger
 
 	reqs     chan func(*producerState)
 	txSignal chan struct{}
@@ -46,13 +50,15 @@ type producerState struct {
 	timer    *time.Timer
 }
 
-// newProducer starts the producer goroutine in mode. beacon is nil on a
-// chain that never produces blocks (an imported chain), then every
-// request fails.
-func newProducer(backend *eth.Ethereum, beacon *catalyst.SimulatedBeacon, mode string, interval time.Duration, log hclog.Logger) *producer {
+// newProducer starts the producer goroutine in mode. b is nil on a chain
+// that never produces blocks (an imported chain), then every request
+// fails.
+func newProducer(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicVM, b *builder, mode string, interval time.Duration, log hclog.Logger) *producer {
 	p := &producer{
-		eth:      backend,
-		beacon:   beacon,
+		chain:    chain,
+		pool:     pool,
+		atomic:   atomic,
+		builder:  b,
 		log:      log,
 		reqs:     make(chan func(*producerState)),
 		txSignal: make(chan struct{}, 1),
@@ -60,7 +66,7 @@ func newProducer(backend *eth.Ethereum, beacon *catalyst.SimulatedBeacon, mode s
 		done:     make(chan struct{}),
 	}
 	st := &producerState{mode: mode, interval: interval}
-	if beacon == nil {
+	if b == nil {
 		st.mode = ProduceManual
 	}
 	p.watching.Add(1)
@@ -75,21 +81,35 @@ func newProducer(backend *eth.Ethereum, beacon *catalyst.SimulatedBeacon, mode s
 func (p *producer) watchTxs() {
 	defer p.watching.Done()
 	ch := make(chan core.NewTxsEvent, 256)
-	sub := p.eth.TxPool().SubscribeTransactions(ch, false)
+	sub := p.pool.SubscribeTransactions(ch, false)
 	defer sub.Unsubscribe()
 	for {
 		select {
 		case <-ch:
-			select {
-			case p.txSignal <- struct{}{}:
-			default:
-			}
+			p.wake()
 		case <-sub.Err():
 			return
 		case <-p.stop:
 			return
 		}
 	}
+}
+
+// wake tells the producer that transactions wait.
+func (p *producer) wake() {
+	select {
+	case p.txSignal <- struct{}{}:
+	default:
+	}
+}
+
+// pending returns how many executable transactions wait, EVM and atomic.
+func (p *producer) pending() int {
+	n, _ := p.pool.Stats()
+	if p.atomic != nil {
+		n += p.atomic.pending()
+	}
+	return n
 }
 
 func (p *producer) loop(st *producerState) {
@@ -146,56 +166,66 @@ func (p *producer) drain() {
 	for i := 0; i < maxDrainBlocks; i++ {
 		// Wait for the pool to digest the last block, or it still counts
 		// the transactions just included.
-		if err := p.eth.TxPool().Sync(); err != nil {
+		if err := p.pool.Sync(); err != nil {
 			p.log.Warn("transaction pool sync", "err", err)
 			return
 		}
-		if pending, _ := p.eth.TxPool().Stats(); pending == 0 {
+		if p.pending() == 0 {
 			return
 		}
-		n, err := p.seal(0)
+		blk, err := p.build(0)
 		if err != nil {
 			p.log.Warn("block not produced", "err", err)
 			return
 		}
-		if n == 0 {
+		if len(blk.Transactions()) == 0 && !hasAtomicTxs(blk) {
 			return // pending transactions that do not fit any block yet
 		}
 	}
 	// More remain: come back after serving other requests.
-	select {
-	case p.txSignal <- struct{}{}:
-	default:
-	}
+	p.wake()
 }
 
 // seal builds, inserts and makes head one block with the pending
-// transactions, and returns how many it holds. With at not zero it builds
-// an empty block with timestamp at instead, which needs an empty pool.
-func (p *producer) seal(at uint64) (int, error) {
-	if p.beacon == nil {
-		return 0, errors.New("this chain does not produce blocks (it serves an imported chain)")
+// transactions. With at not zero it builds an empty block with timestamp
+// at instead, which needs a pool without executable transactions (they
+// would wait behind a block that leaves them out).
+func (p *producer) seal(at uint64) (*types.Block, error) {
+	if p.builder == nil {
+		return nil, errNoProduction
 	}
-	chain := p.eth.BlockChain()
-	parent := chain.CurrentBlock()
+	// The pool digests new transactions and the last block in the
+	// background: wait for it, or it offers stale ones.
+	if err := p.pool.Sync(); err != nil {
+		return nil, fmt.Errorf("transaction pool sync: %w", err)
+	}
 	if at != 0 {
-		// The simulated beacon seals an empty block at parent time plus
-		// the adjustment.
-		if err := p.beacon.AdjustTime(time.Duration(at-parent.Time) * time.Second); err != nil {
-			return 0, err
+		if pending := p.pending(); pending != 0 {
+			return nil, fmt.Errorf("cannot build an empty block at %d: the pools hold %d executable transactions", at, pending)
 		}
-	} else {
-		p.beacon.Commit()
 	}
-	head := chain.CurrentBlock()
-	if head.Hash() == parent.Hash() {
-		return 0, fmt.Errorf("no block was built on %d (see the log)", parent.Number)
+	return p.build(at)
+}
+
+// build is seal on a pool already synced.
+func (p *producer) build(at uint64) (*types.Block, error) {
+	if at != 0 {
+		return p.builder.build(at, true)
 	}
-	blk := chain.GetBlock(head.Hash(), head.Number.Uint64())
-	if blk == nil {
-		return 0, fmt.Errorf("block %s missing after sealing", head.Hash())
+	return p.builder.build(uint64(time.Now().Unix()), false)
+}
+
+// mined returns the hash of a block a dev method built once the pool has
+// taken it in, so that the caller's next transaction is checked against
+// its state.
+func (p *producer) mined(blk *types.Block, err error) (common.Hash, error) {
+	if err != nil {
+		return common.Hash{}, err
 	}
-	return len(blk.Transactions()), nil
+	if err := p.pool.Sync(); err != nil {
+		return common.Hash{}, fmt.Errorf("transaction pool sync: %w", err)
+	}
+	return blk.Hash(), nil
 }
 
 // Mine builds one block now, empty or not (evm_mine).
@@ -204,11 +234,7 @@ func (p *producer) Mine(ctx context.Context) (common.Hash, error) {
 		hash common.Hash
 		err  error
 	)
-	if e := p.do(ctx, func(*producerState) {
-		if _, err = p.seal(0); err == nil {
-			hash = p.eth.BlockChain().CurrentBlock().Hash()
-		}
-	}); e != nil {
+	if e := p.do(ctx, func(*producerState) { hash, err = p.mined(p.seal(0)) }); e != nil {
 		return common.Hash{}, e
 	}
 	return hash, err
@@ -223,13 +249,11 @@ func (p *producer) MineAt(ctx context.Context, ts uint64) (common.Hash, error) {
 		err  error
 	)
 	if e := p.do(ctx, func(*producerState) {
-		if head := p.eth.BlockChain().CurrentBlock(); ts <= head.Time {
+		if head := p.chain.CurrentBlock(); ts <= head.Time {
 			err = fmt.Errorf("timestamp %d is not after the head block's %d", ts, head.Time)
 			return
 		}
-		if _, err = p.seal(ts); err == nil {
-			hash = p.eth.BlockChain().CurrentBlock().Hash()
-		}
+		hash, err = p.mined(p.seal(ts))
 	}); e != nil {
 		return common.Hash{}, e
 	}
@@ -238,8 +262,8 @@ func (p *producer) MineAt(ctx context.Context, ts uint64) (common.Hash, error) {
 
 // SetMode switches between auto, interval and manual production.
 func (p *producer) SetMode(ctx context.Context, mode string, interval time.Duration) error {
-	if p.beacon == nil {
-		return errors.New("this chain does not produce blocks (it serves an imported chain)")
+	if p.builder == nil {
+		return errNoProduction
 	}
 	return p.do(ctx, func(st *producerState) {
 		st.mode = mode

@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/eth"
-	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -42,22 +41,18 @@ var errIndexingDisabled = errors.New("the node runs without an index (--index-en
 // then the rescued blocks (see rescueUnreported) above them. Any mismatch
 // fails: building on a different history would fork the chain silently.
 // reported is the height of the last block reported to the index.
-// It returns how many blocks it re-imported.
-func recoverAccepted(ctx context.Context, chain *core.BlockChain, idx host.Index, reported uint64, rescued types.Blocks, log hclog.Logger) (int, error) {
-	fromIndex := 0
+func recoverAccepted(ctx context.Context, chain *core.BlockChain, idx host.Index, reported uint64, rescued types.Blocks, log hclog.Logger) error {
 	if head := chain.CurrentBlock().Number.Uint64(); reported > head {
 		log.Warn("go-ethereum's head is below the last block the index holds (its state was not flushed before a crash): re-importing from the index",
 			"head", head, "indexed", reported)
-		var err error
-		fromIndex, err = reimportFromIndex(ctx, chain, idx, reported, log)
+		err := reimportFromIndex(ctx, chain, idx, reported, log)
 		if errors.Is(err, errIndexingDisabled) {
 			log.Warn("the node keeps no index: only the blocks go-ethereum's own database holds are re-imported")
 		} else if err != nil {
-			return fromIndex, err
+			return err
 		}
 	}
-	own, err := reinsertRescued(chain, rescued, log)
-	return fromIndex + own, err
+	return reinsertRescued(chain, rescued, log)
 }
 
 // reimporter inserts blocks in batches on the chain's head and logs its
@@ -119,23 +114,22 @@ func (r *reimporter) flush() error {
 	return nil
 }
 
-// finish inserts what is queued, logs the result and returns how many
-// blocks were re-imported.
-func (r *reimporter) finish() (int, error) {
+// finish inserts what is queued and logs the result.
+func (r *reimporter) finish() error {
 	if err := r.flush(); err != nil {
-		return r.done, err
+		return err
 	}
 	if r.done > 0 {
 		r.log.Info("re-imported accepted blocks", "source", r.source, "blocks", r.done, "from", r.from,
 			"head", r.chain.CurrentBlock().Number, "elapsed", time.Since(r.started).Round(time.Millisecond).String())
 	}
-	return r.done, nil
+	return nil
 }
 
 // reimportFromIndex re-executes the blocks of the chain's own index above
 // go-ethereum's head: position p holds block p+1. The index's block at the
 // head's height must be the head itself.
-func reimportFromIndex(ctx context.Context, chain *core.BlockChain, idx host.Index, reported uint64, log hclog.Logger) (int, error) {
+func reimportFromIndex(ctx context.Context, chain *core.BlockChain, idx host.Index, reported uint64, log hclog.Logger) error {
 	head := chain.CurrentBlock()
 	h := head.Number.Uint64()
 	start := h // position of block h+1
@@ -163,18 +157,17 @@ func reimportFromIndex(ctx context.Context, chain *core.BlockChain, idx host.Ind
 	})
 	if err != nil {
 		if isIndexingDisabled(err) {
-			return r.done, errIndexingDisabled
+			return errIndexingDisabled
 		}
-		return r.done, fmt.Errorf("re-import accepted blocks from the index: %w", err)
+		return fmt.Errorf("re-import accepted blocks from the index: %w", err)
 	}
-	done, err := r.finish()
-	if err != nil {
-		return done, fmt.Errorf("re-import accepted blocks from the index: %w", err)
+	if err := r.finish(); err != nil {
+		return fmt.Errorf("re-import accepted blocks from the index: %w", err)
 	}
 	if last < reported {
-		return done, fmt.Errorf("the index ends at block %d, but block %d was reported to it", last, reported)
+		return fmt.Errorf("the index ends at block %d, but block %d was reported to it", last, reported)
 	}
-	return done, nil
+	return nil
 }
 
 // decodeContainer decodes an index container as the block it holds and
@@ -230,19 +223,19 @@ func rescueUnreported(stack *node.Node, reported uint64) (types.Blocks, error) {
 
 // reinsertRescued re-executes the rescued blocks that extend the head; those
 // at or below it must be the chain's own.
-func reinsertRescued(chain *core.BlockChain, rescued types.Blocks, log hclog.Logger) (int, error) {
+func reinsertRescued(chain *core.BlockChain, rescued types.Blocks, log hclog.Logger) error {
 	r := newReimporter(chain, log, "go-ethereum's database")
 	head := chain.CurrentBlock().Number.Uint64()
 	for _, blk := range rescued {
 		if n := blk.NumberU64(); n <= head {
 			if have := chain.GetCanonicalHash(n); have != blk.Hash() {
-				return 0, fmt.Errorf("block %d: go-ethereum wrote %s before the crash, but the chain recovered %s: refusing to fork",
+				return fmt.Errorf("block %d: go-ethereum wrote %s before the crash, but the chain recovered %s: refusing to fork",
 					n, blk.Hash(), have)
 			}
 			continue
 		}
 		if err := r.add(blk); err != nil {
-			return r.done, err
+			return err
 		}
 	}
 	return r.finish()
@@ -253,57 +246,35 @@ func reinsertRescued(chain *core.BlockChain, rescued types.Blocks, log hclog.Log
 func isIndexingDisabled(err error) bool { return errors.Is(err, host.ErrNoIndex) }
 
 // startNode starts go-ethereum on the chain's directory and recovers the
-// accepted blocks it lost in a crash (recoverAccepted). go-ethereum that
-// rewound its head to genesis below blocks it had written selects snap
-// sync when it starts, and then ignores every block the engine API builds;
-// so when that happened, it is restarted once the blocks are re-imported:
-// on the recovered head (its state journaled by the clean stop) it selects
-// full sync. Every go-ethereum it starts records call frames into frames,
-// the re-imported blocks' included.
-func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+// accepted blocks it lost in a crash (recoverAccepted). It records call
+// frames into frames, the re-imported blocks' included, and applies the
+// atomic transactions store holds for the blocks it executes.
+func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore, store *atomicStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
 	reported, err := readReported(ctx, env.Host.DB)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var rescued types.Blocks
-	for restarted := false; ; restarted = true {
-		stack, err := newStack(env.DataDir, Version, cfg)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		// A restart follows a recovery: the rescued blocks are in the chain.
-		if !restarted {
-			if rescued, err = rescueUnreported(stack, reported); err != nil {
-				_ = stack.Close()
-				return nil, nil, nil, err
-			}
-		}
-		backend, apis, err := attachEth(stack, genesis, cfg, frames)
-		if err != nil {
-			_ = stack.Close()
-			return nil, nil, nil, err
-		}
-		if err := stack.Start(); err != nil {
-			_ = stack.Close()
-			return nil, nil, nil, fmt.Errorf("start go-ethereum node: %w", err)
-		}
-		n, err := recoverAccepted(ctx, backend.BlockChain(), env.Host.Index, reported, rescued, env.Logger)
-		if err != nil {
-			_ = stack.Close()
-			return nil, nil, nil, fmt.Errorf("recover accepted blocks: %w", err)
-		}
-		head := backend.BlockChain().CurrentBlock().Number
-		if backend.Downloader().ConfigSyncMode() == ethconfig.FullSync {
-			return stack, backend, apis, nil
-		}
-		if restarted || n == 0 {
-			env.Logger.Error("go-ethereum selected snap sync (its head is below blocks it wrote, and they could not be re-imported): "+
-				"it ignores the blocks built on it", "head", head)
-			return stack, backend, apis, nil
-		}
-		env.Logger.Info("restarting go-ethereum on the recovered head", "head", head)
-		if err := stack.Close(); err != nil {
-			return nil, nil, nil, fmt.Errorf("stop go-ethereum after the recovery: %w", err)
-		}
+	stack, err := newStack(env.DataDir, Version, cfg)
+	if err != nil {
+		return nil, nil, nil, err
 	}
+	rescued, err := rescueUnreported(stack, reported)
+	if err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, err
+	}
+	backend, apis, err := attachEth(stack, genesis, cfg, frames, store)
+	if err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, err
+	}
+	if err := stack.Start(); err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, fmt.Errorf("start go-ethereum node: %w", err)
+	}
+	if err := recoverAccepted(ctx, backend.BlockChain(), env.Host.Index, reported, rescued, env.Logger); err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, fmt.Errorf("recover accepted blocks: %w", err)
+	}
+	return stack, backend, apis, nil
 }

@@ -176,6 +176,7 @@ type directVM struct {
 	vm      *evm.VM
 	client  *ethclient.Client
 	indexer *rpc.Client // the indexer handler
+	urls    map[string]string
 	logs    *syncbuf.Buffer
 	stop    func()
 }
@@ -196,17 +197,24 @@ func initVM(t *testing.T, dir string, fh *fakeHost) (*directVM, error) {
 // initVMConfig is initVM with a chain config.
 func initVMConfig(t *testing.T, dir string, fh *fakeHost, config string) (*directVM, error) {
 	t.Helper()
+	return initVMServices(t, dir, fh.services(), config)
+}
+
+// initVMServices is initVMConfig on host services of the test's own.
+func initVMServices(t *testing.T, dir string, hs host.Services, config string) (*directVM, error) {
+	t.Helper()
 	logs := &syncbuf.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "C", Level: hclog.Info, Output: logs})
 	vm := evm.New()
-	env := &sdk.Env{Name: "C", Genesis: []byte(testGenesis(43112)), Config: []byte(config), DataDir: dir,
-		Logger: logger, Host: fh.services()}
+	env := &sdk.Env{Name: "C", NetworkID: 12345, Genesis: []byte(testGenesis(43112)), Config: []byte(config), DataDir: dir,
+		Logger: logger, Host: hs}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := vm.Initialize(ctx, env); err != nil {
 		return nil, err
 	}
-	srv := httptest.NewServer(vm.Handlers()["rpc"])
+	handlers := vm.Handlers()
+	srv := httptest.NewServer(handlers["rpc"])
 	c, err := ethclient.Dial(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -216,10 +224,20 @@ func initVMConfig(t *testing.T, dir string, fh *fakeHost, config string) (*direc
 	if err != nil {
 		t.Fatal(err)
 	}
+	urls := map[string]string{"rpc": srv.URL}
+	var others []*httptest.Server
+	for _, name := range []string{"avax", "admin"} {
+		s := httptest.NewServer(handlers[name])
+		others = append(others, s)
+		urls[name] = s.URL
+	}
 	var once sync.Once
-	d := &directVM{vm: vm, client: c, indexer: ix, logs: logs}
+	d := &directVM{vm: vm, client: c, indexer: ix, urls: urls, logs: logs}
 	d.stop = func() {
 		once.Do(func() {
+			for _, s := range others {
+				s.Close()
+			}
 			ix.Close()
 			ixSrv.Close()
 			c.Close()
@@ -434,7 +452,6 @@ func TestRecoverAccepted(t *testing.T) {
 			"Head state missing",
 			"re-imported accepted blocks: source=index blocks=3 from=1 head=3",
 			`re-imported accepted blocks: source="go-ethereum's database" blocks=2 from=4 head=5`,
-			"restarting go-ethereum on the recovered head: head=5",
 		},
 	}, {
 		name:  "crashed after freezing: the repair wipes the unreported blocks, rescued first",

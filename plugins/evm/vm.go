@@ -1,9 +1,11 @@
 // Package evm is the EVM chain VM: a go-ethereum node embedded in a
 // chainhost plugin, serving the standard JSON-RPC over HTTP and WebSocket
 // (web3, net, eth, txpool, debug, personal), the EVM administration of
-// SPEC A2, the chain-native endpoint, and reporting every accepted block to
-// the host's index. The default config runs it as the C-Chain; every
-// further EVM chain is another instance from its own genesis.
+// SPEC A2, the chain-native endpoint of atomic transactions (imports from
+// and exports to other chains through shared memory), building its own
+// blocks and reporting every accepted block to the host's index. The
+// default config runs it as the C-Chain; every further EVM chain is
+// another instance from its own genesis.
 package evm
 
 import (
@@ -18,7 +20,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/eth"
-	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/log"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -41,7 +42,6 @@ type VM struct {
 
 	stack    *node.Node
 	backend  *eth.Ethereum
-	beacon   *catalyst.SimulatedBeacon
 	inner    *rpc.Server
 	innerCli *rpc.Client
 	indexer  *rpc.Server
@@ -52,15 +52,17 @@ type VM struct {
 	producer *producer
 	reporter *reporter
 	frames   *frameStore
+	atomic   *atomicVM
 }
 
 // New returns an uninitialized VM.
 func New() *VM { return &VM{} }
 
 // Initialize opens the call frame store, starts go-ethereum on the chain's
-// directory with the store's recorder attached, re-imports the accepted
-// blocks it lost in a crash (see startNode), imports a chain file when
-// configured, reports blocks the index lacks, and starts block production.
+// directory with the store's recorder and the atomic block processor
+// attached, re-imports the accepted blocks it lost in a crash (see
+// startNode), imports a chain file when configured, reports blocks the
+// index lacks, and starts block production.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	vm.env = env
 	cfg, err := ParseConfig(env.Config)
@@ -86,7 +88,8 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if vm.frames, err = openFrameStore(filepath.Join(env.DataDir, framesDir), env.Logger); err != nil {
 		return err
 	}
-	stack, backend, apis, err := startNode(ctx, env, genesis, cfg, vm.frames)
+	store := newAtomicStore(env.Host.DB)
+	stack, backend, apis, err := startNode(ctx, env, genesis, cfg, vm.frames, store)
 	if err != nil {
 		return err
 	}
@@ -126,17 +129,17 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		}
 		env.Logger.Info("imported chain file", "file", path, "inserted", n, "head", chain.CurrentBlock().Number)
 	}
+	vm.atomic = newAtomicVM(env, cfg, store, chain, cfg.BlockProduction != ProduceNone, func() { vm.producer.wake() })
+	var blocks *builder
 	if cfg.BlockProduction != ProduceNone {
-		if vm.beacon, err = catalyst.NewSimulatedBeacon(0, common.Address{}, backend); err != nil {
-			return fmt.Errorf("block producer: %w", err)
-		}
+		blocks = newBuilder(chain, backend.TxPool(), vm.atomic, genesis.GasLimit, env.Logger)
 	}
 
 	extra = append(extra, rpc.API{Namespace: nsEth, Service: proofAPI{
 		chain: chain, inner: vm.innerCli, pruning: cfg.PruningEnabled, window: cfg.HistoricalProofQueryWindow,
 	}})
 
-	if vm.reporter, err = newReporter(ctx, chain, env.Host, env.Logger); err != nil {
+	if vm.reporter, err = newReporter(ctx, chain, env.Host, store, vm.atomic.reported, env.Logger); err != nil {
 		return err
 	}
 	if err := vm.reporter.report(ctx); err != nil {
@@ -157,7 +160,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if vm.indexer, err = newIndexerServer(apis, vm.blocks); err != nil {
 		return err
 	}
-	vm.producer = newProducer(backend, vm.beacon, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
+	vm.producer = newProducer(chain, backend.TxPool(), vm.atomic, blocks, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
 	extra = append(extra, rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}})
 
 	if vm.public, err = newPublicServer(cfg, apis, extra); err != nil {
@@ -182,8 +185,8 @@ func (vm *VM) Handlers() map[string]http.Handler {
 		"rpc":    batchLimit{next: vm.public, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
 		"ws":     vm.public.WebsocketHandler([]string{"*"}),
 		"admin":  batchLimit{next: vm.adminSrv, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
-		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize),
-		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize),
+		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize, vm.atomic),
+		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize, vm.atomic),
 	}
 }
 
@@ -212,9 +215,6 @@ func (vm *VM) Shutdown(context.Context) error {
 	}
 	if vm.innerCli != nil {
 		vm.innerCli.Close()
-	}
-	if vm.beacon != nil {
-		_ = vm.beacon.Stop()
 	}
 	if vm.stack != nil {
 		if err := vm.stack.Close(); err != nil && !errors.Is(err, node.ErrNodeStopped) {

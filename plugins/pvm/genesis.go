@@ -140,11 +140,11 @@ func parseGenesis(raw []byte, networkID uint32) (*genesisState, error) {
 }
 
 func parseGenesisSigner(s *GenesisSigner) (*txs.ProofOfPossession, error) {
-	pk, err := avax.DecodeHex(s.PublicKey)
+	pk, err := avax.DecodePrefixedHex(s.PublicKey)
 	if err != nil {
 		return nil, fmt.Errorf("publicKey: %w", err)
 	}
-	sig, err := avax.DecodeHex(s.ProofOfPossession)
+	sig, err := avax.DecodePrefixedHex(s.ProofOfPossession)
 	if err != nil {
 		return nil, fmt.Errorf("proofOfPossession: %w", err)
 	}

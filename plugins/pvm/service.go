@@ -65,21 +65,11 @@ type txIDReply struct {
 	TxID ids.ID `json:"txID"`
 }
 
-// parseEncoding reads the encoding param (avax.ParseEncoding) and names
-// the param in its error.
-func parseEncoding(s string, allowJSON bool) (string, error) {
-	enc, err := avax.ParseEncoding(s, allowJSON)
-	if err != nil {
-		return "", jsonrpc.InvalidParams(`"encoding" %v`, err)
-	}
-	return enc, nil
-}
-
 // issueTx verifies a signed transaction and adds it to the next block. It
 // answers once the transaction is accepted (or after issue-wait, with the
 // ID of a transaction still processing).
 func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
-	enc, err := parseEncoding(a.Encoding, false)
+	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
 		return txIDReply{}, err
 	}
@@ -191,7 +181,7 @@ func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
 	if err != nil {
 		return getTxReply{}, err
 	}
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getTxReply{}, err
 	}
@@ -313,7 +303,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 	if err != nil {
 		return getUTXOsReply{}, err
 	}
-	enc, err := parseEncoding(a.Encoding, false)
+	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
 		return getUTXOsReply{}, err
 	}
@@ -493,7 +483,7 @@ func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, erro
 	if err != nil {
 		return getBlockReply{}, err
 	}
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getBlockReply{}, err
 	}
@@ -509,7 +499,7 @@ func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, erro
 
 // getBlockByHeight returns the block at a height.
 func (vm *VM) getBlockByHeight(ctx context.Context, a getBlockByHeightArgs) (getBlockReply, error) {
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getBlockReply{}, err
 	}

@@ -163,5 +163,5 @@ func decodeHexOrEmpty(s string) ([]byte, error) {
 	if s == "" {
 		return nil, nil
 	}
-	return avax.DecodeHex(s)
+	return avax.DecodePrefixedHex(s)
 }

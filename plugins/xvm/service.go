@@ -62,7 +62,7 @@ type txIDReply struct {
 // It answers once the transaction is accepted (or after the configured
 // issue-wait, with the ID of a transaction still processing).
 func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
-	enc, err := parseEncoding(a.Encoding, false)
+	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
 		return txIDReply{}, err
 	}
@@ -147,7 +147,7 @@ func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
 	if err != nil {
 		return getTxReply{}, err
 	}
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getTxReply{}, err
 	}
@@ -227,7 +227,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 	case len(a.Addresses) > maxUTXOsAddrs:
 		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses": %d addresses, more than %d`, len(a.Addresses), maxUTXOsAddrs)
 	}
-	enc, err := parseEncoding(a.Encoding, false)
+	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
 		return getUTXOsReply{}, err
 	}
@@ -549,7 +549,7 @@ func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, erro
 	if err != nil {
 		return getBlockReply{}, err
 	}
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getBlockReply{}, err
 	}
@@ -565,7 +565,7 @@ func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, erro
 
 // getBlockByHeight returns the block at a height.
 func (vm *VM) getBlockByHeight(ctx context.Context, a getBlockByHeightArgs) (getBlockReply, error) {
-	enc, err := parseEncoding(a.Encoding, true)
+	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
 		return getBlockReply{}, err
 	}

@@ -395,7 +395,7 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 	if sn.IsPermissioned {
 		return nil, fmt.Errorf("subnet %s is not an L1", subnetID)
 	}
-	addr, err := avax.DecodeHex(sn.ManagerAddress)
+	addr, err := avax.DecodePrefixedHex(sn.ManagerAddress)
 	if err != nil {
 		return nil, fmt.Errorf("manager address of %s: %w", subnetID, err)
 	}
@@ -423,7 +423,7 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 			set = append(set, warp.Validator{Weight: uint64(v.Weight)}) // inactive: cannot sign
 			continue
 		}
-		raw, err := avax.DecodeHex(v.PublicKey)
+		raw, err := avax.DecodePrefixedHex(v.PublicKey)
 		if err != nil {
 			return nil, err
 		}

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
 // The encodings of bytes in the chains' APIs, as avalanchego names them:
 // hex is "0x", the hex digits and a 4-byte checksum (the last 4 bytes of
-// the SHA-256); hexc is the same; hexnc has no checksum; json (a
-// transaction or block getter's) is the decoded value.
+// the SHA-256); hexc is the same; hexnc has no checksum; json (where a
+// method allows it) is the decoded value.
 const (
 	EncHex   = "hex"
 	EncHexC  = "hexc"
@@ -20,7 +21,7 @@ const (
 )
 
 // ParseEncoding reads an encoding param: empty means hex; json only where
-// allowJSON. The error says which values are allowed.
+// allowJSON. A bad value is an invalid-params error naming "encoding".
 func ParseEncoding(s string, allowJSON bool) (string, error) {
 	switch e := strings.ToLower(s); e {
 	case "":
@@ -36,7 +37,7 @@ func ParseEncoding(s string, allowJSON bool) (string, error) {
 	if allowJSON {
 		want = "hex, hexc, hexnc or json"
 	}
-	return "", fmt.Errorf("must be %s, got %q", want, s)
+	return "", jsonrpc.InvalidParams(`"encoding" must be %s, got %q`, want, s)
 }
 
 // EncodeBytes writes b in a hex encoding.
@@ -50,13 +51,13 @@ func EncodeBytes(enc string, b []byte) string {
 // DecodeBytes reads s in a hex encoding.
 func DecodeBytes(enc, s string) ([]byte, error) {
 	if enc == EncHexNC {
-		return DecodeHex(s)
+		return DecodePrefixedHex(s)
 	}
 	return ids.DecodeHexWithChecksum(s)
 }
 
-// DecodeHex reads "0x" and hex digits.
-func DecodeHex(s string) ([]byte, error) {
+// DecodePrefixedHex reads "0x" and hex digits.
+func DecodePrefixedHex(s string) ([]byte, error) {
 	digits, ok := strings.CutPrefix(s, "0x")
 	if !ok {
 		return nil, fmt.Errorf(`missing "0x" prefix`)

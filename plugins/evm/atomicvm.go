@@ -1,0 +1,548 @@
+package evm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/hashicorp/go-hclog"
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Limits of the atomic mempool and of a block's atomic transactions.
+const (
+	maxAtomicPool      = 4096
+	maxAtomicPerBlock  = 256
+	maxDroppedRemember = 4096
+)
+
+// avaxAssetChain is the chain asked for the AVAX asset when the chain
+// config does not name it, as avalanchego's wallets ask it.
+const avaxAssetChain = "X"
+
+// ErrRejected is matched by the error of an atomic transaction the chain
+// refuses.
+var ErrRejected = errors.New("atomic tx rejected")
+
+// rejected returns an error matching ErrRejected that says why.
+func rejected(id ids.ID, format string, args ...any) error {
+	return fmt.Errorf("%w: tx %s: %s", ErrRejected, id, fmt.Sprintf(format, args...))
+}
+
+// errNoSharedMemory answers the atomic API on a host that offers no shared
+// memory.
+var errNoSharedMemory = errors.New("this node offers the chain no shared memory: atomic transactions are not available")
+
+// Statuses of atomic transactions, coreth's.
+const (
+	statusAccepted   = "Accepted"
+	statusProcessing = "Processing"
+	statusDropped    = "Dropped"
+	statusUnknown    = "Unknown"
+)
+
+// atomicVM is the chain's side of atomic transactions (docs/evm.md): it
+// checks the transactions issued, keeps those waiting, gives the builder
+// those that still apply to each block, and tracks them until the block
+// that holds them is reported to the index with their shared-memory
+// operations.
+type atomicVM struct {
+	env    *sdk.Env
+	store  *atomicStore
+	chain  *core.BlockChain
+	shared host.SharedMemory
+	fee    AtomicFee
+	hrp    string
+	log    hclog.Logger
+	// producing is false on a chain that builds no block: it takes no
+	// atomic transaction.
+	producing bool
+	wake      func() // tells the block producer that transactions wait
+
+	mu    sync.Mutex
+	asset ids.ID // the AVAX asset, once known
+	pool  []*atx.Tx
+	// waiting holds the transactions of the pool and of the blocks built
+	// but not reported, by ID: the height of their block, 0 in the pool.
+	waiting map[ids.ID]uint64
+	// spending maps each input of a waiting transaction to it.
+	spending map[ids.ID]ids.ID
+	// dropped remembers the transactions left out of a block because they
+	// met a conflict after they were issued.
+	dropped *lru.Cache[ids.ID, *atx.Tx]
+}
+
+// newAtomicVM returns the atomic side of a chain; shared memory and batch
+// appends are the host's (an older host offers neither: every atomic
+// request then fails, saying so).
+func newAtomicVM(env *sdk.Env, cfg Config, store *atomicStore, chain *core.BlockChain, producing bool, wake func()) *atomicVM {
+	dropped, _ := lru.New[ids.ID, *atx.Tx](maxDroppedRemember)
+	a := &atomicVM{env: env, store: store, chain: chain, shared: env.Host.SharedMemory, fee: cfg.AtomicTxFee,
+		hrp: avax.HRP(env.NetworkID), log: env.Logger, producing: producing, wake: wake,
+		waiting: map[ids.ID]uint64{}, spending: map[ids.ID]ids.ID{}, dropped: dropped}
+	if _, ok := env.Host.Index.(host.BatchIndex); !ok {
+		a.shared = nil // its shared-memory operations could not be written
+	}
+	if cfg.AVAXAssetID != "" {
+		a.asset, _ = ids.FromString(cfg.AVAXAssetID) // validated by ParseConfig
+	}
+	return a
+}
+
+// available reports why the atomic API cannot serve, nil when it can.
+func (a *atomicVM) available() error {
+	if a.shared == nil {
+		return errNoSharedMemory
+	}
+	return nil
+}
+
+// avaxAsset returns the AVAX asset's ID: the chain config's, or the one
+// the X-Chain names (avm.getAssetDescription of AVAX), asked once.
+func (a *atomicVM) avaxAsset(ctx context.Context) (ids.ID, error) {
+	a.mu.Lock()
+	asset := a.asset
+	a.mu.Unlock()
+	if asset != (ids.ID{}) {
+		return asset, nil
+	}
+	if a.env.Host.Calls == nil {
+		return ids.ID{}, errors.New("the AVAX asset is unknown: set avax-asset-id in the chain config")
+	}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"avm.getAssetDescription","params":{"assetID":"AVAX"}}`)
+	status, resp, err := a.env.Host.Calls.Call(ctx, avaxAssetChain, "", body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("HTTP %d", status)
+	}
+	var out struct {
+		Result *struct {
+			AssetID ids.ID `json:"assetID"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err == nil {
+		err = json.Unmarshal(resp, &out)
+	}
+	switch {
+	case err != nil:
+	case out.Error != nil:
+		err = errors.New(out.Error.Message)
+	case out.Result == nil:
+		err = errors.New("no result")
+	}
+	if err != nil {
+		return ids.ID{}, fmt.Errorf("the AVAX asset is unknown: ask chain %s (set avax-asset-id in the chain config instead): %w", avaxAssetChain, err)
+	}
+	a.mu.Lock()
+	a.asset = out.Result.AssetID
+	a.mu.Unlock()
+	return out.Result.AssetID, nil
+}
+
+// context returns what transactions are checked against.
+func (a *atomicVM) context(asset ids.ID) atx.Context {
+	return atx.Context{NetworkID: a.env.NetworkID, ChainID: a.env.ChainID, AVAXAssetID: asset}
+}
+
+// txFee returns the fee a transaction must burn in a block of base fee
+// baseFee (nil before London).
+func (a *atomicVM) txFee(t *atx.Tx, baseFee *big.Int) (uint64, error) {
+	if !a.fee.Dynamic {
+		return a.fee.Fixed, nil
+	}
+	if baseFee == nil {
+		baseFee = new(big.Int)
+	}
+	return atx.DynamicFee(atx.GasUsed(t), baseFee)
+}
+
+// nextBaseFee returns the base fee of the block after the head, the one a
+// transaction issued now pays (eth_baseFee).
+func (a *atomicVM) nextBaseFee() *big.Int {
+	head := a.chain.CurrentBlock()
+	cfg := a.chain.Config()
+	if !cfg.IsLondon(new(big.Int).Add(head.Number, common.Big1)) {
+		return nil
+	}
+	return eip1559.CalcBaseFee(cfg, head)
+}
+
+// issue checks a transaction and adds it to the pool; the block producer
+// takes it into the next block. A transaction waiting already is not an
+// error.
+func (a *atomicVM) issue(ctx context.Context, t *atx.Tx) error {
+	if err := a.available(); err != nil {
+		return err
+	}
+	if !a.producing {
+		return errNoProduction
+	}
+	id := t.ID()
+	if height, _, found, err := a.store.accepted(ctx, id); err != nil {
+		return err
+	} else if found {
+		return rejected(id, "it is accepted already (block %d)", height)
+	}
+	asset, err := a.avaxAsset(ctx)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.waiting[id]; ok {
+		return nil
+	}
+	if len(a.pool) >= maxAtomicPool {
+		return fmt.Errorf("the atomic mempool is full (%d transactions); try again", maxAtomicPool)
+	}
+	fee, err := a.txFee(t, a.nextBaseFee())
+	if err != nil {
+		return rejected(id, "%v", err)
+	}
+	if err := atx.Verify(t, a.context(asset), fee); err != nil {
+		return rejected(id, "%v", err)
+	}
+	if err := a.checkPeer(ctx, t); err != nil {
+		return rejected(id, "%v", err)
+	}
+	if err := a.checkConflicts(t); err != nil {
+		return rejected(id, "%v", err)
+	}
+	switch t.Unsigned.(type) {
+	case *atx.ImportTx:
+		if err := a.checkImport(ctx, t, uint64(time.Now().Unix())); err != nil {
+			return rejected(id, "%v", err)
+		}
+	case *atx.ExportTx:
+		if err := atx.VerifyExportSigners(t); err != nil {
+			return rejected(id, "%v", err)
+		}
+		head := a.chain.CurrentBlock()
+		st, err := a.chain.StateAt(head.Root, head.Number, head.Time)
+		if err != nil {
+			return fmt.Errorf("state of the head: %w", err)
+		}
+		if err := applyAtomicTxs(st, []*atx.Tx{t}); err != nil {
+			return rejected(id, "%v", err)
+		}
+	}
+	a.pool = append(a.pool, t)
+	a.waiting[id] = 0
+	for _, in := range t.InputIDs() {
+		a.spending[in] = id
+	}
+	a.wake()
+	return nil
+}
+
+// checkPeer checks that the transaction's source or destination is
+// another chain of the node.
+func (a *atomicVM) checkPeer(ctx context.Context, t *atx.Tx) error {
+	var peer ids.ID
+	switch tx := t.Unsigned.(type) {
+	case *atx.ImportTx:
+		peer = tx.SourceChain
+	case *atx.ExportTx:
+		peer = tx.DestinationChain
+	}
+	if _, err := a.env.Host.Chains.Resolve(ctx, peer.String()); errors.Is(err, host.ErrNotFound) {
+		return fmt.Errorf("chain %s is not a chain of this node", peer)
+	} else if err != nil {
+		return fmt.Errorf("resolve chain %s: %w", peer, err)
+	}
+	return nil
+}
+
+// checkConflicts checks that no waiting transaction consumes what t does.
+func (a *atomicVM) checkConflicts(t *atx.Tx) error {
+	for _, in := range t.InputIDs() {
+		other, ok := a.spending[in]
+		if !ok {
+			continue
+		}
+		where := "waits in the mempool"
+		if h := a.waiting[other]; h != 0 {
+			where = fmt.Sprintf("is in block %d", h)
+		}
+		if _, imp := t.Unsigned.(*atx.ImportTx); imp {
+			return fmt.Errorf("UTXO %s is consumed by tx %s, which %s", in, other, where)
+		}
+		return fmt.Errorf("the account nonce it spends is spent by tx %s, which %s", other, where)
+	}
+	return nil
+}
+
+// checkImport checks that each imported input spends a UTXO its source
+// chain put in shared memory for this chain, of its asset and amount,
+// unlocked at now, signed by its owners.
+func (a *atomicVM) checkImport(ctx context.Context, t *atx.Tx, now uint64) error {
+	tx := t.Unsigned.(*atx.ImportTx)
+	values, err := a.importedUTXOs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	hash := sha256.Sum256(t.UnsignedBytes())
+	for i := range tx.ImportedIns {
+		in := &tx.ImportedIns[i]
+		utxo, err := avax.ParseUTXO(values[i])
+		if err != nil {
+			return fmt.Errorf("imported input %d: UTXO %s in shared memory: %w", i, in.UTXOID, err)
+		}
+		if utxo.AssetID != in.AssetID {
+			return fmt.Errorf("imported input %d: UTXO %s is of asset %s, the input says %s", i, in.UTXOID, utxo.AssetID, in.AssetID)
+		}
+		if err := avax.VerifySpend(hash[:], &in.In, &t.Creds[i], &utxo.Out, now); err != nil {
+			return fmt.Errorf("imported input %d (UTXO %s): %w", i, in.UTXOID, err)
+		}
+	}
+	return nil
+}
+
+// importedUTXOs returns the bytes of the UTXOs an import spends, from
+// shared memory; a missing one is an error that says whether it was
+// imported already, and by which transaction.
+func (a *atomicVM) importedUTXOs(ctx context.Context, tx *atx.ImportTx) ([][]byte, error) {
+	keys := make([][]byte, len(tx.ImportedIns))
+	for i := range tx.ImportedIns {
+		id := tx.ImportedIns[i].InputID()
+		keys[i] = id[:]
+	}
+	values, err := a.shared.Get(ctx, tx.SourceChain, keys)
+	if err == nil {
+		return values, nil
+	}
+	if !errors.Is(err, host.ErrNotFound) {
+		return nil, fmt.Errorf("read shared memory from %s: %w", tx.SourceChain, err)
+	}
+	for i := range tx.ImportedIns {
+		in := &tx.ImportedIns[i]
+		if _, err := a.shared.Get(ctx, tx.SourceChain, keys[i:i+1]); !errors.Is(err, host.ErrNotFound) {
+			continue
+		}
+		by, found, err := a.store.consumedBy(ctx, in.InputID())
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return nil, fmt.Errorf("imported input %d: UTXO %s (ID %s) was imported already, by tx %s", i, in.UTXOID, in.InputID(), by)
+		}
+		return nil, fmt.Errorf("imported input %d: UTXO %s (ID %s) is not in shared memory: chain %s never exported it to this chain",
+			i, in.UTXOID, in.InputID(), tx.SourceChain)
+	}
+	return nil, fmt.Errorf("read shared memory from %s: %w", tx.SourceChain, err)
+}
+
+// pending returns how many transactions wait in the pool.
+func (a *atomicVM) pending() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.pool)
+}
+
+// pick chooses the block's atomic transactions, in the order they were
+// issued, among those that still apply: their fee at the block's base
+// fee, their UTXOs still in shared memory, their accounts' balances and
+// nonces after the block's EVM transactions. It applies their effects to
+// st. Those that no longer apply are dropped.
+func (a *atomicVM) pick(ctx context.Context, st *state.StateDB, h *types.Header) []*atx.Tx {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var picked []*atx.Tx
+	for _, t := range slices.Clone(a.pool) {
+		if len(picked) == maxAtomicPerBlock {
+			break
+		}
+		if err := a.recheck(ctx, t, h); err != nil {
+			a.drop(t, err)
+			continue
+		}
+		snap := st.Snapshot()
+		if err := applyAtomicTxs(st, []*atx.Tx{t}); err != nil {
+			st.RevertToSnapshot(snap)
+			a.drop(t, err)
+			continue
+		}
+		picked = append(picked, t)
+	}
+	return picked
+}
+
+// recheck checks what may have changed since a transaction was issued:
+// its fee at the block's base fee, and an import's UTXOs.
+func (a *atomicVM) recheck(ctx context.Context, t *atx.Tx, h *types.Header) error {
+	fee, err := a.txFee(t, h.BaseFee)
+	if err != nil {
+		return err
+	}
+	burned, err := atx.Burned(t)
+	if err != nil {
+		return err
+	}
+	if burned < fee {
+		return fmt.Errorf("it burns %d nAVAX, the fee in block %d is %d", burned, h.Number, fee)
+	}
+	if tx, ok := t.Unsigned.(*atx.ImportTx); ok {
+		if _, err := a.importedUTXOs(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drop removes a pool transaction, remembering why; a.mu is held.
+func (a *atomicVM) drop(t *atx.Tx, why error) {
+	id := t.ID()
+	a.log.Info("atomic transaction dropped", "tx", id, "reason", why)
+	a.pool = slices.DeleteFunc(a.pool, func(p *atx.Tx) bool { return p.ID() == id })
+	a.forgetLocked(t)
+	a.dropped.Add(id, t)
+}
+
+// forgetLocked stops tracking a transaction; a.mu is held.
+func (a *atomicVM) forgetLocked(t *atx.Tx) {
+	id := t.ID()
+	delete(a.waiting, id)
+	for _, in := range t.InputIDs() {
+		if a.spending[in] == id {
+			delete(a.spending, in)
+		}
+	}
+}
+
+// record records the atomic transactions of a block about to be inserted
+// and moves them from the pool to the block.
+func (a *atomicVM) record(ctx context.Context, blk *types.Block, txs []*atx.Tx) error {
+	if err := a.store.put(ctx, blk.Hash(), txs); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, t := range txs {
+		id := t.ID()
+		a.pool = slices.DeleteFunc(a.pool, func(p *atx.Tx) bool { return p.ID() == id })
+		a.waiting[id] = blk.NumberU64()
+	}
+	return nil
+}
+
+// failed drops the atomic transactions of a block that could not be
+// recorded or inserted.
+func (a *atomicVM) failed(blk *types.Block, txs []*atx.Tx, err error) {
+	a.store.forget(blk.Hash())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, t := range txs {
+		a.drop(t, fmt.Errorf("block %d was not built: %w", blk.NumberU64(), err))
+	}
+}
+
+// reported stops tracking the atomic transactions of a block reported to
+// the index: they are accepted.
+func (a *atomicVM) reported(blk *types.Block, txs []*atx.Tx) {
+	a.store.forget(blk.Hash())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, t := range txs {
+		a.forgetLocked(t)
+	}
+}
+
+// txStatus is what the chain knows of an atomic transaction.
+type txStatus struct {
+	status string
+	height *uint64 // of an accepted transaction
+	tx     *atx.Tx // nil when unknown
+}
+
+// status returns a transaction's status: Accepted once the block that
+// holds it is reported to the index (its shared-memory operations done),
+// Processing while it waits in the pool or in a block not yet reported,
+// Dropped when it met a conflict after it was issued, Unknown otherwise
+// (never issued, refused, or lost from the pool in a restart).
+func (a *atomicVM) status(ctx context.Context, id ids.ID) (txStatus, error) {
+	height, hash, found, err := a.store.accepted(ctx, id)
+	if err != nil {
+		return txStatus{}, err
+	}
+	if found {
+		txs, err := a.store.batch(ctx, hash)
+		if err != nil {
+			return txStatus{}, err
+		}
+		for _, t := range txs {
+			if t.ID() == id {
+				return txStatus{status: statusAccepted, height: &height, tx: t}, nil
+			}
+		}
+		return txStatus{}, fmt.Errorf("atomic tx %s: not in the record of its block %d %s", id, height, hash)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.waiting[id]; ok {
+		return txStatus{status: statusProcessing, tx: a.waitingTx(id)}, nil
+	}
+	if t, ok := a.dropped.Get(id); ok {
+		return txStatus{status: statusDropped, tx: t}, nil
+	}
+	return txStatus{status: statusUnknown}, nil
+}
+
+// waitingTx returns a waiting transaction; a.mu is held.
+func (a *atomicVM) waitingTx(id ids.ID) *atx.Tx {
+	for _, t := range a.pool {
+		if t.ID() == id {
+			return t
+		}
+	}
+	return a.store.recentTx(id)
+}
+
+// utxos returns a page of the UTXOs source put in shared memory for this
+// chain that addrs own, by address, then UTXO ID, after (startAddr,
+// startUTXO) (docs/shared-memory.md).
+func (a *atomicVM) utxos(ctx context.Context, source ids.ID, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
+	if err := a.available(); err != nil {
+		return nil, avax.ShortID{}, ids.ID{}, err
+	}
+	traits := make([][]byte, len(addrs))
+	for i, addr := range addrs {
+		traits[i] = bytes.Clone(addr[:])
+	}
+	var startTrait, startKey []byte
+	if !startAddr.IsZero() || startUTXO != (ids.ID{}) {
+		startTrait, startKey = startAddr[:], startUTXO[:]
+	}
+	vals, lastTrait, lastKey, err := a.shared.Indexed(ctx, source, traits, startTrait, startKey, limit)
+	if err != nil {
+		return nil, avax.ShortID{}, ids.ID{}, fmt.Errorf("read shared memory from %s: %w", source, err)
+	}
+	endAddr, endUTXO := startAddr, startUTXO
+	if addr, err := avax.ShortIDFromBytes(lastTrait); err == nil {
+		endAddr = addr
+	}
+	if id, err := ids.FromBytes(lastKey); err == nil {
+		endUTXO = id
+	}
+	return vals, endAddr, endUTXO, nil
+}
