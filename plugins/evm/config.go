@@ -131,6 +131,12 @@ type Config struct {
 	RPCTxFeeCap float64 `json:"rpc-tx-fee-cap"`
 	// RPCEVMTimeout bounds eth_call; 0 is no bound.
 	RPCEVMTimeout Duration `json:"rpc-evm-timeout"`
+	// RPCLogsBlockRange is the widest block range one eth_getLogs (or log
+	// filter) may span; 0 is no bound.
+	RPCLogsBlockRange uint64 `json:"rpc-logs-block-range"`
+	// RPCLogsQueryLimit is the most addresses, and topics per position, one
+	// log query may name.
+	RPCLogsQueryLimit int `json:"rpc-logs-query-limit"`
 	// AllowUnprotectedTxs accepts transactions without replay protection
 	// (EIP-155) over RPC.
 	AllowUnprotectedTxs bool `json:"allow-unprotected-txs"`
@@ -168,6 +174,8 @@ func DefaultConfig() Config {
 		RPCGasCap:                  50_000_000,
 		RPCTxFeeCap:                100,
 		RPCEVMTimeout:              Duration(5 * time.Second),
+		RPCLogsBlockRange:          10_000,
+		RPCLogsQueryLimit:          1000,
 		CacheMB:                    64,
 		LogLevel:                   "warn",
 		AtomicTxFee:                AtomicFee{Dynamic: true},
@@ -207,6 +215,9 @@ func (c *Config) validate() error {
 	}
 	if c.APIMaxRequestSize < 1024 {
 		return fmt.Errorf("api-max-request-size must be at least 1024, got %d", c.APIMaxRequestSize)
+	}
+	if c.RPCLogsQueryLimit < 1 {
+		return fmt.Errorf("rpc-logs-query-limit must be at least 1, got %d", c.RPCLogsQueryLimit)
 	}
 	if c.APIMaxBatchResponseSize < 1024 {
 		return fmt.Errorf("api-max-batch-response-size must be at least 1024, got %d", c.APIMaxBatchResponseSize)

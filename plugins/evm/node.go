@@ -100,7 +100,9 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *fram
 	// execution of a block (docs/evm.md, Atomic transactions).
 	chain := backend.BlockChain()
 	chain.SetBlockValidatorAndProcessorForTesting(chain.Validator(), &atomicProcessor{Processor: chain.Processor(), store: store})
-	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
+	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{
+		LogQueryLimit: cfg.RPCLogsQueryLimit, RangeLimit: cfg.RPCLogsBlockRange,
+	})
 	apis := backend.APIs()
 	apis = append(apis, rpc.API{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)})
 	apis = append(apis, tracers.APIs(backend.APIBackend)...)
