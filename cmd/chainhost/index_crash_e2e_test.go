@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -143,6 +144,7 @@ func TestIndexCrashPlugin(t *testing.T) {
 		old = pid
 	}
 	ixWaitPlugin(t, n, old)
+	waitChainHealthy(t, n, "example")
 	// Let the putters see the last restart through.
 	time.Sleep(200 * time.Millisecond)
 	acks, failed := p.stop()
@@ -170,5 +172,27 @@ func ixWaitPlugin(t *testing.T, n *nodetest.Node, old int) int {
 			t.Fatalf("no new plugin process 20s after %d was killed:\n%s", old, n.Output())
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// waitChainHealthy waits until /ext/health reports the chain healthy: its
+// plugin started, initialized and backfilled, so it answers.
+func waitChainHealthy(t *testing.T, n *nodetest.Node, alias string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var h struct {
+			Checks map[string]struct {
+				Healthy bool `json:"healthy"`
+			} `json:"checks"`
+		}
+		status, body := restGet(t, context.Background(), n.URL+"/ext/health")
+		if json.Unmarshal(body, &h) == nil && h.Checks["chain/"+alias].Healthy {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("chain %s not healthy within 60s: %d %s", alias, status, body)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -481,11 +481,23 @@ type txStatus struct {
 // Dropped when it met a conflict after it was issued, Unknown otherwise
 // (never issued, refused, or lost from the pool in a restart).
 func (a *atomicVM) status(ctx context.Context, id ids.ID) (txStatus, error) {
+	// The pool first: a transaction leaves it (reported) only after its
+	// accepted record is written, so one that is no longer waiting here is
+	// found accepted below, never Unknown in between.
+	a.mu.Lock()
+	var waiting *atx.Tx
+	_, isWaiting := a.waiting[id]
+	if isWaiting {
+		waiting = a.waitingTx(id)
+	}
+	dropped, isDropped := a.dropped.Get(id)
+	a.mu.Unlock()
 	height, hash, found, err := a.store.accepted(ctx, id)
 	if err != nil {
 		return txStatus{}, err
 	}
-	if found {
+	switch {
+	case found:
 		txs, err := a.store.batch(ctx, hash)
 		if err != nil {
 			return txStatus{}, err
@@ -496,14 +508,10 @@ func (a *atomicVM) status(ctx context.Context, id ids.ID) (txStatus, error) {
 			}
 		}
 		return txStatus{}, fmt.Errorf("atomic tx %s: not in the record of its block %d %s", id, height, hash)
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, ok := a.waiting[id]; ok {
-		return txStatus{status: statusProcessing, tx: a.waitingTx(id)}, nil
-	}
-	if t, ok := a.dropped.Get(id); ok {
-		return txStatus{status: statusDropped, tx: t}, nil
+	case isWaiting:
+		return txStatus{status: statusProcessing, tx: waiting}, nil
+	case isDropped:
+		return txStatus{status: statusDropped, tx: dropped}, nil
 	}
 	return txStatus{status: statusUnknown}, nil
 }

@@ -132,7 +132,8 @@ type Config struct {
 	// RPCEVMTimeout bounds eth_call; 0 is no bound.
 	RPCEVMTimeout Duration `json:"rpc-evm-timeout"`
 	// RPCLogsBlockRange is the widest block range one eth_getLogs (or log
-	// filter) may span; 0 is no bound.
+	// filter) may span; 0 (the default) is no bound. go-ethereum counts a
+	// range that ends at "latest" as unbounded, so any bound refuses those.
 	RPCLogsBlockRange uint64 `json:"rpc-logs-block-range"`
 	// RPCLogsQueryLimit is the most addresses, and topics per position, one
 	// log query may name.
@@ -174,7 +175,6 @@ func DefaultConfig() Config {
 		RPCGasCap:                  50_000_000,
 		RPCTxFeeCap:                100,
 		RPCEVMTimeout:              Duration(5 * time.Second),
-		RPCLogsBlockRange:          10_000,
 		RPCLogsQueryLimit:          1000,
 		CacheMB:                    64,
 		LogLevel:                   "warn",

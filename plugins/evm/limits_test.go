@@ -33,6 +33,9 @@ func TestLogLimits(t *testing.T) {
 	if _, err := c.client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(2), ToBlock: big.NewInt(5)}); err != nil {
 		t.Errorf("range of 3: %v", err)
 	}
+	// go-ethereum counts a range to "latest" as unbounded.
+	_, err = c.client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(5)})
+	wantErr("range to latest", err, -32602, "exceed maximum block range 3")
 	_, err = c.client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(1), ToBlock: big.NewInt(1),
 		Addresses: []common.Address{{1}, {2}, {3}}})
 	wantErr("three addresses", err, -32000, "exceed max addresses or topics per search position")

@@ -19,7 +19,7 @@ import (
 )
 
 // shutdownTimeout bounds the plugin's Shutdown at the end of a test.
-const shutdownTimeout = 10 * time.Second
+const shutdownTimeout = 30 * time.Second
 
 // Options describes the instance the harness starts.
 type Options struct {
