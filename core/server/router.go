@@ -92,8 +92,16 @@ func (rt *Router) Handle(name string, h http.Handler) {
 // ServeHTTP routes one request: to the module whose prefix it falls under,
 // else below /ext/, where a first segment that is an endpoint alias is
 // replaced by its endpoint first; anything else is a 404 in the REST
-// error body.
+// error body. A path with a dot segment is a 400, before any routing.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := checkSegments(r.URL.Path); err != nil {
+		write := WriteRESTError
+		if r.URL.Path == "/ext" || strings.HasPrefix(r.URL.Path, "/ext/") {
+			write = WriteJSONRPCError
+		}
+		write(w, r, http.StatusBadRequest, err)
+		return
+	}
 	if h, ok := rt.modules.Lookup(r.URL.Path); ok {
 		h.ServeHTTP(w, r)
 		return
@@ -175,4 +183,16 @@ func (rt *Router) serveIndex(w http.ResponseWriter, r *http.Request, rest string
 		return
 	}
 	rt.metrics.Serve("index/"+chain+"/"+kind, h, w, r)
+}
+
+// checkSegments refuses a path with a "." or ".." segment (sent as such or
+// escaped): routes are chosen by prefix, and a resolved path would name
+// another route than the one the prefix does (docs/bad-input.md).
+func checkSegments(path string) error {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("path %q has a %q segment: send the path with it resolved", path, seg)
+		}
+	}
+	return nil
 }
