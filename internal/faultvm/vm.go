@@ -22,6 +22,8 @@ const Name = "faultvm"
 const (
 	// RPCHandler serves the fault.* methods.
 	RPCHandler = "rpc"
+	// WSHandler serves them over WebSocket.
+	WSHandler = "ws"
 	// StreamHandler starts an answer and hangs.
 	StreamHandler = "stream"
 	// CutHandler starts an answer, then panics.
@@ -136,7 +138,7 @@ func (vm *VM) Handlers() map[string]http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"ok":true}`))
 	})
-	return map[string]http.Handler{RPCHandler: s, StreamHandler: stream, CutHandler: cut, GarbageHandler: garbage}
+	return map[string]http.Handler{RPCHandler: s, WSHandler: s.WebSocketHandler(), StreamHandler: stream, CutHandler: cut, GarbageHandler: garbage}
 }
 
 // Shutdown has nothing to flush.
