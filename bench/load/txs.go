@@ -37,9 +37,8 @@ type Acked struct {
 
 // sentTx is a transfer whose hash the node returned.
 type sentTx struct {
-	hash  common.Hash
-	nonce uint64
-	at    time.Time
+	hash common.Hash
+	at   time.Time
 }
 
 // TxSender sends EVM transfers (eth_sendRawTransaction) from the funded
@@ -72,7 +71,8 @@ func NewTxSender(base string, key *ecdsa.PrivateKey, chainID uint64) (*TxSender,
 // Close closes the connection.
 func (s *TxSender) Close() { s.rc.Close() }
 
-// Run sends perSecond transfers a second for d, then waits up to a minute
+// Run sends perSecond transfers a second for d, each at its time whether
+// or not the ones before it have been answered, then waits up to a minute
 // for the receipts of those the node took.
 func (s *TxSender) Run(ctx context.Context, perSecond int, d time.Duration) {
 	runCtx, cancel := context.WithTimeout(ctx, d)
@@ -80,8 +80,8 @@ func (s *TxSender) Run(ctx context.Context, perSecond int, d time.Duration) {
 	s.mu.Lock()
 	s.resync = true // another run may have left transfers behind
 	s.mu.Unlock()
-	var wg sync.WaitGroup
-	wg.Go(func() { s.pollReceipts(runCtx) })
+	var polls, sends sync.WaitGroup
+	polls.Go(func() { s.pollReceipts(runCtx) })
 	tick := time.NewTicker(time.Second / time.Duration(perSecond))
 	defer tick.Stop()
 	var nonce uint64
@@ -99,10 +99,7 @@ func (s *TxSender) Run(ctx context.Context, perSecond int, d time.Duration) {
 		if resync {
 			n, err := s.client.PendingNonceAt(runCtx, from)
 			if err != nil {
-				s.mu.Lock()
-				s.resync = true
-				s.mu.Unlock()
-				s.Tally.add(&vegeta.Result{Timestamp: time.Now(), Error: err.Error()}, "pending nonce: "+err.Error(), false)
+				s.fail(&vegeta.Result{Timestamp: time.Now(), Error: err.Error()}, "pending nonce: "+err.Error())
 				continue
 			}
 			nonce = n
@@ -111,27 +108,13 @@ func (s *TxSender) Run(ctx context.Context, perSecond int, d time.Duration) {
 			ChainID: s.chainID, Nonce: nonce, To: &s.to, Value: big.NewInt(1), Gas: 21000,
 			GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(100e9),
 		})
-		begin := time.Now()
-		err := s.client.SendTransaction(runCtx, tx)
-		r := &vegeta.Result{Timestamp: begin, Latency: time.Since(begin), Code: 200}
-		if err != nil {
-			if runCtx.Err() != nil {
-				break // cut by the end of the run, not answered
-			}
-			r.Code, r.Error = 0, err.Error()
-			s.Tally.add(r, "eth_sendRawTransaction: "+err.Error(), false)
-			s.mu.Lock()
-			s.resync = true
-			s.mu.Unlock()
-			continue
-		}
-		s.Tally.add(r, "", false)
-		s.mu.Lock()
-		s.sent = append(s.sent, sentTx{hash: tx.Hash(), nonce: nonce, at: begin})
-		s.mu.Unlock()
 		nonce++
+		sends.Go(func() { s.send(runCtx, tx) })
 	}
+	sends.Wait()
+	s.mu.Lock()
 	s.Tally.Metrics.Close()
+	s.mu.Unlock()
 	// The last receipts.
 	waitCtx, waitCancel := context.WithTimeout(ctx, time.Minute)
 	defer waitCancel()
@@ -139,7 +122,35 @@ func (s *TxSender) Run(ctx context.Context, perSecond int, d time.Duration) {
 		s.checkReceipts(waitCtx)
 		time.Sleep(200 * time.Millisecond)
 	}
-	wg.Wait()
+	polls.Wait()
+}
+
+// send sends one transfer and counts the answer.
+func (s *TxSender) send(ctx context.Context, tx *types.Transaction) {
+	begin := time.Now()
+	err := s.client.SendTransaction(ctx, tx)
+	r := &vegeta.Result{Timestamp: begin, Latency: time.Since(begin), Code: 200}
+	if err != nil {
+		if ctx.Err() != nil {
+			return // cut by the end of the run, not answered
+		}
+		r.Code, r.Error = 0, err.Error()
+		s.fail(r, "eth_sendRawTransaction: "+err.Error())
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Tally.add(r, "", false)
+	s.sent = append(s.sent, sentTx{hash: tx.Hash(), at: begin})
+}
+
+// fail counts a failure and has the next transfer take its nonce from
+// the node.
+func (s *TxSender) fail(r *vegeta.Result, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Tally.add(r, why, false)
+	s.resync = true
 }
 
 // pending is the number of transfers without a receipt.
