@@ -1,7 +1,10 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -10,21 +13,32 @@ import (
 // latency percentiles, failures and rate-limit answers.
 func Table(tallies []*Tally, asked map[string]int) string {
 	var b strings.Builder
-	b.WriteString("| part | rate asked | rate held | requests | p50 | p99 | max | failed | 429 |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| part | rate asked | rate held | requests | p50 | p99 | max | failed | failed, by answer | 429 |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	var total Tally
 	var askedTotal int
 	for _, t := range tallies {
 		m := t.Metrics
-		fmt.Fprintf(&b, "| %s | %d/s | %.1f/s | %d | %s | %s | %s | %d | %d |\n", t.Name, asked[t.Name], m.Rate, m.Requests,
-			ms(m.Latencies.P50), ms(m.Latencies.P99), ms(m.Latencies.Max), t.Failures, t.RateLimited)
+		fmt.Fprintf(&b, "| %s | %d/s | %.1f/s | %d | %s | %s | %s | %d | %s | %d |\n", t.Name, asked[t.Name], m.Rate, m.Requests,
+			ms(m.Latencies.P50), ms(m.Latencies.P99), ms(m.Latencies.Max), t.Failures, byAnswer(t.FailedBy), t.RateLimited)
 		total.Metrics.Requests += m.Requests
 		total.Metrics.Rate += m.Rate
 		total.Failures += t.Failures
 		total.RateLimited += t.RateLimited
 		askedTotal += asked[t.Name]
 	}
-	fmt.Fprintf(&b, "| **all** | %d/s | %.1f/s | %d | | | | %d | %d |\n", askedTotal, total.Metrics.Rate, total.Metrics.Requests, total.Failures, total.RateLimited)
+	fmt.Fprintf(&b, "| **all** | %d/s | %.1f/s | %d | | | | %d | | %d |\n", askedTotal, total.Metrics.Rate, total.Metrics.Requests, total.Failures, total.RateLimited)
 	return b.String()
+}
+
+// byAnswer formats failure counts by answer, most frequent first.
+func byAnswer(counts map[string]int) string {
+	keys := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(counts[b]-counts[a], strings.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ms formats a latency in milliseconds.

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,9 @@ type Tally struct {
 	Metrics     vegeta.Metrics
 	Failures    int
 	RateLimited int
+	// FailedBy counts the failures by answer: the HTTP status, "200 with
+	// an error object", or "no answer".
+	FailedBy map[string]int
 	// FirstFailures are a few failures, for the report.
 	FirstFailures []string
 }
@@ -31,6 +35,17 @@ func (t *Tally) add(r *vegeta.Result, why string, rateLimited bool) {
 		t.RateLimited++
 	case why != "":
 		t.Failures++
+		if t.FailedBy == nil {
+			t.FailedBy = map[string]int{}
+		}
+		switch {
+		case r.Code == 0:
+			t.FailedBy["no answer"]++
+		case r.Code == http.StatusOK:
+			t.FailedBy["200 with an error object"]++
+		default:
+			t.FailedBy[strconv.Itoa(int(r.Code))]++
+		}
 		if len(t.FirstFailures) < 5 {
 			t.FirstFailures = append(t.FirstFailures, why)
 		}

@@ -82,15 +82,17 @@ func (s *TxSender) Run(ctx context.Context, perSecond int, d time.Duration) {
 	s.mu.Unlock()
 	var polls, sends sync.WaitGroup
 	polls.Go(func() { s.pollReceipts(runCtx) })
-	tick := time.NewTicker(time.Second / time.Duration(perSecond))
-	defer tick.Stop()
+	interval := time.Second / time.Duration(perSecond)
+	begin := time.Now()
 	var nonce uint64
 	from := crypto.PubkeyToAddress(s.key.PublicKey)
-	for runCtx.Err() == nil {
+	// The i-th transfer is due at begin + i*interval: a late loop catches
+	// up rather than lowering the rate.
+	for i := 0; runCtx.Err() == nil; i++ {
 		select {
 		case <-runCtx.Done():
 			continue
-		case <-tick.C:
+		case <-time.After(time.Until(begin.Add(time.Duration(i) * interval))):
 		}
 		s.mu.Lock()
 		resync := s.resync
