@@ -11,7 +11,7 @@ import (
 )
 
 // LineLimit bounds how many lines a logger writes: PerSecond on average,
-// Burst at once.
+// Burst at once, a line of more than 1 KiB counting as one per KiB.
 type LineLimit struct {
 	PerSecond float64
 	Burst     int
@@ -54,12 +54,17 @@ type lineLimit struct {
 	lastReport time.Time // when drops were last reported
 }
 
-// allow reports whether one more line may be written. At most once per
+// lineCost is the text a line may hold for the price of one: a longer
+// line counts as one per lineCost started, so that the limit bounds bytes
+// too.
+const lineCost = 1024
+
+// allow reports whether a line of n bytes may be written. At most once per
 // reportEvery, at the first line written or dropped after it passed, it
 // says how many lines were dropped since it last said so.
-func (l *lineLimit) allow() bool {
+func (l *lineLimit) allow(n int) bool {
 	now := l.now()
-	ok := l.bucket.AllowN(now, 1)
+	ok := l.bucket.AllowN(now, 1+n/lineCost)
 	l.mu.Lock()
 	if !ok {
 		l.dropped++
@@ -86,7 +91,7 @@ var _ hclog.Logger = (*limited)(nil)
 
 // Log writes the line if the limit allows.
 func (l *limited) Log(level hclog.Level, msg string, args ...any) {
-	if l.lim.allow() {
+	if l.lim.allow(len(msg)) {
 		l.Logger.Log(level, msg, args...)
 	}
 }
@@ -141,7 +146,7 @@ type limitedWriter struct {
 // Write writes p if the limit allows; a dropped write reports success, as
 // the writer of stray output expects nothing else.
 func (w limitedWriter) Write(p []byte) (int, error) {
-	if !w.lim.allow() {
+	if !w.lim.allow(len(p)) {
 		return len(p), nil
 	}
 	return w.w.Write(p)

@@ -38,6 +38,9 @@ func TestLimited(t *testing.T) {
 	}
 	clock = clock.Add(time.Second / 2) // the second is over
 	l.Warn("nine")
+	clock = clock.Add(time.Second)      // a full bucket, 3 lines of up to 1 KiB
+	l.Info(strings.Repeat("z", 2*1024)) // costs 3
+	l.Info("ten")                       // over the limit: the long line took it all
 
 	want := []string{
 		"[INFO]  one",
@@ -49,6 +52,8 @@ func TestLimited(t *testing.T) {
 		"[WARN]  six",
 		"[WARN]  log lines dropped over the limit: dropped=302 lines_per_second=10 burst=3",
 		"[WARN]  nine",
+		"[INFO]  " + strings.Repeat("z", 2*1024),
+		"[WARN]  log lines dropped over the limit: dropped=1 lines_per_second=10 burst=3",
 	}
 	if got := strings.Split(strings.TrimSpace(out.String()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
