@@ -3,8 +3,10 @@ package load
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"sync"
 	"time"
 
@@ -136,7 +138,7 @@ func (s *TxSender) send(ctx context.Context, tx *types.Transaction) {
 		if ctx.Err() != nil {
 			return // cut by the end of the run, not answered
 		}
-		r.Code, r.Error = 0, err.Error()
+		r.Code, r.Error = answerCode(err), err.Error()
 		s.fail(r, "eth_sendRawTransaction: "+err.Error())
 		return
 	}
@@ -144,6 +146,19 @@ func (s *TxSender) send(ctx context.Context, tx *types.Transaction) {
 	defer s.mu.Unlock()
 	s.Tally.add(r, "", false)
 	s.sent = append(s.sent, sentTx{hash: tx.Hash(), at: begin})
+}
+
+// answerCode is the HTTP status of a failed call: the one the node
+// answered, 200 for a JSON-RPC error object, 0 for no answer.
+func answerCode(err error) uint16 {
+	var httpErr rpc.HTTPError
+	switch {
+	case errors.As(err, &httpErr):
+		return uint16(httpErr.StatusCode)
+	case errors.As(err, new(rpc.Error)):
+		return http.StatusOK
+	}
+	return 0
 }
 
 // fail counts a failure and has the next transfer take its nonce from
