@@ -1,10 +1,8 @@
 package main_test
 
 import (
-	"bufio"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,24 +44,7 @@ func postRPC(t *testing.T, url, method, params string) (int, string) {
 // hostGoroutines reads the host's go_goroutines from /ext/metrics.
 func hostGoroutines(t *testing.T, n *nodetest.Node) int {
 	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
-			g, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return int(g)
-		}
-	}
-	t.Fatal("no go_goroutines in /ext/metrics")
-	return 0
+	return int(hostMetric(t, n, "go_goroutines"))
 }
 
 // TestPluginRequestTimeout: a plugin method that never answers is

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -46,17 +47,28 @@ func NewChains(ns *storage.Namespace) (*Chains, error) {
 	return c, nil
 }
 
-// Validate checks an alias's form.
+// Validate checks an alias's form: one URL path segment that a client
+// sends as it is, so that /ext/bc/<alias> and /ext/<alias> reach it and no
+// other route (docs/bad-input.md).
 func Validate(alias string) error {
 	switch {
 	case alias == "":
 		return errors.New("alias is empty")
 	case len(alias) > MaxLen:
 		return fmt.Errorf("alias is %d characters long, at most %d allowed", len(alias), MaxLen)
-	case strings.ContainsAny(alias, "/?#% \t\r\n"):
+	case alias == "." || alias == "..":
+		return fmt.Errorf("alias %q is a relative path segment, which clients resolve away", alias)
+	case strings.IndexFunc(alias, notInSegment) >= 0:
 		return fmt.Errorf("alias %q contains a character not allowed in a URL path segment", alias)
 	}
 	return nil
+}
+
+// notInSegment reports whether r may not stand unescaped in a URL path
+// segment: a delimiter, the escape character, a space or a control
+// character.
+func notInSegment(r rune) bool {
+	return strings.ContainsRune("/?#% ", r) || unicode.IsControl(r)
 }
 
 // Register adds alias for chain id. With persist, the alias is stored and

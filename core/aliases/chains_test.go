@@ -24,7 +24,7 @@ func open(t *testing.T, dir string) (*storage.DB, *Chains) {
 func TestRegisterResolve(t *testing.T) {
 	dir := t.TempDir()
 	db, c := open(t, dir)
-	a, b := ids.Derive([]byte("a")), ids.Derive([]byte("b"))
+	a, b, d := ids.Derive([]byte("a")), ids.Derive([]byte("b")), ids.Derive([]byte("d"))
 	steps := []struct {
 		id      ids.ID
 		alias   string
@@ -39,6 +39,14 @@ func TestRegisterResolve(t *testing.T) {
 		{b, strings.Repeat("x", MaxLen), true, ""},
 		{b, strings.Repeat("x", MaxLen+1), true, "513 characters"},
 		{b, "a/b", true, "not allowed"},
+		{b, "a%2Fb", true, "not allowed"},
+		{b, "a\x00b", true, "not allowed"},
+		{b, "a\x1bb", true, "not allowed"},
+		{b, "a\u0085b", true, "not allowed"},
+		{b, ".", true, "relative path segment"},
+		{b, "..", true, "relative path segment"},
+		{d, "...", true, ""},
+		{d, "é", true, ""},
 		{b, a.String(), true, "ID of another chain"},
 	}
 	for _, s := range steps {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -109,10 +110,13 @@ func launch(cfg launchConfig) (*process, error) {
 		),
 	}
 	if cfg.logger != nil {
-		clientCfg.Logger = cfg.logger
+		// What the process logs is bounded; the supervisor's own lines,
+		// through cfg.logger, are not.
+		limited := logging.Limited(cfg.logger, logging.PluginLines())
+		clientCfg.Logger = limited
 		// What the plugin prints to stdout or stderr outside its logger
 		// (after go-plugin has taken the streams over) is logged too.
-		stray := cfg.logger.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true, ForceLevel: hclog.Info})
+		stray := limited.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true, ForceLevel: hclog.Info})
 		clientCfg.SyncStdout, clientCfg.SyncStderr = stray, stray
 	}
 	if cfg.pin != nil {

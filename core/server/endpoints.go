@@ -61,9 +61,6 @@ func (rt *Router) AliasEndpoint(endpoint, alias string) error {
 	if err := aliases.Validate(alias); err != nil {
 		return &AliasError{Param: "alias", Msg: err.Error()}
 	}
-	if alias == "." || alias == ".." {
-		return &AliasError{Param: "alias", Msg: fmt.Sprintf("alias %q is a relative path segment, which clients resolve away", alias)}
-	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if reservedRoute(alias) || rt.static[alias] != nil {

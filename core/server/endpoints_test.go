@@ -167,6 +167,13 @@ func TestAliasedRequests(t *testing.T) {
 		if code, _ := serve(rt, http.MethodPost, "/ext/nope"); code != http.StatusNotFound {
 			t.Errorf("unknown API: %d, want 404", code)
 		}
+		// A chain that does not run says so at its root too, where a
+		// chain like the X-Chain serves its API.
+		for _, path := range []string{"/ext/bc/example", "/ext/bc/example/rpc"} {
+			if code, body := serve(rt, http.MethodPost, path); code != http.StatusServiceUnavailable || !strings.Contains(body, "chain example is not running") {
+				t.Errorf("%s of a chain that does not run: %d %s, want 503 saying so", path, code, body)
+			}
+		}
 	}
 	check(t, rt)
 

@@ -85,8 +85,12 @@ func (p *Prefixes) List() []string {
 }
 
 // ServeHTTP serves a listener of REST modules alone: a path outside every
-// prefix gets a 404 in the REST error body.
+// prefix gets a 404 in the REST error body, one with a dot segment a 400.
 func (p *Prefixes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := checkSegments(r.URL.Path); err != nil {
+		WriteRESTError(w, r, http.StatusBadRequest, err)
+		return
+	}
 	if h, ok := p.Lookup(r.URL.Path); ok {
 		h.ServeHTTP(w, r)
 		return

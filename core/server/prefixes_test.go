@@ -57,6 +57,12 @@ func TestPrefixesMount(t *testing.T) {
 	if got := strings.Join(p.List(), " "); got != "/v1/address /v1/avg_tps /v1/chains /v1/networks /v2/networks" {
 		t.Errorf("List = %s", got)
 	}
+	// A listener of modules alone refuses dot segments like the main one.
+	w := httptest.NewRecorder()
+	p.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/chains/../../ext/admin", nil))
+	if want := `{"message":"path \"/v1/chains/../../ext/admin\" has a \"..\" segment: send the path with it resolved","statusCode":400,"error":"Bad Request"}`; w.Code != 400 || strings.TrimSpace(w.Body.String()) != want {
+		t.Errorf("dot segment on a module listener = %d %s, want 400 %s", w.Code, w.Body, want)
+	}
 }
 
 func TestRouterModules(t *testing.T) {
@@ -81,6 +87,12 @@ func TestRouterModules(t *testing.T) {
 		{"/v2/networks", 404, "no route for /v2/networks (this listener serves [/v1/chains])", true},
 		{"/ext/nope", 404, "no API at /ext/nope", false},
 		{"/ext", 404, "no API at /ext", false},
+		{"/v1/chains/../../ext/admin", 400, `path "/v1/chains/../../ext/admin" has a ".." segment: send the path with it resolved`, true},
+		{"/v1/chains/%2e%2e/x", 400, `path "/v1/chains/../x" has a ".." segment: send the path with it resolved`, true},
+		{"/v1/chains/./x", 400, `path "/v1/chains/./x" has a "." segment: send the path with it resolved`, true},
+		{"/ext/info/../admin", 400, `path \"/ext/info/../admin\" has a \"..\" segment`, false},
+		{"/ext/bc/C/rpc/..%2F..%2Fadmin", 400, `path \"/ext/bc/C/rpc/../../admin\" has a \"..\" segment`, false},
+		{"/v1/chains/...", 200, "data /v1/chains/...?", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -98,8 +110,8 @@ func TestRouterModules(t *testing.T) {
 			}
 			if tt.rest {
 				var e rest.ErrorBody
-				if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || e.StatusCode != 404 || e.Error != "Not Found" || e.Message != tt.wantBody {
-					t.Errorf("GET %s = %s, want the REST 404 body with %q", tt.path, body, tt.wantBody)
+				if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || e.StatusCode != tt.wantStatus || e.Error != rest.StatusName(tt.wantStatus) || e.Message != tt.wantBody {
+					t.Errorf("GET %s = %s, want the REST %d body with %q", tt.path, body, tt.wantStatus, tt.wantBody)
 				}
 				return
 			}

@@ -92,8 +92,16 @@ func (rt *Router) Handle(name string, h http.Handler) {
 // ServeHTTP routes one request: to the module whose prefix it falls under,
 // else below /ext/, where a first segment that is an endpoint alias is
 // replaced by its endpoint first; anything else is a 404 in the REST
-// error body.
+// error body. A path with a dot segment is a 400, before any routing.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := checkSegments(r.URL.Path); err != nil {
+		write := WriteRESTError
+		if r.URL.Path == "/ext" || strings.HasPrefix(r.URL.Path, "/ext/") {
+			write = WriteJSONRPCError
+		}
+		write(w, r, http.StatusBadRequest, err)
+		return
+	}
 	if h, ok := rt.modules.Lookup(r.URL.Path); ok {
 		h.ServeHTTP(w, r)
 		return
@@ -141,9 +149,10 @@ func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string
 		return
 	}
 	// A chain may serve a handler named "" at /ext/bc/<chain> itself, as
-	// avalanchego's X-Chain does (docs/xvm.md).
-	if handler == "" && !slices.Contains(c.Handlers(), "") {
-		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Name(), c.Handlers()))
+	// avalanchego's X-Chain does (docs/xvm.md). The handlers of a chain
+	// that never ran are not known: its route says why it does not run.
+	if hs := c.Handlers(); handler == "" && hs != nil && !slices.Contains(hs, "") {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Name(), hs))
 		return
 	}
 	// A shallow copy with its own URL: the handler sees the path below it,
@@ -175,4 +184,16 @@ func (rt *Router) serveIndex(w http.ResponseWriter, r *http.Request, rest string
 		return
 	}
 	rt.metrics.Serve("index/"+chain+"/"+kind, h, w, r)
+}
+
+// checkSegments refuses a path with a "." or ".." segment (sent as such or
+// escaped): routes are chosen by prefix, and a resolved path would name
+// another route than the one the prefix does (docs/bad-input.md).
+func checkSegments(path string) error {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("path %q has a %q segment: send the path with it resolved", path, seg)
+		}
+	}
+	return nil
 }

@@ -1,10 +1,11 @@
 // Package faultvm is a VM that misbehaves on request, for the host's fault
 // tests (docs/bad-input.md): it never ships in the plugin directory; tests
-// build it (BuildBinary) beside the real plugins.
+// build it (nodetest.PluginDirWith) beside the real plugins.
 package faultvm
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -17,6 +18,25 @@ import (
 // Name is the VM's name.
 const Name = "faultvm"
 
+// Handler names, below /ext/bc/<chain>/.
+const (
+	// RPCHandler serves the fault.* methods.
+	RPCHandler = "rpc"
+	// WSHandler serves them over WebSocket.
+	WSHandler = "ws"
+	// StreamHandler starts an answer and hangs.
+	StreamHandler = "stream"
+	// CutHandler starts an answer, then panics.
+	CutHandler = "cut"
+	// GarbageHandler answers {"ok":true}; Garble breaks the protocol
+	// message that carries it (see Garble).
+	GarbageHandler = "garbage"
+)
+
+// StartedAnswer is what the stream and cut handlers send before they hang
+// or fail.
+const StartedAnswer = `{"jsonrpc":"2.0","id":1,"result":"`
+
 // VM answers fault.* methods on its rpc handler.
 type VM struct{ env *sdk.Env }
 
@@ -26,8 +46,19 @@ func (vm *VM) Initialize(_ context.Context, env *sdk.Env) error {
 	return nil
 }
 
-// Handlers serves the fault methods at rpc, and at stream a handler that
-// starts an answer and then hangs.
+// floodArgs are fault.flood's params.
+type floodArgs struct {
+	// Seconds is how long the flood lasts.
+	Seconds float64 `json:"seconds"`
+	// Via is "stderr" (raw lines on the process's stderr, which go-plugin
+	// forwards) or "logger" (the SDK's JSON log lines).
+	Via string `json:"via"`
+	// Length is the length of each line; 0 means 200.
+	Length int `json:"length"`
+}
+
+// Handlers serves the fault methods at rpc, and the misbehaving handlers
+// named above.
 func (vm *VM) Handlers() map[string]http.Handler {
 	s := jsonrpc.NewServer(jsonrpc.Options{})
 	s.Register("fault.echo", jsonrpc.Method(func(_ context.Context, a struct {
@@ -55,15 +86,59 @@ func (vm *VM) Handlers() map[string]http.Handler {
 		}
 		return a.Lines, nil
 	}))
+	// fault.big answers a string of the given length: a big answer for a
+	// client that reads it slowly.
+	s.Register("fault.big", jsonrpc.Method(func(_ context.Context, a struct {
+		Bytes int `json:"bytes"`
+	}) (string, error) {
+		if a.Bytes < 0 || a.Bytes > 64<<20 {
+			return "", jsonrpc.InvalidParams("bytes: want 0 to %d, got %d", 64<<20, a.Bytes)
+		}
+		return strings.Repeat("b", a.Bytes), nil
+	}))
+	// fault.flood writes lines as fast as it can, in the background, for
+	// the given time: a plugin whose log runs away while it serves.
+	s.Register("fault.flood", jsonrpc.Method(func(_ context.Context, a floodArgs) (string, error) {
+		if a.Length <= 0 {
+			a.Length = 200
+		}
+		var write func()
+		switch a.Via {
+		case "stderr":
+			line := strings.Repeat("x", a.Length) + "\n"
+			write = func() { _, _ = os.Stderr.WriteString(line) }
+		case "logger":
+			msg := strings.Repeat("y", a.Length)
+			write = func() { vm.env.Logger.Info(msg) }
+		default:
+			return "", jsonrpc.InvalidParams("via: want stderr or logger, got %q", a.Via)
+		}
+		until := time.Now().Add(time.Duration(a.Seconds * float64(time.Second)))
+		go func() {
+			for time.Now().Before(until) {
+				write()
+			}
+		}()
+		return fmt.Sprintf("flooding %s for %gs", a.Via, a.Seconds), nil
+	}))
 	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":"`))
+		_, _ = w.Write([]byte(StartedAnswer))
 		http.NewResponseController(w).Flush()
 		select {
 		case <-r.Context().Done():
 		case <-time.After(time.Hour):
 		}
 	})
-	return map[string]http.Handler{"rpc": s, "stream": stream}
+	cut := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(StartedAnswer))
+		http.NewResponseController(w).Flush()
+		panic("faultvm: cut midway")
+	})
+	garbage := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	})
+	return map[string]http.Handler{RPCHandler: s, WSHandler: s.WebSocketHandler(), StreamHandler: stream, CutHandler: cut, GarbageHandler: garbage}
 }
 
 // Shutdown has nothing to flush.

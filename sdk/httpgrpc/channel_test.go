@@ -207,3 +207,64 @@ func TestChannelPluginOverrunsWindow(t *testing.T) {
 		t.Fatalf("read %d bytes, error %v: want a response cut short", n, err)
 	}
 }
+
+// garblePlugin answers every channel request with one message that breaks
+// the protocol, as a broken plugin could.
+type garblePlugin struct {
+	pluginv1.UnimplementedPluginServer
+	reply func(id uint64) *pluginv1.HTTPChannelMessage
+}
+
+func (p garblePlugin) ServeHTTPChannel(stream pluginv1.Plugin_ServeHTTPChannelServer) error {
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		if msg.GetRequest() == nil {
+			continue // the host's cancel of a request it gave up on
+		}
+		if err := stream.Send(p.reply(msg.GetId())); err != nil {
+			return err
+		}
+	}
+}
+
+// TestChannelMalformedMessage: a message that breaks the channel protocol
+// before the response began is a 502 with ErrBadResponse, and the channel
+// keeps serving the requests after it.
+func TestChannelMalformedMessage(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply func(id uint64) *pluginv1.HTTPChannelMessage
+		want  string
+	}{
+		{"empty", func(id uint64) *pluginv1.HTTPChannelMessage { return &pluginv1.HTTPChannelMessage{Id: id} },
+			"bad response from plugin: handler h: http channel: the plugin sent an empty message"},
+		{"host's kind", func(id uint64) *pluginv1.HTTPChannelMessage {
+			return &pluginv1.HTTPChannelMessage{Id: id, Kind: &pluginv1.HTTPChannelMessage_Credit{Credit: 1}}
+		}, "bad response from plugin: handler h: http channel: the plugin sent a message of the host's kind (*pluginv1.HTTPChannelMessage_Credit)"},
+		{"bad status", func(id uint64) *pluginv1.HTTPChannelMessage {
+			return &pluginv1.HTTPChannelMessage{Id: id, Kind: &pluginv1.HTTPChannelMessage_Response{Response: &pluginv1.HTTPResponse{Status: 7, Last: true}}}
+		}, "bad response from plugin: handler h: status 7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, envOptions{handlers: map[string]http.Handler{"h": echoHandler()}, service: garblePlugin{reply: tt.reply}})
+			for range 2 {
+				resp, err := e.front.Client().Get(e.url("/ext/h/"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if got := strings.TrimSpace(string(body)); resp.StatusCode != http.StatusBadGateway || got != tt.want {
+					t.Fatalf("got %d %q, want 502 %q", resp.StatusCode, got, tt.want)
+				}
+				if last, _ := e.lastError(); !errors.Is(last.err, ErrBadResponse) {
+					t.Fatalf("OnError got %v, want ErrBadResponse", last.err)
+				}
+			}
+		})
+	}
+}

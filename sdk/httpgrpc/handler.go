@@ -161,6 +161,10 @@ func (h *handler) serveChannel(w http.ResponseWriter, r *http.Request, client pl
 			h.chans.unsupported(client, ch)
 			return false
 		}
+		if bad, ok := errors.AsType[malformedError](err); ok {
+			h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: %w", ErrBadResponse, h.opts.Handler, bad))
+			return true
+		}
 		h.fail(w, r, callStatus(err), h.callError(err))
 		return true
 	}

@@ -192,7 +192,7 @@ func (c *clientChannel) recv(ctx context.Context, r *clientRequest) (*pluginv1.H
 		select {
 		case msg = <-r.msgs:
 		case <-r.overflow:
-			return nil, status.Errorf(codes.Internal, "http channel: the plugin sent request %d more than its window", r.id)
+			return nil, malformedError("more than the response window")
 		case <-c.done:
 			return nil, c.failure()
 		case <-ctx.Done():
@@ -201,17 +201,23 @@ func (c *clientChannel) recv(ctx context.Context, r *clientRequest) (*pluginv1.H
 	}
 	r.received = true
 	if msg.GetKind() == nil {
-		return nil, status.Errorf(codes.Internal, "http channel: request %d: empty message", r.id)
+		return nil, malformedError("an empty message")
 	}
 	if abort, ok := msg.GetKind().(*pluginv1.HTTPChannelMessage_Abort); ok {
 		return nil, status.Errorf(codes.Aborted, "%s", abort.Abort)
 	}
 	resp := msg.GetResponse()
 	if resp == nil {
-		return nil, status.Errorf(codes.Internal, "http channel: request %d: unexpected message %T", r.id, msg.GetKind())
+		return nil, malformedError(fmt.Sprintf("a message of the host's kind (%T)", msg.GetKind()))
 	}
 	return resp, nil
 }
+
+// malformedError is a plugin's message that breaks the channel protocol:
+// what the plugin sent, for ErrBadResponse.
+type malformedError string
+
+func (e malformedError) Error() string { return "http channel: the plugin sent " + string(e) }
 
 // consumed returns credit to the plugin for a relayed message, in batches
 // of a quarter window so that small responses send none.

@@ -1,14 +1,55 @@
 // Command faultvm is the fault tests' misbehaving VM as a plugin binary.
+// Started by the host it serves the VM through faultvm.Garble, which
+// sdk.Serve cannot wrap; anything else (describe, a run by hand) is
+// sdk.Serve's.
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
 	"github.com/chainhost/chainhost/internal/faultvm"
+	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/grpcplugin"
+	"github.com/chainhost/chainhost/sdk/host"
 )
 
 func main() {
-	sdk.Serve(sdk.ServeOpts{
-		Description: sdk.Description{Name: faultvm.Name, Version: "0.1.0"},
-		Plugin:      &faultvm.VM{},
+	opts := sdk.ServeOpts{Description: sdk.Description{Name: faultvm.Name, Version: "0.1.0"}, Plugin: &faultvm.VM{}}
+	if len(os.Args) > 1 || os.Getenv(pluginv1.MagicCookieKey) != pluginv1.MagicCookieValue {
+		sdk.Serve(opts)
+	}
+	// The SDK's logger writes JSON lines to the real stderr, which
+	// go-plugin later swaps for a pipe.
+	logger := hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true, Level: hclog.Info})
+	var broker atomic.Pointer[plugin.GRPCBroker]
+	srv := sdk.NewPluginServer(opts.Plugin, sdk.PluginServerOptions{
+		Logger: logger,
+		Connect: func(id uint32) (host.Services, io.Closer, error) {
+			b := broker.Load()
+			if b == nil {
+				return host.Services{}, nil, fmt.Errorf("connect host services: no go-plugin broker")
+			}
+			return grpcplugin.DialHost(b, id)
+		},
+	})
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: grpcplugin.Handshake(),
+		VersionedPlugins: map[int]plugin.PluginSet{
+			pluginv1.ProtocolVersion: {
+				pluginv1.PluginName: &grpcplugin.Plugin{NewServer: func(b *plugin.GRPCBroker) pluginv1.PluginServer {
+					broker.Store(b)
+					return faultvm.Garble(srv)
+				}},
+			},
+		},
+		GRPCServer: grpcplugin.NewGRPCServer,
+		Logger:     logger,
 	})
 }
