@@ -1,7 +1,9 @@
 // Package store keeps the metrics module's series and page tokens in a
 // goleveldb database of its own, in the module's data directory
 // (docs/metrics-api.md, "Storage"): per chain, its transaction and block
-// counts per UTC day and how far it has read the chain's block index; the
+// counts per UTC day and how far it has read the chain's block index; per
+// P-Chain, each subnet's staking totals (and their sum) at the end of every
+// hour in which they changed, and how far they have read its index; the
 // page tokens the API has issued, by UUID.
 package store
 
@@ -27,6 +29,10 @@ const (
 	prefixDay      = 'd' // d <chain> <day uint32> -> DayCount
 	prefixToken    = 't' // t <uuid> -> Token
 	prefixExpiry   = 'e' // e <unix seconds uint64> <uuid> -> nothing
+
+	prefixStakingProgress = 'q' // q <chain> -> StakingProgress
+	prefixSubnetHour      = 'h' // h <chain> <subnet> <hour uint32> -> Totals
+	prefixAllHour         = 'a' // a <chain> <hour uint32> -> Totals, summed over the subnets
 )
 
 // ErrNotFound is the answer for a token the store does not hold.
