@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/plugintest"
+	"github.com/chainhost/chainhost/sdk/rest"
 )
 
 // The P-Chain of these tests: genesis at pT0 (2026-01-01T00:00:00Z) with
@@ -54,6 +57,8 @@ type pChain struct {
 	h      *plugintest.Harness
 	info   host.ChainInfo
 	wallet *client.Wallet
+	// down fails the module's calls, as while the chain's plugin restarts.
+	down atomic.Bool
 }
 
 func startP(t *testing.T) *pChain {
@@ -80,6 +85,9 @@ func startP(t *testing.T) *pChain {
 
 // call answers the module's chain calls to the P-Chain: its handler.
 func (p *pChain) call(ctx context.Context, handler string, body []byte) (int, []byte, error) {
+	if p.down.Load() {
+		return 0, nil, errors.New("the chain's plugin is restarting")
+	}
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
@@ -466,4 +474,160 @@ func (e *env) checkFees(payers []payer, vids []ids.ID, now uint64) {
 		none := fmt.Sprintf("%s?startTimestamp=%d&endTimestamp=%d", path, pT0+1, pT0+secondsPerDay-1)
 		samePoints(e.t, none, e.metrics(none).Results, nil)
 	}
+}
+
+// restError is the v2 error body of status with message (a string).
+func restError(status int, message string) string {
+	m, err := json.Marshal(message)
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf(`{"message":%s,"statusCode":%d,"error":%q}`, m, status, rest.StatusName(status))
+}
+
+// TestV2Errors: every refusal of the v2 routes, with its exact body (a
+// message string, SPEC 7.1): bad path values, timestamps, page sizes,
+// subnets and tokens are 400s naming the parameter; what the node does
+// not have is a 404; over the anonymous limit 429 with Retry-After.
+func TestV2Errors(t *testing.T) {
+	p := startP(t)
+	clk := &clock{now: time.Unix(pT0, 0)}
+	e := startWith(t, t.TempDir(), `{"rate-limit": {"anonymous": {"per-second": 1, "burst": 1000}}}`, clk, p)
+	p.sync(e)
+	stakingMetrics := "delegatorCount|delegatorWeight|validatorCount|validatorWeight"
+	unknown := ids.ID{0x5e}
+	for _, c := range []struct {
+		path    string
+		status  int
+		message string
+	}{
+		{"/v2/networks/moon/metrics/validatorCount", 400, `network: must be one of mainnet|fuji|testnet, got "moon"`},
+		{"/v2/networks/mainnet/metrics/validatorCount", 404, `this node does not serve network mainnet`},
+		{"/v2/networks/fuji/metrics/uptime", 400, `metric: must be one of ` + stakingMetrics + `, got "uptime"`},
+		{"/v2/networks/fuji/metrics/validatorCount?startTimestamp=-1", 400, `startTimestamp: must be an integer of at least 0, got "-1"`},
+		{"/v2/networks/fuji/metrics/validatorCount?endTimestamp=1.5", 400, `endTimestamp: must be an integer of at least 0, got "1.5"`},
+		{"/v2/networks/fuji/metrics/validatorCount?startTimestamp=200&endTimestamp=100", 400, `startTimestamp: 200 is after endTimestamp 100`},
+		{"/v2/networks/fuji/metrics/validatorCount?pageSize=0", 400, `pageSize: must be an integer from 1 to 2160, got "0"`},
+		{"/v2/networks/fuji/metrics/validatorCount?pageSize=2161", 400, `pageSize: must be an integer from 1 to 2160, got "2161"`},
+		{"/v2/networks/fuji/metrics/validatorCount?pageSize=ten&startTimestamp=x", 400,
+			`startTimestamp: must be an integer of at least 0, got "x"; pageSize: must be an integer from 1 to 2160, got "ten"`},
+		{"/v2/networks/fuji/metrics/validatorCount?subnetId=abc", 400, `subnetId: must be a subnet ID (CB58), got "abc"`},
+		{"/v2/networks/fuji/metrics/validatorCount?subnetId=" + unknown.String(), 404, `subnet ` + unknown.String() + ` not found on the P-Chain`},
+		{"/v2/networks/fuji/metrics/validatorCount?pageToken=abc", 400,
+			`pageToken: not a page token of this API, got "abc"; start again from the first page, without pageToken`},
+		{"/v2/networks/fuji/metrics/validatorCount?pageToken=8a1d3c4e-0000-4000-8000-000000000000", 400,
+			`pageToken: unknown or expired page token; start again from the first page, without pageToken`},
+		{"/v2/networks/fuji/other", 404, `no endpoint GET /v2/networks/fuji/other`},
+		{"/v2/validation/abc/metrics/validationFeesDaily", 400, `l1ValidationId: must be a validation ID (CB58), got "abc"`},
+		{"/v2/validation/" + unknown.String() + "/metrics/validationFeesDaily", 404, `L1 validation ID ` + unknown.String() + ` not found`},
+		{"/v2/validation/" + unknown.String() + "/metrics/fees", 400, `metric: must be one of validationCumulativeFeesDaily|validationFeesDaily, got "fees"`},
+		{"/v2/validation/" + unknown.String() + "/metrics/validationFeesDaily?startTimestamp=5&endTimestamp=4", 400, `startTimestamp: 5 is after endTimestamp 4`},
+		{"/v2/validators/metrics/fees", 400, `metric: must be one of totalCumulativeFeesDaily|totalValidatorFeesDaily|totalPayingValidatorsDaily, got "fees"`},
+		{"/v2/validators/metrics/totalValidatorFeesDaily?endTimestamp=-5", 400, `endTimestamp: must be an integer of at least 0, got "-5"`},
+		{"/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=1&startTimestamp=2", 400, `startTimestamp: must be given at most once, got 2 values`},
+	} {
+		e.wantError(c.path, c.status, restError(c.status, c.message))
+	}
+
+	// Page tokens belong to their request and expire after 24 hours.
+	p.setTime(pT0 + 5*hour)
+	p.sync(e)
+	page := e.metrics("/v2/networks/fuji/metrics/validatorCount?pageSize=2")
+	if page.NextPageToken == "" {
+		t.Fatalf("no token: %+v", page)
+	}
+	for _, other := range []string{"validatorWeight?pageToken=", "validatorCount?subnetId=" + txs.PrimaryNetworkID.String() + "&pageToken=", "validatorCount?startTimestamp=1&pageToken="} {
+		e.wantError("/v2/networks/fuji/metrics/"+other+page.NextPageToken, 400,
+			restError(400, "pageToken: issued for another request; start again from the first page, without pageToken"))
+	}
+	// Another page size may continue it.
+	if got := e.metrics("/v2/networks/fuji/metrics/validatorCount?pageSize=3&pageToken=" + page.NextPageToken); len(got.Results) != 3 || got.Results[0].Timestamp != pT0+3*hour {
+		t.Fatalf("the second page: %+v", got)
+	}
+	clk.Advance(24 * time.Hour)
+	e.wantError("/v2/networks/fuji/metrics/validatorCount?pageToken="+page.NextPageToken, 400,
+		restError(400, "pageToken: expired at "+time.Unix(pT0, 0).Add(24*time.Hour).UTC().Format(time.RFC3339)+"; start again from the first page, without pageToken"))
+
+	// Another method is a 405.
+	resp, err := http.Post(e.h.ModuleURL()+"/v2/validators/metrics/totalValidatorFeesDaily", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := new(bytes.Buffer)
+	_, _ = body.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET" || string(bytes.TrimSpace(body.Bytes())) != restError(405, "method POST not allowed: use GET") {
+		t.Errorf("POST = %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+
+	// A fee series of more than pvmapi.MaxDays days of history is refused;
+	// a narrower one is not.
+	p.setTime(pT0 + (pvmapi.MaxDays+5)*secondsPerDay)
+	e.wantError("/v2/validators/metrics/totalValidatorFeesDaily", 400, restError(400,
+		"startTimestamp: the range holds more than 3660 days of the P-Chain's history; narrow startTimestamp and endTimestamp"))
+	if got := e.metrics(fmt.Sprintf("/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=%d", pT0+6*secondsPerDay)); len(got.Results) != pvmapi.MaxDays {
+		t.Fatalf("the last %d days: %d points", pvmapi.MaxDays, len(got.Results))
+	}
+
+	// Over the anonymous limit: 429 with Retry-After, a message string.
+	for {
+		status, header, body := e.get("/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=" + fmt.Sprint(pT0+(pvmapi.MaxDays+4)*secondsPerDay))
+		if status == 200 {
+			continue
+		}
+		if status != 429 || header.Get("Retry-After") != "1" || string(bytes.TrimSpace(body)) != restError(429, "rate limit exceeded, retry in 1 second") {
+			t.Fatalf("over the limit: %d %v %s", status, header, body)
+		}
+		break
+	}
+
+	// A node without a P-Chain has no v2 series.
+	none := start(t, t.TempDir(), noLimits, clk)
+	noP := restError(404, "this node runs no P-Chain: the staking and L1 validator fee series come from it")
+	none.wantError("/v2/networks/fuji/metrics/validatorCount", 404, noP)
+	none.wantError("/v2/validators/metrics/totalValidatorFeesDaily", 404, noP)
+	none.wantError("/v2/validation/"+unknown.String()+"/metrics/validationFeesDaily", 404, noP)
+}
+
+// TestStakingLag: while the P-Chain does not answer, its blocks are
+// counted but their staking totals cannot be read: the staking series end
+// at the hour of the last block read, health shows the lag and the error,
+// the fee series answer 503; once it answers, the series catch up.
+func TestStakingLag(t *testing.T) {
+	p := startP(t)
+	clk := &clock{now: time.Unix(pT0, 0)}
+	e := startWith(t, t.TempDir(), noLimits, clk, p)
+	p.sync(e)
+	if _, err := p.wallet.AddValidator(context.Background(), client.Stake{NodeID: txs.NodeID{7}, Weight: pMinStake, Start: pT0 + 2*hour, End: pT0 + 4*hour}, 20_000, nil); err != nil {
+		t.Fatal(err)
+	}
+	p.setTime(pT0 + 5*hour)
+	p.down.Store(true)
+	blocks := p.h.Containers("block")
+	for _, c := range blocks {
+		e.h.AppendContainer(p.info.ID, "block", c.ID, c.Bytes)
+	}
+	e.pBlocks = len(blocks)
+	e.waitCounted("P", uint64(len(blocks)))
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		d, _ := e.h.HealthDetails(context.Background())
+		c, _ := d["chains"].(map[string]any)["P"].(map[string]any)
+		if c["stakingLag"] == float64(len(blocks)) && c["stakingError"] != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health while the P-Chain does not answer: %v", d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	samePoints(t, "while behind", e.metrics("/v2/networks/fuji/metrics/validatorCount").Results, []api.Point{{Value: 1, Timestamp: pT0}})
+	e.wantError("/v2/validators/metrics/totalValidatorFeesDaily", 503, restError(503, "the P-Chain does not answer"))
+
+	p.down.Store(false)
+	e.waitStaking(uint64(len(blocks)))
+	stakers := []staker{
+		{subnet: txs.PrimaryNetworkID, weight: pMinStake, start: pT0, end: pT0 + 30*secondsPerDay},
+		{subnet: txs.PrimaryNetworkID, weight: pMinStake, start: pT0 + 2*hour, end: pT0 + 4*hour},
+	}
+	samePoints(t, "caught up", e.metrics("/v2/networks/fuji/metrics/validatorCount").Results, wantHourly(stakers, nil, "validatorCount", pT0, pT0+5*hour))
 }
