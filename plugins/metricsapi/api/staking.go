@@ -101,22 +101,24 @@ func (s *Server) staking(r *http.Request) (any, error) {
 		return out, nil
 	}
 	pageBottom := max(bottom, top-int64(pageSize)+1)
-	records, err := s.opts.Store.Hours(c.Info.ID, which, uint32(top), uint32(pageBottom))
+	records, err := s.opts.Store.Hours(c.Info.ID, which, uint32(pageBottom), uint32(top))
 	if err != nil {
 		return nil, unreadable(err)
 	}
-	// Each record holds from its hour until the next record.
+	if len(records) == 0 || int64(records[0].Hour) > pageBottom {
+		// The first hour has a record: only a damaged store gets here.
+		return nil, unreadable(fmt.Errorf("no staking record at or before hour %d", pageBottom))
+	}
+	// Each record holds from its hour until the next record; the points
+	// go newest first.
 	value := stakingMetrics[metric]
+	out.Results = make([]Point, top-pageBottom+1)
 	next := 0
-	for h := top; h >= pageBottom; h-- {
-		for next < len(records) && int64(records[next].Hour) > h {
+	for h := pageBottom; h <= top; h++ {
+		for next+1 < len(records) && int64(records[next+1].Hour) <= h {
 			next++
 		}
-		if next == len(records) {
-			// The first hour has a record: only a damaged store gets here.
-			return nil, unreadable(fmt.Errorf("no staking record at or before hour %d", h))
-		}
-		out.Results = append(out.Results, Point{Value: value(records[next].Totals), Timestamp: h * store.SecondsPerHour})
+		out.Results[top-h] = Point{Value: value(records[next].Totals), Timestamp: h * store.SecondsPerHour}
 	}
 	if pageBottom > bottom {
 		if out.NextPageToken, err = s.tokens.issue(scope, stakingCursor{Hour: uint32(pageBottom - 1)}); err != nil {

@@ -164,12 +164,12 @@ func (s *Store) FirstHour(chain ids.ID, series Series) (uint32, bool, error) {
 	return binary.BigEndian.Uint32(it.Key()[len(prefix):]), true, nil
 }
 
-// Hours returns the records of a series of chain from hour top down to
-// hour bottom, newest first, then the newest record before bottom (its
+// Hours returns the records of a series of chain from hour bottom to
+// hour top, oldest first, after the newest record before bottom (whose
 // totals hold at bottom when bottom has no record), if any. Only hours
 // whose totals changed have a record: the caller carries each record
 // forward over the hours after it.
-func (s *Store) Hours(chain ids.ID, series Series, top, bottom uint32) ([]HourTotals, error) {
+func (s *Store) Hours(chain ids.ID, series Series, bottom, top uint32) ([]HourTotals, error) {
 	prefix := series.prefix(chain)
 	limit := util.BytesPrefix(prefix).Limit
 	if top < ^uint32(0) {
@@ -177,17 +177,33 @@ func (s *Store) Hours(chain ids.ID, series Series, top, bottom uint32) ([]HourTo
 	}
 	it := s.db.NewIterator(&util.Range{Start: prefix, Limit: limit}, nil)
 	defer it.Release()
-	var out []HourTotals
-	for ok := it.Last(); ok; ok = it.Prev() {
+	out := make([]HourTotals, 0, int(top-min(bottom, top))+2)
+	add := func() error {
 		k := it.Key()
 		t, valid := totalsOf(it.Value())
 		if len(k) != len(prefix)+4 || !valid {
-			return nil, fmt.Errorf("chain %s: bad staking record %x", chain, k)
+			return fmt.Errorf("chain %s: bad staking record %x", chain, k)
 		}
-		h := HourTotals{Hour: binary.BigEndian.Uint32(k[len(prefix):]), Totals: t}
-		out = append(out, h)
-		if h.Hour < bottom {
-			break
+		out = append(out, HourTotals{Hour: binary.BigEndian.Uint32(k[len(prefix):]), Totals: t})
+		return nil
+	}
+	from := hourKey(prefix, bottom)
+	// The record before bottom: before the first at or after it, or the
+	// last when there is none.
+	var carried bool
+	if it.Seek(from) {
+		carried = it.Prev()
+	} else {
+		carried = it.Last()
+	}
+	if carried {
+		if err := add(); err != nil {
+			return nil, err
+		}
+	}
+	for ok := it.Seek(from); ok; ok = it.Next() {
+		if err := add(); err != nil {
+			return nil, err
 		}
 	}
 	if err := it.Error(); err != nil {
