@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
+	"github.com/chainhost/chainhost/plugins/metricsapi/metricstest"
 	"github.com/chainhost/chainhost/plugins/pvm"
 	"github.com/chainhost/chainhost/plugins/pvm/client"
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
@@ -33,7 +34,7 @@ const (
 	pT0       = 1_767_225_600
 	pRate     = 1_000
 	pMinStake = 2_000_000_000_000
-	hour      = 3600
+	hour      = metricstest.Hour
 	ewoqKey   = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 	avaxAsset = "D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"
 	ewoqAddr  = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
@@ -142,86 +143,6 @@ func (e *env) waitStaking(n uint64) {
 	}
 }
 
-// staker is a validator or delegator of the tests, active from start
-// until before end.
-type staker struct {
-	subnet     ids.ID
-	delegator  bool
-	weight     uint64
-	start, end uint64
-}
-
-// totals are the values of the four staking metrics.
-type totals map[string]uint64
-
-// totalsAt computes the totals at a time of one subnet's stakers, or of
-// all subnets' when subnet is nil.
-func totalsAt(stakers []staker, subnet *ids.ID, at uint64) totals {
-	out := totals{"validatorCount": 0, "validatorWeight": 0, "delegatorCount": 0, "delegatorWeight": 0}
-	for _, s := range stakers {
-		if (subnet != nil && s.subnet != *subnet) || at < s.start || at >= s.end {
-			continue
-		}
-		kind := "validator"
-		if s.delegator {
-			kind = "delegator"
-		}
-		out[kind+"Count"]++
-		out[kind+"Weight"] += s.weight
-	}
-	return out
-}
-
-// wantHourly computes a staking series from the stakers, newest first:
-// every hour from the one holding first to the one holding now, an
-// hour's value the totals at its end, the current totals for the hour in
-// progress.
-func wantHourly(stakers []staker, subnet *ids.ID, metric string, first, now uint64) []api.Point {
-	var out []api.Point
-	for h := now / hour; h >= first/hour; h-- {
-		out = append(out, api.Point{Timestamp: int64(h * hour), Value: totalsAt(stakers, subnet, min(h*hour+hour-1, now))[metric]})
-	}
-	return out
-}
-
-// payer is an L1 validator of the tests: from start it pays the rate per
-// second out of its balance, until the balance runs out or until stop (a
-// disable).
-type payer struct {
-	start, balance, stop uint64
-}
-
-// wantFees computes, per UTC day (its midnight), what the payers paid by
-// now and how many paid, second by second.
-func wantFees(payers []payer, now uint64) (fees, paying map[uint64]uint64) {
-	fees, paying = map[uint64]uint64{}, map[uint64]uint64{}
-	for _, p := range payers {
-		paid := map[uint64]bool{}
-		left := p.balance
-		for s := p.start; left > 0 && s < now && (p.stop == 0 || s < p.stop); s++ {
-			amount := min(uint64(pRate), left)
-			left -= amount
-			day := s / secondsPerDay * secondsPerDay
-			fees[day] += amount
-			paid[day] = true
-		}
-		for day := range paid {
-			paying[day]++
-		}
-	}
-	return fees, paying
-}
-
-// wantDaily returns the days from first to last (midnights), newest
-// first, with value.
-func wantDaily(first, last uint64, value func(day uint64) uint64) []api.Point {
-	var out []api.Point
-	for d := last; d >= first && d <= last; d -= secondsPerDay {
-		out = append(out, api.Point{Timestamp: int64(d), Value: value(d)})
-	}
-	return out
-}
-
 // metrics GETs one page of a v2 series.
 func (e *env) metrics(path string) api.MetricsResponse {
 	e.t.Helper()
@@ -269,12 +190,10 @@ func samePoints(t *testing.T, what string, got, want []api.Point) {
 	}
 }
 
-var stakingMetricNames = []string{"validatorCount", "validatorWeight", "delegatorCount", "delegatorWeight"}
-
 // checkStaking checks every staking series against the stakers: the sum
 // and each subnet's, every metric, in one page, in pages of 10 and within
 // bounds that are not whole hours.
-func (e *env) checkStaking(stakers []staker, subnets map[ids.ID]uint64, now uint64) {
+func (e *env) checkStaking(stakers []metricstest.Staker, subnets map[ids.ID]uint64, now uint64) {
 	e.t.Helper()
 	type series struct {
 		query  string
@@ -286,9 +205,9 @@ func (e *env) checkStaking(stakers []staker, subnets map[ids.ID]uint64, now uint
 		list = append(list, series{"&subnetId=" + id.String(), &id, first})
 	}
 	for _, s := range list {
-		for _, m := range stakingMetricNames {
+		for _, m := range metricstest.StakingMetrics {
 			path := "/v2/networks/fuji/metrics/" + m + "?" + s.query
-			want := wantHourly(stakers, s.subnet, m, s.first, now)
+			want := metricstest.Hourly(stakers, s.subnet, m, s.first, now)
 			samePoints(e.t, path+" in one page", e.pages(path, 2160), want)
 			samePoints(e.t, path+" in pages of 10", e.pages(path, 10), want)
 			// The points whose hour starts in [start, end].
@@ -297,18 +216,12 @@ func (e *env) checkStaking(stakers []staker, subnets map[ids.ID]uint64, now uint
 				continue
 			}
 			bounded := fmt.Sprintf("%s&startTimestamp=%d&endTimestamp=%d", path, start, end)
-			var inside []api.Point
-			for _, pt := range want {
-				if pt.Timestamp >= int64(start) && pt.Timestamp <= int64(end) {
-					inside = append(inside, pt)
-				}
-			}
-			samePoints(e.t, bounded, e.pages(bounded, 7), inside)
+			samePoints(e.t, bounded, e.pages(bounded, 7), metricstest.Within(want, start, end))
 		}
 	}
 	// The test network's other name; the default page is the newest 100.
 	got := e.metrics("/v2/networks/testnet/metrics/validatorWeight")
-	want := wantHourly(stakers, nil, "validatorWeight", pT0, now)
+	want := metricstest.Hourly(stakers, nil, "validatorWeight", pT0, now)
 	samePoints(e.t, "testnet, the default page", got.Results, want[:min(100, len(want))])
 	if (got.NextPageToken != "") != (len(want) > 100) {
 		e.t.Fatalf("default page of %d points: token %q", len(want), got.NextPageToken)
@@ -327,7 +240,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 	dir := t.TempDir()
 	clk := &clock{now: time.Unix(pT0, 0)}
 	primary := txs.PrimaryNetworkID
-	stakers := []staker{{subnet: primary, weight: pMinStake, start: pT0, end: pT0 + 30*secondsPerDay}}
+	stakers := []metricstest.Staker{{Subnet: primary, Weight: pMinStake, Start: pT0, End: pT0 + 30*secondsPerDay}}
 	subnets := map[ids.ID]uint64{primary: pT0}
 	node := func(b byte) txs.NodeID { return txs.NodeID{b, 0x02} }
 
@@ -339,18 +252,18 @@ func TestStakingAndFeeSeries(t *testing.T) {
 		// A from now to 00:30 on day 1; B from 05:30 to 10:00; D1 to A
 		// from 02:00 to 03:00:01; D2 to B from 06:00 to 08:00; E from
 		// 07:10 to 07:40, within one hour, so in no hour's end.
-		add := []staker{
-			{subnet: primary, weight: 3_000_000_000_000, start: pT0, end: pT0 + secondsPerDay + 1800},
-			{subnet: primary, weight: 2_500_000_000_000, start: pT0 + 5*hour + 1800, end: pT0 + 10*hour},
-			{subnet: primary, delegator: true, weight: 100_000_000_000, start: pT0 + 2*hour, end: pT0 + 3*hour + 1},
-			{subnet: primary, delegator: true, weight: 50_000_000_000, start: pT0 + 6*hour, end: pT0 + 8*hour},
-			{subnet: primary, weight: 2_000_000_000_000, start: pT0 + 7*hour + 600, end: pT0 + 7*hour + 2400},
+		add := []metricstest.Staker{
+			{Subnet: primary, Weight: 3_000_000_000_000, Start: pT0, End: pT0 + secondsPerDay + 1800},
+			{Subnet: primary, Weight: 2_500_000_000_000, Start: pT0 + 5*hour + 1800, End: pT0 + 10*hour},
+			{Subnet: primary, Delegator: true, Weight: 100_000_000_000, Start: pT0 + 2*hour, End: pT0 + 3*hour + 1},
+			{Subnet: primary, Delegator: true, Weight: 50_000_000_000, Start: pT0 + 6*hour, End: pT0 + 8*hour},
+			{Subnet: primary, Weight: 2_000_000_000_000, Start: pT0 + 7*hour + 600, End: pT0 + 7*hour + 2400},
 		}
 		nodes := []txs.NodeID{node(1), node(2), node(1), node(2), node(3)}
 		for i, s := range add {
-			st := client.Stake{NodeID: nodes[i], Weight: s.weight, Start: s.start, End: s.end}
+			st := client.Stake{NodeID: nodes[i], Weight: s.Weight, Start: s.Start, End: s.End}
 			var err error
-			if s.delegator {
+			if s.Delegator {
 				_, err = w.AddDelegator(ctx, st)
 			} else {
 				_, err = w.AddValidator(ctx, st, 20_000, nil)
@@ -373,7 +286,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 	midnight := tL + hour
 	var subnet ids.ID
 	var vids []ids.ID
-	payers := []payer{{tL, 5000 * pRate, 0}, {tL, 3 * hour * pRate, 0}, {tL, 7200*pRate + 500, 0}, {midnight, 9000 * pRate, midnight + 1000}}
+	payers := []metricstest.Payer{{Start: tL, Balance: 5000 * pRate}, {Start: tL, Balance: 3 * hour * pRate}, {Start: tL, Balance: 7200*pRate + 500}, {Start: midnight, Balance: 9000 * pRate, Stop: midnight + 1000}}
 	weights := []uint64{100, 100, 50, 10}
 	t.Run("an L1, after a restart of the module", func(t *testing.T) {
 		clk.Advance(time.Hour)
@@ -389,17 +302,17 @@ func TestStakingAndFeeSeries(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, vids, err = w.ConvertSubnet(ctx, subnet, manager, []byte{0xab}, []client.NewL1Validator{
-			{NodeID: node(11), Weight: weights[0], Balance: payers[0].balance},
-			{NodeID: node(12), Weight: weights[1], Balance: payers[1].balance},
+			{NodeID: node(11), Weight: weights[0], Balance: payers[0].Balance},
+			{NodeID: node(12), Weight: weights[1], Balance: payers[1].Balance},
 		}); err != nil {
 			t.Fatal(err)
 		}
-		_, v3, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: node(13), Weight: weights[2], Balance: payers[2].balance}, tL+hour)
+		_, v3, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: node(13), Weight: weights[2], Balance: payers[2].Balance}, tL+hour)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.setTime(midnight)
-		_, v4, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: node(14), Weight: weights[3], Balance: payers[3].balance}, midnight+hour)
+		_, v4, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: node(14), Weight: weights[3], Balance: payers[3].Balance}, midnight+hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,11 +322,11 @@ func TestStakingAndFeeSeries(t *testing.T) {
 		}
 		vids = append(vids, v3, v4)
 		for i, py := range payers {
-			end := py.start + (py.balance+pRate-1)/pRate
-			if py.stop != 0 {
-				end = py.stop
+			end := py.Start + (py.Balance+pRate-1)/pRate
+			if py.Stop != 0 {
+				end = py.Stop
 			}
-			stakers = append(stakers, staker{subnet: subnet, weight: weights[i], start: py.start, end: end})
+			stakers = append(stakers, metricstest.Staker{Subnet: subnet, Weight: weights[i], Start: py.Start, End: end})
 		}
 		subnets[subnet] = tL
 		now := uint64(pT0 + 2*secondsPerDay + 5*hour + 17)
@@ -437,39 +350,25 @@ func TestStakingAndFeeSeries(t *testing.T) {
 // checkFees checks the fee series against the payers: each validator's
 // fees and cumulative fees per day, the totals and the paying validators
 // per day since the genesis, also within bounds.
-func (e *env) checkFees(payers []payer, vids []ids.ID, now uint64) {
+func (e *env) checkFees(payers []metricstest.Payer, vids []ids.ID, now uint64) {
 	e.t.Helper()
-	fees, paying := wantFees(payers, now)
-	today := now / secondsPerDay * secondsPerDay
-	cumulative := func(of map[uint64]uint64) func(uint64) uint64 {
-		return func(day uint64) uint64 {
-			var sum uint64
-			for d, v := range of {
-				if d <= day {
-					sum += v
-				}
-			}
-			return sum
-		}
-	}
-	at := func(of map[uint64]uint64) func(uint64) uint64 { return func(d uint64) uint64 { return of[d] } }
+	fees, paying := metricstest.Fees(payers, pRate, now)
 	for i, py := range payers {
-		mine, _ := wantFees([]payer{py}, now)
-		first := py.start / secondsPerDay * secondsPerDay
+		mine, _ := metricstest.Fees([]metricstest.Payer{py}, pRate, now)
 		base := "/v2/validation/" + vids[i].String() + "/metrics/"
-		samePoints(e.t, base+"validationFeesDaily", e.metrics(base+"validationFeesDaily").Results, wantDaily(first, today, at(mine)))
-		samePoints(e.t, base+"validationCumulativeFeesDaily", e.metrics(base+"validationCumulativeFeesDaily").Results, wantDaily(first, today, cumulative(mine)))
+		samePoints(e.t, base+"validationFeesDaily", e.metrics(base+"validationFeesDaily").Results, metricstest.Daily(py.Start, now, metricstest.Of(mine)))
+		samePoints(e.t, base+"validationCumulativeFeesDaily", e.metrics(base+"validationCumulativeFeesDaily").Results, metricstest.Daily(py.Start, now, metricstest.Cumulative(mine)))
 	}
 	for metric, value := range map[string]func(uint64) uint64{
-		"totalValidatorFeesDaily":    at(fees),
-		"totalCumulativeFeesDaily":   cumulative(fees),
-		"totalPayingValidatorsDaily": at(paying),
+		"totalValidatorFeesDaily":    metricstest.Of(fees),
+		"totalCumulativeFeesDaily":   metricstest.Cumulative(fees),
+		"totalPayingValidatorsDaily": metricstest.Of(paying),
 	} {
 		path := "/v2/validators/metrics/" + metric
-		samePoints(e.t, path, e.metrics(path).Results, wantDaily(pT0, today, value))
+		samePoints(e.t, path, e.metrics(path).Results, metricstest.Daily(pT0, now, value))
 		// Days whose midnight is in [start, end]: day 1 to day 2.
 		bounded := fmt.Sprintf("%s?startTimestamp=%d&endTimestamp=%d", path, pT0+1, pT0+2*secondsPerDay+5)
-		samePoints(e.t, bounded, e.metrics(bounded).Results, wantDaily(pT0+secondsPerDay, pT0+2*secondsPerDay, value))
+		samePoints(e.t, bounded, e.metrics(bounded).Results, metricstest.Daily(pT0+secondsPerDay, pT0+2*secondsPerDay, value))
 		// No midnight in the range: no point.
 		none := fmt.Sprintf("%s?startTimestamp=%d&endTimestamp=%d", path, pT0+1, pT0+secondsPerDay-1)
 		samePoints(e.t, none, e.metrics(none).Results, nil)
@@ -625,9 +524,9 @@ func TestStakingLag(t *testing.T) {
 
 	p.down.Store(false)
 	e.waitStaking(uint64(len(blocks)))
-	stakers := []staker{
-		{subnet: txs.PrimaryNetworkID, weight: pMinStake, start: pT0, end: pT0 + 30*secondsPerDay},
-		{subnet: txs.PrimaryNetworkID, weight: pMinStake, start: pT0 + 2*hour, end: pT0 + 4*hour},
+	stakers := []metricstest.Staker{
+		{Subnet: txs.PrimaryNetworkID, Weight: pMinStake, Start: pT0, End: pT0 + 30*secondsPerDay},
+		{Subnet: txs.PrimaryNetworkID, Weight: pMinStake, Start: pT0 + 2*hour, End: pT0 + 4*hour},
 	}
-	samePoints(t, "caught up", e.metrics("/v2/networks/fuji/metrics/validatorCount").Results, wantHourly(stakers, nil, "validatorCount", pT0, pT0+5*hour))
+	samePoints(t, "caught up", e.metrics("/v2/networks/fuji/metrics/validatorCount").Results, metricstest.Hourly(stakers, nil, "validatorCount", pT0, pT0+5*hour))
 }
