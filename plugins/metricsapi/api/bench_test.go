@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,6 +105,16 @@ func benchStore(b *testing.B, chain ids.ID) (*store.Store, []ids.ID) {
 	return s, l1s
 }
 
+// processCPU returns the CPU time the process has used: per request, it
+// does not grow with the load of other processes as latency does.
+func processCPU(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
 // reportLatency reports the p50 and p99 of durations in milliseconds.
 func reportLatency(b *testing.B, durations []time.Duration) {
 	slices.Sort(durations)
@@ -155,12 +166,14 @@ func BenchmarkStakingSeries(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			durations := make([]time.Duration, 0, b.N)
+			cpu := processCPU(b)
 			for range b.N {
 				begin := time.Now()
 				get(c.path)
 				durations = append(durations, time.Since(begin))
 			}
 			reportLatency(b, durations)
+			b.ReportMetric(float64((processCPU(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
