@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/chainhost/chainhost/plugins/metricsapi/series"
@@ -81,7 +80,7 @@ func (s *Server) staking(r *http.Request) (any, error) {
 		}
 		return out, nil // the genesis is not read yet
 	}
-	scope := strings.Join([]string{"staking", c.Info.ID.String(), metric, subnetText, strconv.FormatInt(tr.Start, 10), strconv.FormatInt(tr.End, 10)}, "/")
+	scope := strings.Join([]string{"staking", c.Info.ID.String(), metric, subnetText, tr.String()}, "/")
 	var top int64
 	if token != "" {
 		var cur stakingCursor

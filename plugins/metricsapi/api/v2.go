@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/chainhost/chainhost/plugins/metricsapi/pchain"
@@ -41,6 +42,18 @@ func readRange(q *rest.Params) timeRange {
 	tr.Start, tr.HasStart = q.Int64("startTimestamp", 0)
 	tr.End, tr.HasEnd = q.Int64("endTimestamp", 0)
 	return tr
+}
+
+// String returns the range as a page token's scope names it: each bound
+// given, or nothing.
+func (tr timeRange) String() string {
+	bound := func(v int64, given bool) string {
+		if !given {
+			return ""
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	return bound(tr.Start, tr.HasStart) + ".." + bound(tr.End, tr.HasEnd)
 }
 
 // check refuses a start after the end.
