@@ -140,7 +140,7 @@ func (s *Server) chainTime(ctx context.Context, c series.Chain) (int64, error) {
 // ID is a 404, a range of too many days a 400; anything else the chain's
 // failure.
 func feeError(err error, validationID string) error {
-	switch code, _ := pchain.Code(err); code {
+	switch pchain.Code(err) {
 	case pvmapi.CodeNotFound:
 		return rest.NotFound("L1 validation ID %s not found", validationID)
 	case jsonrpc.CodeInvalidParams:

@@ -66,14 +66,14 @@ func (c Client) call(ctx context.Context, method string, params, result any) err
 	return nil
 }
 
-// Code returns the JSON-RPC error code of err, and false for an error that
-// is not a JSON-RPC error (the call failed).
-func Code(err error) (int, bool) {
+// Code returns the JSON-RPC error code of err; 0 for an error that is not
+// a JSON-RPC error (the call itself failed).
+func Code(err error) int {
 	var e *jsonrpc.Error
 	if errors.As(err, &e) {
-		return e.Code, true
+		return e.Code
 	}
-	return 0, false
+	return 0
 }
 
 // StakingTotals returns every subnet's validators and delegators after
