@@ -40,9 +40,10 @@ test: lint build sdk-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
-# The data API conformance suite alone (TestDataAPISDK starts the node).
+# The conformance suites of the data and metrics APIs alone (their tests
+# start the node).
 test-sdk: build sdk-deps
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) -run '^TestDataAPISDK$$' -v ./cmd/chainhost
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) -run '^Test(DataAPI|MetricsAPI)SDK$$' -v ./cmd/chainhost
 
 # npm ci installs exactly the lockfile, and writes node_modules/.package-lock.json
 # last: it runs again only when package.json or the lockfile is newer.

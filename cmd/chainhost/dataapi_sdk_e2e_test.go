@@ -37,6 +37,15 @@ var nodeVersion = regexp.MustCompile(`^v(\d+)\.`)
 // response validation on, and every value is checked against the chain's
 // RPC. Its output goes to the test log.
 func TestDataAPISDK(t *testing.T) {
+	n := nodetest.Start(t, nodetest.Options{Config: dataConfig})
+	runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+n.URL)
+}
+
+// runSDKSuite runs one file of the conformance suite with node --test and
+// env added to its environment, failing the test when the suite fails.
+// Its output goes to the test log.
+func runSDKSuite(t *testing.T, file string, env ...string) {
+	t.Helper()
 	node := sdkSuiteNodeJS(t)
 	suite, err := filepath.Abs(sdkSuiteDir)
 	if err != nil {
@@ -45,13 +54,11 @@ func TestDataAPISDK(t *testing.T) {
 	if err := sdkSuiteInstalled(suite); err != nil {
 		t.Fatalf("%v: run make sdk-deps (npm ci in %s)", err, suite)
 	}
-	n := nodetest.Start(t, nodetest.Options{Config: dataConfig})
-
 	ctx, cancel := context.WithTimeout(context.Background(), sdkSuiteTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "conformance.test.js")
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", file)
 	cmd.Dir = suite
-	cmd.Env = append(os.Environ(), "DATAAPI_NODE_URL="+n.URL)
+	cmd.Env = append(os.Environ(), env...)
 	// node --test runs the file in a child process: stop both.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -60,9 +67,9 @@ func TestDataAPISDK(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = out, out // one writer: os/exec writes to it from one goroutine at a time
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			t.Fatalf("the data API conformance suite did not finish within %s", sdkSuiteTimeout)
+			t.Fatalf("the conformance suite %s did not finish within %s", file, sdkSuiteTimeout)
 		}
-		t.Fatalf("the data API conformance suite failed (%v): its report is above", err)
+		t.Fatalf("the conformance suite %s failed (%v): its report is above", file, err)
 	}
 }
 
@@ -72,7 +79,7 @@ func sdkSuiteNodeJS(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatalf("TestDataAPISDK needs Node.js %d or later (the data API conformance suite runs in it, docs/data-api.md): %v", sdkSuiteNode, err)
+		t.Fatalf("%s needs Node.js %d or later (the conformance suite of the data and metrics APIs runs in it, docs/data-api.md): %v", t.Name(), sdkSuiteNode, err)
 	}
 	v, err := exec.Command(node, "--version").Output()
 	if err != nil {
@@ -83,7 +90,7 @@ func sdkSuiteNodeJS(t *testing.T) string {
 		major, _ = strconv.Atoi(string(m[1]))
 	}
 	if major < sdkSuiteNode {
-		t.Fatalf("TestDataAPISDK needs Node.js %d or later, %s is %s", sdkSuiteNode, node, strings.TrimSpace(string(v)))
+		t.Fatalf("%s needs Node.js %d or later, %s is %s", t.Name(), sdkSuiteNode, node, strings.TrimSpace(string(v)))
 	}
 	return node
 }

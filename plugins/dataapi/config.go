@@ -143,8 +143,8 @@ func ParseConfig(b []byte) (Config, error) {
 // Validate checks the values.
 func (c Config) Validate() error {
 	var problems []string
-	if c.Network != "" && !slices.Contains(api.Networks, c.Network) {
-		problems = append(problems, fmt.Sprintf("network: must be one of mainnet|fuji|testnet, or empty to follow the network ID, got %q", c.Network))
+	if _, err := rest.NodeNetwork(0, c.Network); err != nil {
+		problems = append(problems, "network: "+err.Error())
 	}
 	if u, err := url.Parse(c.PublicURL); c.PublicURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		problems = append(problems, fmt.Sprintf("public-url: must be an http or https URL, got %q", c.PublicURL))

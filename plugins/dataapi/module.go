@@ -99,19 +99,19 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err = m.indexer.Start(ctx); err != nil {
 		return err
 	}
-	mainnet := env.NetworkID == 1
-	if cfg.Network != "" {
-		mainnet = cfg.Network == "mainnet"
+	network, err := rest.NodeNetwork(env.NetworkID, cfg.Network)
+	if err != nil {
+		return fmt.Errorf("module %s config: network: %w", env.Name, err)
 	}
 	server, err := api.New(api.Options{
 		Store: m.store, Chains: m.indexer.Chains, Host: env.Host, Tokens: pageTokens, Prices: m.opts.Prices,
-		Mainnet: mainnet, PublicURL: cfg.PublicURL, ChainConfig: cfg.Chains, Logger: env.Logger, Metrics: env.Metrics,
+		Network: network, PublicURL: cfg.PublicURL, ChainConfig: cfg.Chains, Logger: env.Logger, Metrics: env.Metrics,
 	})
 	if err != nil {
 		return fmt.Errorf("register API metrics: %w", err)
 	}
 	m.handler = limiter.Wrap(server.Handler())
-	env.Logger.Info("data API ready", "store", cfg.Store.Engine, "mainnet", mainnet, "nft_fetch", cfg.NFTMetadata.Fetch)
+	env.Logger.Info("data API ready", "store", cfg.Store.Engine, "mainnet", network.Mainnet, "nft_fetch", cfg.NFTMetadata.Fetch)
 	return nil
 }
 

@@ -16,6 +16,10 @@ import (
 // `modules:` in the node config, as strict JSON (an unknown key is an
 // error naming it). docs/metrics-api.md lists every key with its default.
 type Config struct {
+	// Network is the network the node answers to in v2 paths: mainnet, or
+	// fuji and testnet (either name); "" derives it from the node's
+	// network ID (1 is mainnet).
+	Network string `json:"network"`
 	// RateLimit sets the anonymous limit (the metrics API needs no key)
 	// and any API keys (docs/rest.md).
 	RateLimit rest.LimitConfig `json:"rate-limit"`
@@ -72,6 +76,9 @@ func ParseConfig(b []byte) (Config, error) {
 // Validate checks the values.
 func (c Config) Validate() error {
 	var problems []string
+	if _, err := rest.NodeNetwork(0, c.Network); err != nil {
+		problems = append(problems, "network: "+err.Error())
+	}
 	if err := c.RateLimit.Validate(); err != nil {
 		problems = append(problems, "rate-limit: "+err.Error())
 	}

@@ -1,11 +1,14 @@
 // Package metricsapi is the metrics REST API module (docs/metrics-api.md):
 // it follows the block index of every chain whose blocks it reads, keeps
-// per-day series in a store of its own in its data directory and serves
-// them at /v1/avg_tps (and, with the P-Chain, /v2/...), in the shapes of
-// the contracts the official client SDK validates.
+// per-day throughput and the P-Chain's hourly staking totals in a store of
+// its own in its data directory, and serves them at /v1/avg_tps and
+// /v2/networks, with the P-Chain's L1 validator fees at /v2/validation and
+// /v2/validators, in the shapes of the contracts the official client SDK
+// validates.
 //
 // Its parts, one job each: series (finds and follows the chains, counts
-// their blocks), store (the series and the page tokens on disk), api (the
+// their blocks, keeps the staking totals), store (the series and the page
+// tokens on disk), pchain (the P-Chain's read methods), api (the
 // endpoints).
 package metricsapi
 
@@ -86,8 +89,12 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err = m.series.Start(ctx); err != nil {
 		return err
 	}
+	network, err := rest.NodeNetwork(env.NetworkID, cfg.Network)
+	if err != nil {
+		return fmt.Errorf("module %s config: network: %w", env.Name, err)
+	}
 	server, err := api.New(api.Options{
-		Store: m.store, Chains: m.series.Chains, Host: env.Host, TokenTTL: cfg.PageTokenTTL.Duration,
+		Store: m.store, Chains: m.series.Chains, Host: env.Host, Network: network, TokenTTL: cfg.PageTokenTTL.Duration,
 		Clock: m.opts.Clock, Logger: env.Logger, Metrics: env.Metrics,
 	})
 	if err != nil {
@@ -97,7 +104,7 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	sweepCtx, stop := context.WithCancel(context.Background())
 	m.stopSweep = stop
 	m.sweeping.Go(func() { m.sweep(sweepCtx, env) })
-	env.Logger.Info("metrics API ready")
+	env.Logger.Info("metrics API ready", "mainnet", network.Mainnet)
 	return nil
 }
 
@@ -131,7 +138,8 @@ func (m *Module) Health(context.Context) error {
 }
 
 // HealthDetails reports, per chain, the blocks counted, the blocks its
-// index holds as far as seen, and the lag between them.
+// index holds as far as seen, and the lag between them; for the P-Chain
+// also the blocks whose staking totals are read, and their lag.
 func (m *Module) HealthDetails(context.Context) map[string]any {
 	if m.series == nil {
 		return nil
@@ -143,6 +151,12 @@ func (m *Module) HealthDetails(context.Context) map[string]any {
 		}
 		if c.Err != nil {
 			d["error"] = c.Err.Error()
+		}
+		if c.Staking {
+			d["stakingRead"], d["stakingLag"] = c.StakingRead, c.Seen-min(c.StakingRead, c.Seen)
+			if c.StakingErr != nil {
+				d["stakingError"] = c.StakingErr.Error()
+			}
 		}
 		name := c.Info.ID.String()
 		if len(c.Info.Aliases) > 0 {

@@ -62,16 +62,31 @@ type env struct {
 	t     *testing.T
 	h     *plugintest.Harness
 	clock *clock
+	// pBlocks is how many blocks of the P-Chain the module's host holds.
+	pBlocks int
 }
 
 // start starts the module on dir with config, the clock at now.
 func start(t *testing.T, dir, config string, clk *clock) *env {
+	return startWith(t, dir, config, clk, nil)
+}
+
+// startWith starts the module as start does, with the P-Chain p when not
+// nil.
+func startWith(t *testing.T, dir, config string, clk *clock, p *pChain) *env {
 	t.Helper()
+	chains := []host.ChainInfo{chainC, chainD, chainKV}
+	if p != nil {
+		chains = append(chains, p.info)
+	}
 	m := metricsapi.New(metricsapi.Options{Clock: clk.Now})
 	h := plugintest.StartModule(t, m, plugintest.Options{
 		Name: "metrics", Config: []byte(config), DataDir: dir, NetworkID: 12345,
-		Prefixes: api.Prefixes, Chains: []host.ChainInfo{chainC, chainD, chainKV},
-		Call: func(_ context.Context, c host.ChainInfo, handler string, body []byte) (int, []byte, error) {
+		Prefixes: api.Prefixes, Chains: chains,
+		Call: func(ctx context.Context, c host.ChainInfo, handler string, body []byte) (int, []byte, error) {
+			if p != nil && c.ID == p.info.ID {
+				return p.call(ctx, handler, body)
+			}
 			id, ok := evmChain[c.ID]
 			if !ok || handler != evmapi.IndexerHandler || !strings.Contains(string(body), `"eth_chainId"`) {
 				return 0, nil, fmt.Errorf("call %s/%s: %w", c.ID, handler, host.ErrNotFound)

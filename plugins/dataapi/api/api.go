@@ -36,9 +36,8 @@ type Options struct {
 	Tokens *rest.PageTokens
 	// Prices gives token prices; nil leaves every price out.
 	Prices price.Source
-	// Mainnet says the node serves mainnet; otherwise it answers to fuji
-	// and testnet.
-	Mainnet bool
+	// Network is the network whose names the node answers to.
+	Network rest.Network
 	// PublicURL is the node's base URL as clients reach it, for rpcUrl and
 	// wsUrl; "" takes the scheme and host each request came to.
 	PublicURL string

@@ -38,10 +38,6 @@ type TokenConfig struct {
 // Features are the values of the feature filter and of enabledFeatures.
 var Features = []string{"nftIndexing", "webhooks", "teleporter"}
 
-// Networks are the network names: mainnet, and the two names of the test
-// network.
-var Networks = []string{"mainnet", "fuji", "testnet"}
-
 // Validate checks the config of the chain named name.
 func (c ChainConfig) Validate(name string) error {
 	for i, f := range c.Features {
@@ -144,7 +140,7 @@ func (s *Server) chainInfo(c indexer.Chain, base string) ChainInfo {
 		ChainID: strconv.FormatUint(c.EVMChainID, 10), Status: status, ChainName: name, Description: desc,
 		PlatformChainID: c.Info.ID.String(), SubnetID: cfg.SubnetID, VMName: "EVM",
 		ExplorerURL: cfg.ExplorerURL, RPCURL: base + "/ext/bc/" + alias + "/rpc",
-		IsTestnet: !s.opts.Mainnet, NetworkToken: s.networkToken(c), ChainLogoURI: cfg.LogoURI,
+		IsTestnet: !s.opts.Network.Mainnet, NetworkToken: s.networkToken(c), ChainLogoURI: cfg.LogoURI,
 		Private: cfg.Private, EnabledFeatures: append([]string{}, cfg.Features...),
 	}
 	if !c.Info.VMID.IsZero() {
@@ -183,11 +179,6 @@ func (s *Server) listed() []indexer.Chain {
 	return out
 }
 
-// servesNetwork reports whether the node answers to a network name.
-func (s *Server) servesNetwork(network string) bool {
-	return (network == "mainnet") == s.opts.Mainnet
-}
-
 // ListChainsResponse is the answer of /v1/chains.
 type ListChainsResponse struct {
 	Chains []ChainInfo `json:"chains"`
@@ -196,13 +187,13 @@ type ListChainsResponse struct {
 // listChains answers GET /v1/chains.
 func (s *Server) listChains(r *http.Request) (any, error) {
 	q := rest.Query(r)
-	network := q.Enum("network", "", Networks...)
+	network := q.Enum("network", "", rest.Networks...)
 	feature := q.Enum("feature", "", Features...)
 	if err := q.Err(); err != nil {
 		return nil, err
 	}
 	out := ListChainsResponse{Chains: []ChainInfo{}}
-	if network != "" && !s.servesNetwork(network) {
+	if network != "" && !s.opts.Network.Serves(network) {
 		return out, nil
 	}
 	for _, c := range s.listed() {

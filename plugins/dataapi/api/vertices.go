@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -34,15 +32,8 @@ type XChainVertex struct {
 // from the X-Chain VM's vertex index, read through its internal handler
 // (xvmapi.GetVertexMethod).
 func (s *Server) getVertex(r *http.Request) (any, error) {
-	network, err := rest.PathParam(r, "network")
-	if err != nil {
+	if _, err := s.opts.Network.PathParam(r, "network"); err != nil {
 		return nil, err
-	}
-	if !slices.Contains(Networks, network) {
-		return nil, rest.BadRequest("network: must be one of %s, got %s", strings.Join(Networks, "|"), rest.Quote(network))
-	}
-	if !s.servesNetwork(network) {
-		return nil, rest.NotFound("this node does not serve network %s", network)
 	}
 	chain, err := rest.PathParam(r, "blockchainId")
 	if err != nil {

@@ -1,8 +1,9 @@
-// Package api serves the metrics REST API (docs/metrics-api.md) from the
-// metrics module's store: the v1 average throughput of every chain with a
-// block index, in the shapes of reference/openapi/, with the REST
-// toolkit's errors and parameter checks and the server-kept page tokens of
-// docs/metrics-api.md.
+// Package api serves the metrics REST API (docs/metrics-api.md): the v1
+// average throughput of every chain with a block index and the v2 staking
+// series from the metrics module's store, the v2 L1 validator fee series
+// from the P-Chain's fee records, in the shapes of reference/openapi/,
+// with the REST toolkit's errors and parameter checks and the server-kept
+// page tokens of docs/metrics-api.md.
 package api
 
 import (
@@ -45,8 +46,11 @@ type Options struct {
 	Store *store.Store
 	// Chains lists the chains the series cover.
 	Chains func() []series.Chain
-	// Host calls EVM chains for their EVM chain ID.
+	// Host calls EVM chains for their EVM chain ID and the P-Chain for
+	// its time and fees.
 	Host host.Services
+	// Network is the network whose names the node answers to.
+	Network rest.Network
 	// TokenTTL is how long a page token stays valid.
 	TokenTTL time.Duration
 	// Clock is the module's clock; nil is time.Now.
@@ -108,6 +112,9 @@ func (s *Server) Handler() http.Handler {
 	v1 := rest.NewMux(rest.MuxOptions{WriteError: rest.WriteErrorMessages, Observe: observe, Logger: s.opts.Logger})
 	v1.Handle("/v1/avg_tps/{chainId}", s.avgTPS)
 	v2 := rest.NewMux(rest.MuxOptions{Observe: observe, Logger: s.opts.Logger})
+	v2.Handle("/v2/networks/{network}/metrics/{metric}", s.staking)
+	v2.Handle("/v2/validation/{l1ValidationId}/metrics/{metric}", s.validationFees)
+	v2.Handle("/v2/validators/metrics/{metric}", s.totalFees)
 	mux := http.NewServeMux()
 	mux.Handle(v1Prefix, v1)
 	mux.Handle("/", v2)

@@ -2,8 +2,9 @@
 // node's chains in the host's chain registry (also those that start
 // later), follows the block index of each chain whose block format it
 // reads from its first block, then live, and counts every block into its
-// UTC day in the store, once (docs/metrics-api.md, "How the series are
-// computed").
+// UTC day in the store, once; of a P-Chain it also stores, after each
+// block, the staking totals of every subnet that changed, by hour
+// (docs/metrics-api.md, "How the series are computed").
 package series
 
 import (
@@ -19,6 +20,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
+	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -49,6 +51,12 @@ type Chain struct {
 	Counted, Seen uint64
 	// Err is why reading last stopped; nil while it runs.
 	Err error
+	// Staking is true for a P-Chain, whose staking series are kept;
+	// StakingRead is how many of its blocks they have read, StakingErr
+	// why their reading last stopped.
+	Staking     bool
+	StakingRead uint64
+	StakingErr  error
 }
 
 // Follower follows the block index of every chain with a known block
@@ -74,6 +82,13 @@ type chain struct {
 	counted atomic.Uint64
 	seen    atomic.Uint64
 	err     atomic.Pointer[error]
+	staking *reader // of a P-Chain only
+}
+
+// reader is the state of one reading of a chain's index.
+type reader struct {
+	read atomic.Uint64 // blocks read
+	err  atomic.Pointer[error]
 }
 
 // New returns a follower; Start starts it.
@@ -162,7 +177,11 @@ func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
 	}
 	c := &chain{id: info.ID, name: alias(info), info: info, decode: dec}
 	f.chains[info.ID] = c
-	f.wg.Go(func() { f.run(ctx, c) })
+	f.wg.Go(func() { f.run(ctx, c, "counting", &c.err, f.follow) })
+	if info.VMName == pvmapi.VMName {
+		c.staking = &reader{}
+		f.wg.Go(func() { f.run(ctx, c, "staking totals", &c.staking.err, f.followStaking) })
+	}
 }
 
 // Chains returns the followed chains, by primary alias.
@@ -174,6 +193,12 @@ func (f *Follower) Chains() []Chain {
 		ch := Chain{Info: c.info, Counted: c.counted.Load(), Seen: c.seen.Load()}
 		if e := c.err.Load(); e != nil {
 			ch.Err = *e
+		}
+		if c.staking != nil {
+			ch.Staking, ch.StakingRead = true, c.staking.read.Load()
+			if e := c.staking.err.Load(); e != nil {
+				ch.StakingErr = *e
+			}
 		}
 		out = append(out, ch)
 	}
@@ -199,18 +224,19 @@ func alias(c host.ChainInfo) string {
 	return c.ID.String()
 }
 
-// run reads a chain until ctx ends, starting over after a failure (with a
-// growing pause) from the progress in the store.
-func (f *Follower) run(ctx context.Context, c *chain) {
+// run reads a chain with follow until ctx ends, starting over after a
+// failure (with a growing pause) from the progress in the store; errp
+// keeps the last failure.
+func (f *Follower) run(ctx context.Context, c *chain, what string, errp *atomic.Pointer[error], follow func(context.Context, *chain) error) {
 	pause := f.opts.RetryMin
 	for ctx.Err() == nil {
 		started := time.Now()
-		err := f.follow(ctx, c)
+		err := follow(ctx, c)
 		if ctx.Err() != nil {
 			return
 		}
-		c.err.Store(&err)
-		f.log.Warn("reading a chain's blocks stopped; starting over", "chain", c.name, "error", err, "retry_in", pause)
+		errp.Store(&err)
+		f.log.Warn("reading a chain's blocks stopped; starting over", "chain", c.name, "for", what, "error", err, "retry_in", pause)
 		if time.Since(started) > f.opts.RetryMax {
 			pause = f.opts.RetryMin
 		}
@@ -223,39 +249,58 @@ func (f *Follower) run(ctx context.Context, c *chain) {
 	}
 }
 
-// follow reads the chain's block index from the stored progress on, live.
-// The feed runs ahead of the counting by up to a batch, so that blocks are
-// counted in batches while catching up and one by one when live.
+// follow counts the chain's blocks from the stored progress on, live.
 func (f *Follower) follow(ctx context.Context, c *chain) error {
 	p, err := f.opts.Store.Progress(c.id)
 	if err != nil {
 		return err
 	}
 	c.counted.Store(p.Next)
-	c.seen.Store(max(c.seen.Load(), p.Next))
-	blocks := make(chan store.Block, f.opts.Batch)
+	blocks := make([]store.Block, 0, f.opts.Batch)
+	return f.feed(ctx, c, p.Next, func(batch []host.Container) error {
+		blocks = blocks[:0]
+		for _, ct := range batch {
+			b, err := c.decode(ct.Bytes)
+			if err != nil {
+				return fmt.Errorf("block at index %d (%s): %w", ct.Index, ct.ID, err)
+			}
+			blocks = append(blocks, b)
+		}
+		if p, err = f.opts.Store.Add(c.id, p, blocks, f.opts.Clock()); err != nil {
+			return err
+		}
+		c.counted.Store(p.Next)
+		c.err.Store(nil)
+		return nil
+	})
+}
+
+// feed reads the chain's block index from position from on, live, and
+// hands the blocks to use in order. The feed runs ahead of use by up to a
+// batch, so that use takes batches while catching up and single blocks
+// when live.
+func (f *Follower) feed(ctx context.Context, c *chain, from uint64, use func([]host.Container) error) error {
+	storeMax(&c.seen, from)
+	containers := make(chan host.Container, f.opts.Batch)
 	feedErr := make(chan error, 1)
-	// The feed ends before follow returns: cancel, then wait.
+	// The feed ends before feed returns: cancel, then wait.
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	wg.Go(func() {
-		feedErr <- f.opts.Host.Index.Feed(ctx, c.id.String(), blockKind, p.Next, true, func(ct host.Container) error {
-			b, err := c.decode(ct.Bytes)
-			if err != nil {
-				return fmt.Errorf("block at index %d (%s): %w", ct.Index, ct.ID, err)
-			}
-			c.seen.Store(ct.Index + 1)
+		feedErr <- f.opts.Host.Index.Feed(ctx, c.id.String(), blockKind, from, true, func(ct host.Container) error {
+			storeMax(&c.seen, ct.Index+1)
 			select {
-			case blocks <- b:
+			case containers <- ct:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		})
 	})
-	batch := make([]store.Block, 0, f.opts.Batch)
+	batch := make([]host.Container, 0, f.opts.Batch)
+	next := from
 	for {
 		select {
 		case <-ctx.Done():
@@ -265,23 +310,37 @@ func (f *Follower) follow(ctx context.Context, c *chain) error {
 				return ctx.Err()
 			}
 			return fmt.Errorf("index feed: %w", err)
-		case b := <-blocks:
-			batch = append(batch[:0], b)
+		case ct := <-containers:
+			batch = append(batch[:0], ct)
 		}
 		// Take what else is waiting, up to a batch.
 	more:
 		for len(batch) < f.opts.Batch {
 			select {
-			case b := <-blocks:
-				batch = append(batch, b)
+			case ct := <-containers:
+				batch = append(batch, ct)
 			default:
 				break more
 			}
 		}
-		if p, err = f.opts.Store.Add(c.id, p, batch, f.opts.Clock()); err != nil {
+		for _, ct := range batch {
+			if ct.Index != next {
+				return fmt.Errorf("index feed: position %d, want %d", ct.Index, next)
+			}
+			next++
+		}
+		if err := use(batch); err != nil {
 			return err
 		}
-		c.counted.Store(p.Next)
-		c.err.Store(nil)
+	}
+}
+
+// storeMax raises a to v.
+func storeMax(a *atomic.Uint64, v uint64) {
+	for {
+		old := a.Load()
+		if old >= v || a.CompareAndSwap(old, v) {
+			return
+		}
 	}
 }

@@ -1,0 +1,125 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/sdk/rest"
+)
+
+// The fee metrics of one L1 validator and of all (the contract's enums),
+// each a field of the P-Chain's fee day.
+var (
+	validationFeeMetrics = map[string]func(pvmapi.FeeDay) uint64{
+		"validationCumulativeFeesDaily": func(d pvmapi.FeeDay) uint64 { return uint64(d.CumulativeFees) },
+		"validationFeesDaily":           func(d pvmapi.FeeDay) uint64 { return uint64(d.Fees) },
+	}
+	validationFeeMetricNames = []string{"validationCumulativeFeesDaily", "validationFeesDaily"}
+
+	totalFeeMetrics = map[string]func(pvmapi.FeeDay) uint64{
+		"totalCumulativeFeesDaily": func(d pvmapi.FeeDay) uint64 { return uint64(d.CumulativeFees) },
+		"totalValidatorFeesDaily":  func(d pvmapi.FeeDay) uint64 { return uint64(d.Fees) },
+		"totalPayingValidatorsDaily": func(d pvmapi.FeeDay) uint64 {
+			if d.PayingValidators == nil {
+				return 0
+			}
+			return uint64(*d.PayingValidators)
+		},
+	}
+	totalFeeMetricNames = []string{"totalCumulativeFeesDaily", "totalValidatorFeesDaily", "totalPayingValidatorsDaily"}
+)
+
+// dayWindow returns the P-Chain's fee read for the days whose start lies
+// in tr: the days that meet [start, end] (end 0: until now), a superset;
+// and keep, which tells the days of its answer that are in tr.
+func dayWindow(tr timeRange) (start, end uint64, keep func(day uint64) bool) {
+	first, last := tr.steps(pvmapi.SecondsPerDay)
+	start = uint64(first) * pvmapi.SecondsPerDay
+	if !tr.HasEnd {
+		return start, 0, func(uint64) bool { return true }
+	}
+	// A range without a day start still asks for one day (so that an
+	// unknown validation ID is a 404), whose answer is dropped; end is
+	// never 0, which would mean now.
+	end = uint64(max(last, first))*pvmapi.SecondsPerDay + 1
+	return start, end, func(day uint64) bool { return day <= uint64(last)*pvmapi.SecondsPerDay }
+}
+
+// feePoints returns the days kept, newest first.
+func feePoints(days []pvmapi.FeeDay, keep func(uint64) bool, value func(pvmapi.FeeDay) uint64) MetricsResponse {
+	out := MetricsResponse{Results: make([]Point, 0, len(days))}
+	for _, d := range slices.Backward(days) {
+		if keep(uint64(d.Day)) {
+			out.Results = append(out.Results, Point{Value: value(d), Timestamp: int64(d.Day)})
+		}
+	}
+	return out
+}
+
+// validationFees answers GET /v2/validation/{l1ValidationId}/metrics/{metric}:
+// one point per UTC day of the validator's, newest first, from the
+// P-Chain's fee records: what it paid that day, or up to that day's end.
+func (s *Server) validationFees(r *http.Request) (any, error) {
+	v, err := rest.PathParam(r, "l1ValidationId")
+	if err != nil {
+		return nil, err
+	}
+	id, err := parseID("l1ValidationId", "a validation ID", v)
+	if err != nil {
+		return nil, err
+	}
+	metric, err := pathEnum(r, "metric", validationFeeMetricNames...)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := readFeeRange(r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.pChain()
+	if err != nil {
+		return nil, err
+	}
+	start, end, keep := dayWindow(tr)
+	fees, err := s.pClient(c).L1ValidatorFees(r.Context(), id.String(), start, end)
+	if err != nil {
+		return nil, feeError(err, id.String())
+	}
+	return feePoints(fees.Days, keep, validationFeeMetrics[metric]), nil
+}
+
+// totalFees answers GET /v2/validators/metrics/{metric}: one point per UTC
+// day since the P-Chain's genesis, newest first, from its fee records:
+// what all L1 validators paid that day or up to its end, or how many paid.
+func (s *Server) totalFees(r *http.Request) (any, error) {
+	metric, err := pathEnum(r, "metric", totalFeeMetricNames...)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := readFeeRange(r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.pChain()
+	if err != nil {
+		return nil, err
+	}
+	start, end, keep := dayWindow(tr)
+	fees, err := s.pClient(c).L1FeeTotals(r.Context(), start, end)
+	if err != nil {
+		return nil, feeError(err, "")
+	}
+	return feePoints(fees.Days, keep, totalFeeMetrics[metric]), nil
+}
+
+// readFeeRange reads the query of a fee series: its time range only (the
+// contract gives them no page parameters).
+func readFeeRange(r *http.Request) (timeRange, error) {
+	q := rest.Query(r)
+	tr := readRange(q)
+	if err := q.Err(); err != nil {
+		return tr, err
+	}
+	return tr, tr.check()
+}

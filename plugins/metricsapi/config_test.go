@@ -1,0 +1,48 @@
+package metricsapi_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainhost/chainhost/plugins/metricsapi"
+)
+
+// TestConfig: strict JSON naming the bad key; checked values; the
+// defaults.
+func TestConfig(t *testing.T) {
+	for _, c := range []struct{ config, wantErr string }{
+		{`{"nope": 1}`, `unknown field "nope"`},
+		{`{"network": "moon"}`, `network: must be one of mainnet|fuji|testnet, or empty to follow the network ID, got "moon"`},
+		{`{"page-token-ttl": "30s"}`, `page-token-ttl: must be at least 1m, got 30s`},
+		{`{"page-token-ttl": 5}`, `must be a duration like "24h", got 5`},
+		{`{} {}`, `unexpected data after the config object`},
+	} {
+		if _, err := metricsapi.ParseConfig([]byte(c.config)); err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%s: %v, want %q", c.config, err, c.wantErr)
+		}
+	}
+	for _, ok := range []string{``, `null`, `{"network": "testnet", "page-token-ttl": "1h"}`} {
+		cfg, err := metricsapi.ParseConfig([]byte(ok))
+		if err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+		if ok == `` && (cfg.PageTokenTTL.Duration != 24*time.Hour || cfg.Network != "" || cfg.RateLimit.Anonymous.PerSecond != 20) {
+			t.Errorf("defaults: %+v", cfg)
+		}
+	}
+}
+
+// TestNetworkConfig: the network key decides which network names the v2
+// paths answer to; the node's network ID does otherwise (12345 in these
+// tests: the test network).
+func TestNetworkConfig(t *testing.T) {
+	clk := &clock{now: time.Unix(day0, 0)}
+	noP := restError(404, "this node runs no P-Chain: the staking and L1 validator fee series come from it")
+	local := start(t, t.TempDir(), noLimits, clk)
+	local.wantError("/v2/networks/testnet/metrics/validatorCount", 404, noP)
+	local.wantError("/v2/networks/mainnet/metrics/validatorCount", 404, restError(404, "this node does not serve network mainnet"))
+	main := start(t, t.TempDir(), `{"network": "mainnet", "rate-limit": {"anonymous": {"per-second": 0}}}`, clk)
+	main.wantError("/v2/networks/mainnet/metrics/validatorCount", 404, noP)
+	main.wantError("/v2/networks/fuji/metrics/validatorCount", 404, restError(404, "this node does not serve network fuji"))
+}

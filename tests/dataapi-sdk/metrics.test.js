@@ -1,0 +1,220 @@
+// The metrics API conformance suite (docs/metrics-api.md, "Conformance
+// suite"): every v2 endpoint read through the official SDK, with its
+// response validation on, paged to the end, and checked against the
+// P-Chain's own reads.
+//
+// Run by `go test ./cmd/chainhost -run TestMetricsAPISDK`, which starts a
+// node, makes validators, delegators and L1 validators change at known
+// times on its P-Chain and sets METRICS_NODE_URL; or against any local
+// node whose P-Chain has some history:
+//   METRICS_NODE_URL=http://127.0.0.1:9650 node --test metrics.test.js
+import assert from "node:assert/strict";
+import { before, describe, test } from "node:test";
+
+import { Avalanche } from "@avalanche-sdk/chainkit";
+import * as errors from "@avalanche-sdk/chainkit/models/errors";
+
+import { checkPages, same } from "./lib/compare.js";
+import { guardFetch, sdkOptions } from "./lib/dataapi.js";
+import { DAY, HOUR, PChain, STAKING_METRICS } from "./lib/pchain.js";
+
+const NODE_URL = process.env.METRICS_NODE_URL;
+if (!NODE_URL) {
+  throw new Error("METRICS_NODE_URL must name the node, like http://127.0.0.1:9650");
+}
+
+/** How long the metrics module may take to read the P-Chain's last block. */
+const CATCH_UP_MS = 60_000;
+
+/** Page sizes the staking series are read with: 2160, the largest, reads them in one page. */
+const PAGE_SIZES = [2160, 24, 7];
+
+const fetched = guardFetch(NODE_URL);
+const sdk = new Avalanche(sdkOptions());
+const call = { serverURL: NODE_URL };
+const p = new PChain(NODE_URL);
+
+let now; // the P-Chain's time
+let genesis; // its genesis time
+let series; // PChain.stakingSeries
+let l1s; // the L1s: subnet ID -> validation IDs
+
+/** Every page of a staking series through the SDK's page iterator; the pages' results. */
+async function stakingPages(request) {
+  const pages = [];
+  for await (const page of await sdk.metrics.networks.getStakingMetrics(request, call)) {
+    pages.push(page.result);
+  }
+  return pages;
+}
+
+/** The points of a staking series, all pages read and checked. */
+async function staking(request) {
+  const pages = await stakingPages(request);
+  if (request.pageSize) {
+    checkPages(pages, "results", request.pageSize, JSON.stringify(request));
+  }
+  return pages.flatMap((p) => p.results);
+}
+
+/** The points whose timestamp lies in [start, end]. */
+const within = (points, start, end) => points.filter((x) => x.timestamp >= start && x.timestamp <= end);
+
+before(async () => {
+  now = await p.now();
+  genesis = await p.genesisTime();
+  series = await p.stakingSeries(genesis, now);
+  l1s = new Map();
+  for (const subnet of series.keys()) {
+    if (subnet === "" || subnet === "11111111111111111111111111111111LpoYY") {
+      continue;
+    }
+    l1s.set(subnet, await p.validationIDs(subnet));
+  }
+  // The module follows the chain as its blocks come: wait until the
+  // newest hour of the sum is the chain's.
+  const want = series.get("").get("validatorWeight");
+  const deadline = Date.now() + CATCH_UP_MS;
+  for (;;) {
+    const [page] = await stakingPages({ network: "fuji", metric: "validatorWeight", pageSize: 2160 });
+    if (JSON.stringify(page.results) === JSON.stringify(want.slice(0, page.results.length)) && page.results.length === Math.min(2160, want.length)) {
+      break;
+    }
+    if (Date.now() > deadline) {
+      assert.fail(`the metrics API did not catch up with the P-Chain within ${CATCH_UP_MS} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+});
+
+test("the P-Chain has the history the suite needs", () => {
+  assert.ok(l1s.size > 0, "no L1");
+  assert.ok([...l1s.values()].some((ids) => ids.length > 1), "no L1 with two validators");
+  assert.ok(now - genesis > 2 * DAY, "less than two days of history: no midnight inside a series");
+  const counts = new Set(series.get("").get("validatorCount").map((x) => x.value));
+  assert.ok(counts.size > 2, "the validator count never changed");
+  assert.ok(series.get("").get("delegatorWeight").some((x) => x.value > 0), "no delegation");
+});
+
+describe("/v2/networks/{network}/metrics/{metric}", () => {
+  test("every metric of the sum and of each subnet, in one page and in pages, as the P-Chain's totals at each hour's end", async () => {
+    for (const [subnet, metrics] of series) {
+      for (const metric of STAKING_METRICS) {
+        const want = metrics.get(metric);
+        for (const pageSize of PAGE_SIZES) {
+          const request = { network: "fuji", metric, pageSize, ...(subnet && { subnetId: subnet }) };
+          same(await staking(request), want, JSON.stringify(request));
+        }
+      }
+    }
+  });
+
+  test("the test network by both names, the default page size", async () => {
+    const want = series.get("").get("validatorCount");
+    for (const network of ["fuji", "testnet"]) {
+      const [first] = await stakingPages({ network, metric: "validatorCount" });
+      same(first.results, want.slice(0, 100), `${network}, the first page`);
+      assert.equal(first.nextPageToken !== undefined, want.length > 100);
+    }
+  });
+
+  test("startTimestamp and endTimestamp bound the points' timestamps", async () => {
+    const want = series.get("").get("delegatorCount");
+    const cases = [
+      [genesis + HOUR + 1, now - 5 * HOUR],
+      [genesis + DAY, genesis + 2 * DAY - 1], // one UTC day
+      [genesis, genesis],
+      [now + HOUR, now + 2 * HOUR],
+    ];
+    for (const [startTimestamp, endTimestamp] of cases) {
+      const request = { network: "fuji", metric: "delegatorCount", startTimestamp, endTimestamp, pageSize: 5 };
+      same(await staking(request), within(want, startTimestamp, endTimestamp), JSON.stringify(request));
+    }
+  });
+});
+
+describe("/v2/validation/{l1ValidationId}/metrics/{metric}", () => {
+  test("every L1 validator's fees and cumulative fees per day, as the P-Chain's fee records", async () => {
+    for (const ids of l1s.values()) {
+      for (const l1ValidationId of ids) {
+        const days = await p.validatorFees(l1ValidationId);
+        for (const [metric, field] of [
+          ["validationFeesDaily", "fees"],
+          ["validationCumulativeFeesDaily", "cumulativeFees"],
+        ]) {
+          const got = await sdk.metrics.l1Validators.getMetricsByValidationId({ l1ValidationId, metric }, call);
+          same(got, { results: days.map((d) => ({ value: Number(d[field]), timestamp: Number(d.day) })) }, `${metric} of ${l1ValidationId}`);
+        }
+      }
+    }
+  });
+});
+
+describe("/v2/validators/metrics/{metric}", () => {
+  test("all L1 validators' fees, cumulative fees and paying validators per day since the genesis", async () => {
+    const days = await p.feeTotals();
+    assert.ok(days.some((d) => Number(d.payingValidators) > 1), "no day with two paying validators");
+    for (const [metric, field] of [
+      ["totalValidatorFeesDaily", "fees"],
+      ["totalCumulativeFeesDaily", "cumulativeFees"],
+      ["totalPayingValidatorsDaily", "payingValidators"],
+    ]) {
+      const want = days.map((d) => ({ value: Number(d[field]), timestamp: Number(d.day) }));
+      same(await sdk.metrics.l1Validators.listMetrics({ metric }, call), { results: want }, metric);
+      const startTimestamp = genesis + 1;
+      const endTimestamp = now - DAY;
+      same(
+        await sdk.metrics.l1Validators.listMetrics({ metric, startTimestamp, endTimestamp }, call),
+        { results: within(want, startTimestamp, endTimestamp) },
+        `${metric} from ${startTimestamp} to ${endTimestamp}`,
+      );
+    }
+  });
+});
+
+describe("errors as the SDK's typed errors", () => {
+  /** Calls fn, which must fail with the SDK error class for status and a message string matching messagePart. */
+  async function wantError(fn, Class, status, messagePart) {
+    const e = await fn().then(
+      (v) => assert.fail(`answered ${JSON.stringify(v)}, want ${status}`),
+      (e) => e,
+    );
+    assert.ok(e instanceof Class, `${e.constructor.name} (${e.message}), want ${Class.name}`);
+    assert.equal(e.statusCode, status);
+    const body = JSON.parse(e.body);
+    assert.deepEqual(Object.keys(body).sort(), ["error", "message", "statusCode"], `REST body ${e.body}`);
+    assert.equal(typeof body.message, "string", "v2 messages are strings");
+    assert.match(body.message, messagePart);
+  }
+
+  test("400: page size, timestamps, page token, subnet ID, validation ID", async () => {
+    const list = (request) => stakingPages({ network: "fuji", metric: "validatorCount", ...request });
+    await wantError(() => list({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => list({ pageSize: 2161 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => list({ startTimestamp: 10, endTimestamp: 5 }), errors.BadRequestError, 400, /^startTimestamp: /);
+    await wantError(() => list({ pageToken: "forged" }), errors.BadRequestError, 400, /^pageToken: .*start again from the first page/);
+    await wantError(() => list({ subnetId: "nope" }), errors.BadRequestError, 400, /^subnetId: /);
+    await wantError(
+      () => sdk.metrics.l1Validators.getMetricsByValidationId({ l1ValidationId: "nope", metric: "validationFeesDaily" }, call),
+      errors.BadRequestError,
+      400,
+      /^l1ValidationId: /,
+    );
+  });
+
+  test("404: mainnet on a local node, an unknown subnet and validation ID", async () => {
+    await wantError(() => stakingPages({ network: "mainnet", metric: "validatorCount" }), errors.NotFoundError, 404, /does not serve network mainnet/);
+    const unknown = "2YYCZGHjqnbw1MzQ5fGrTp3SjqUu8y1J1xeW4yuhdXe4LoUVVG";
+    await wantError(() => stakingPages({ network: "fuji", metric: "validatorCount", subnetId: unknown }), errors.NotFoundError, 404, /not found/);
+    await wantError(
+      () => sdk.metrics.l1Validators.getMetricsByValidationId({ l1ValidationId: unknown, metric: "validationFeesDaily" }, call),
+      errors.NotFoundError,
+      404,
+      /not found/,
+    );
+  });
+});
+
+test("sent nothing anywhere but the node (telemetry off, serverURL on every call)", () => {
+  assert.deepEqual(fetched.refused, []);
+});
