@@ -26,7 +26,7 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	var spent time.Duration
 	for range b.N {
-		s, err := pgstore.Open(context.Background(), pgstore.Options{URL: cluster.NewDatabase(b)})
+		s, err := pgstore.Open(context.Background(), pgstore.Options{URL: cluster.URL(cluster.NewDatabase(b))})
 		if err != nil {
 			b.Fatal(err)
 		}

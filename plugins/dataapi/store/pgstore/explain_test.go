@@ -125,7 +125,7 @@ func fillForPlans(t *testing.T, conn *pgx.Conn) {
 func TestPagesAreIndexRangeScans(t *testing.T) {
 	ctx := context.Background()
 	c := pgtest.New(t)
-	u := c.NewDatabase(t)
+	u := c.URL(c.NewDatabase(t))
 	s, err := Open(ctx, Options{URL: u})
 	if err != nil {
 		t.Fatal(err)

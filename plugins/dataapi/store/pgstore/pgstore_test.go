@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 // openPG opens a writer on a new database.
 func openPG(t testing.TB) (*pgstore.Store, string) {
 	t.Helper()
-	u := cluster.NewDatabase(t)
+	u := cluster.URL(cluster.NewDatabase(t))
 	s, err := pgstore.Open(context.Background(), pgstore.Options{URL: u})
 	if err != nil {
 		t.Fatal(err)

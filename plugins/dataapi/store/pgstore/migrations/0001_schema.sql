@@ -17,10 +17,11 @@ CREATE TABLE chains (
     cumulative_txs bigint  NOT NULL DEFAULT 0
 );
 
--- The chains as the indexing node's registry describes them, for the
--- API-only instances, which run no chains.
+-- The chains as the indexing node's registry describes them, in its
+-- order, for the API-only instances, which run no chains.
 CREATE TABLE chain_info (
     blockchain_id bytea       PRIMARY KEY,
+    position      integer     NOT NULL,
     info          jsonb       NOT NULL,
     updated_at    timestamptz NOT NULL DEFAULT now()
 );

@@ -217,14 +217,14 @@ func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, erro
 }
 
 // NewDatabase creates a database with a name of its own for a test and
-// returns its superuser URL.
+// returns the name.
 func (c *Cluster) NewDatabase(t testing.TB) string {
 	t.Helper()
-	u, err := c.CreateDatabase(context.Background(), fmt.Sprintf("test%d", c.dbs.Add(1)))
-	if err != nil {
+	name := fmt.Sprintf("test%d", c.dbs.Add(1))
+	if _, err := c.CreateDatabase(context.Background(), name); err != nil {
 		t.Fatal(err)
 	}
-	return u
+	return name
 }
 
 // Output is what the server logged.
