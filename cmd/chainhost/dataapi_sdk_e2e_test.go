@@ -31,11 +31,16 @@ const sdkSuiteTimeout = 5 * time.Minute
 
 var nodeVersion = regexp.MustCompile(`^v(\d+)\.`)
 
+// sdkSuiteStoresEnv names the stores TestDataAPISDK runs the suite on,
+// comma-separated: pebble (the embedded default) and postgres; unset, both.
+const sdkSuiteStoresEnv = "DATAAPI_SDK_STORES"
+
 // TestDataAPISDK runs the data API conformance suite against the real node:
 // after a scenario on the C-Chain, the official client SDK
 // (@avalanche-sdk/chainkit) reads all twelve EVM endpoints, with its
 // response validation on, and every value is checked against the chain's
-// RPC. Its output goes to the test log.
+// RPC. It runs once per store (sdkSuiteStoresEnv): the embedded one and
+// PostgreSQL (a throwaway cluster). Its output goes to the test log.
 func TestDataAPISDK(t *testing.T) {
 	node := sdkSuiteNodeJS(t)
 	suite, err := filepath.Abs(sdkSuiteDir)
@@ -45,8 +50,27 @@ func TestDataAPISDK(t *testing.T) {
 	if err := sdkSuiteInstalled(suite); err != nil {
 		t.Fatalf("%v: run make sdk-deps (npm ci in %s)", err, suite)
 	}
-	n := nodetest.Start(t, nodetest.Options{Config: dataConfig})
+	stores := []string{"pebble", "postgres"}
+	if v := os.Getenv(sdkSuiteStoresEnv); v != "" {
+		stores = strings.Split(v, ",")
+	}
+	for _, store := range stores {
+		t.Run(store, func(t *testing.T) {
+			config := dataConfig
+			switch store {
+			case "pebble":
+			case "postgres":
+				config = pgDataConfig(pgDatabase(t), "")
+			default:
+				t.Fatalf("%s=%s: unknown store %q (pebble, postgres)", sdkSuiteStoresEnv, os.Getenv(sdkSuiteStoresEnv), store)
+			}
+			runSDKSuite(t, node, suite, nodetest.Start(t, nodetest.Options{Config: config}))
+		})
+	}
+}
 
+// runSDKSuite runs the suite in suite with Node.js node against n.
+func runSDKSuite(t *testing.T, node, suite string, n *nodetest.Node) {
 	ctx, cancel := context.WithTimeout(context.Background(), sdkSuiteTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "conformance.test.js")
