@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -79,10 +81,8 @@ func deployLoadContracts(t *testing.T, n *nodetest.Node) (token, forwarder commo
 func startDataLoad(t *testing.T, current func() *nodetest.Node, token, forwarder common.Address) *dataLoad {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &dataLoad{cancel: cancel}
-	key := evmKey(t)
-	signer := types.LatestSignerForChainID(big.NewInt(evmChainID))
+	lt := newLoadTxs(t, token, forwarder)
 	from := common.HexToAddress(evmLocalAddr)
-	transfer := loadContracts(t)["Token20"].abi
 	l.wg.Go(func() {
 		var c *ethclient.Client
 		var at string
@@ -111,19 +111,7 @@ func startDataLoad(t *testing.T, current func() *nodetest.Node, token, forwarder
 			var last common.Hash
 			sent := 0
 			for k := range 6 {
-				to := loadRecipients[(round+k)%len(loadRecipients)]
-				tx := &types.DynamicFeeTx{ChainID: big.NewInt(evmChainID), Nonce: nonce + uint64(k), Gas: 100_000,
-					GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(100e9)}
-				switch k % 3 {
-				case 0:
-					tx.To, tx.Value = &to, big.NewInt(int64(1000+round))
-				case 1:
-					data, _ := transfer.Pack("transfer", to, big.NewInt(int64(1+round)))
-					tx.To, tx.Data = &token, data
-				case 2:
-					tx.To, tx.Value, tx.Data = &forwarder, big.NewInt(int64(7+round)), common.LeftPadBytes(to[:], 32)
-				}
-				signed := types.MustSignNewTx(key, signer, tx)
+				signed := lt.tx(nonce+uint64(k), round*6+k)
 				if c.SendTransaction(ctx, signed) != nil {
 					break
 				}
@@ -146,6 +134,60 @@ func startDataLoad(t *testing.T, current func() *nodetest.Node, token, forwarder
 		}
 	})
 	return l
+}
+
+// loadTxs makes the load's transactions.
+type loadTxs struct {
+	key              *ecdsa.PrivateKey
+	signer           types.Signer
+	token, forwarder common.Address
+	erc20            abi.ABI
+}
+
+func newLoadTxs(t *testing.T, token, forwarder common.Address) *loadTxs {
+	return &loadTxs{key: evmKey(t), signer: types.LatestSignerForChainID(big.NewInt(evmChainID)),
+		token: token, forwarder: forwarder, erc20: loadContracts(t)["Token20"].abi}
+}
+
+// tx returns the load's transaction number i, with a nonce: a native
+// transfer, an ERC-20 transfer or a value forwarded, in turn, to the
+// recipients in turn.
+func (l *loadTxs) tx(nonce uint64, i int) *types.Transaction {
+	to := loadRecipients[(i/3)%len(loadRecipients)]
+	tx := &types.DynamicFeeTx{ChainID: big.NewInt(evmChainID), Nonce: nonce, Gas: 100_000, GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(100e9)}
+	switch i % 3 {
+	case 0:
+		tx.To, tx.Value = &to, big.NewInt(int64(1000+i))
+	case 1:
+		data, _ := l.erc20.Pack("transfer", to, big.NewInt(int64(1+i)))
+		tx.To, tx.Data = &l.token, data
+	case 2:
+		tx.To, tx.Value, tx.Data = &l.forwarder, big.NewInt(int64(7+i)), common.LeftPadBytes(to[:], 32)
+	}
+	return types.MustSignNewTx(l.key, l.signer, tx)
+}
+
+// sendBurst sends count of the load's transactions to n as fast as it
+// takes them, and waits until the last is in a block.
+func sendBurst(t *testing.T, n *nodetest.Node, token, forwarder common.Address, count int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c := evmDial(t, n, "C", "rpc")
+	lt := newLoadTxs(t, token, forwarder)
+	nonce, err := c.PendingNonceAt(ctx, common.HexToAddress(evmLocalAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last common.Hash
+	for i := range count {
+		tx := lt.tx(nonce+uint64(i), i)
+		if err := c.SendTransaction(ctx, tx); err != nil {
+			t.Fatalf("send %d of %d: %v", i, count, err)
+		}
+		last = tx.Hash()
+	}
+	evmReceipt(t, ctx, c, last)
 }
 
 // stop ends the load and returns how many transactions were acknowledged.
