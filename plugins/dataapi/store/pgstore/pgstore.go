@@ -42,6 +42,9 @@ type Store struct {
 	// lock is the writer's session holding the writer lock: one indexer
 	// per database.
 	lock *pgxpool.Conn
+	// balances answers the writer's balance reads it can; nil for other
+	// stores.
+	balances *balanceCache
 
 	mu   sync.RWMutex
 	tags map[ids.ID]int32
@@ -109,6 +112,9 @@ func Open(ctx context.Context, opts Options) (_ *Store, err error) {
 	}
 	if !opts.Import {
 		if err := s.checkImports(ctx); err != nil {
+			return nil, err
+		}
+		if s.balances, err = loadBalanceCache(ctx, s); err != nil {
 			return nil, err
 		}
 	}

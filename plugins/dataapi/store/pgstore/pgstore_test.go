@@ -36,6 +36,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	for _, s := range pageStores.byEngine {
+		_ = s.Close()
+	}
+	if pageStores.dir != "" {
+		_ = os.RemoveAll(pageStores.dir)
+	}
 	if err := cluster.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1

@@ -146,11 +146,21 @@ func (s *Store) NFT(ctx context.Context, chain ids.ID, token common.Address, id 
 	return n, s.getRecord(ctx, "NFT", &n, "SELECT record FROM nfts WHERE chain = $1 AND token = $2 AND token_id = $3", t, token[:], tokenID(id))
 }
 
-// Balance returns holder's current balance of token (id nil: ERC-20).
+// Balance returns holder's current balance of token (id nil: ERC-20); the
+// writer answers from its cache when it can.
 func (s *Store) Balance(ctx context.Context, chain ids.ID, holder, token common.Address, id *big.Int) (*big.Int, error) {
 	t, ok, err := s.tagOf(ctx, chain)
 	if err != nil || !ok {
 		return new(big.Int), err
+	}
+	key := holdingKey{tag: t, holding: holding{holder: holder, token: token}}
+	if id != nil {
+		key.id = common.BytesToHash(tokenID(id))
+	}
+	if s.balances != nil {
+		if v, ok := s.balances.get(key); ok {
+			return v, nil
+		}
 	}
 	var text string
 	if id == nil {
@@ -161,12 +171,15 @@ func (s *Store) Balance(ctx context.Context, chain ids.ID, holder, token common.
 			t, holder[:], token[:], tokenID(id)).Scan(&text)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return new(big.Int), nil
-	}
-	if err != nil {
+		text = "0"
+	} else if err != nil {
 		return nil, fmt.Errorf("pgstore: read a balance: %w", err)
 	}
-	return parseBalance(text)
+	bal, err := parseBalance(text)
+	if err == nil && s.balances != nil {
+		s.balances.put(key, bal)
+	}
+	return bal, err
 }
 
 // parseBalance reads a numeric balance as text.

@@ -65,6 +65,13 @@ func (s *Store) Write(ctx context.Context, b *store.Batch) error {
 		})
 		return tx.SendBatch(ctx, batch).Close()
 	})
+	if s.balances != nil {
+		if err != nil {
+			s.balances.failed(tag, rows)
+		} else {
+			s.balances.written(tag, rows)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("pgstore: write %d blocks of chain %s: %w", len(b.Blocks), b.Chain, err)
 	}

@@ -227,6 +227,10 @@ func (c *Cluster) NewDatabase(t testing.TB) string {
 	return name
 }
 
+// PID returns the server's (the postmaster's) process ID; its sessions
+// are its child processes.
+func (c *Cluster) PID() int { return c.cmd.Process.Pid }
+
 // Output is what the server logged.
 func (c *Cluster) Output() string { return c.out.String() }
 
