@@ -54,6 +54,7 @@ func TestDataAPIPostgresMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dataapi migrate: %v\n%s", err, out)
 	}
+	t.Logf("dataapi migrate:\n%s", out)
 	for _, want := range []string{"migrate: copying pebble:" + store, "migrate: transactions:", fmt.Sprintf("indexed to block %d; its indexer goes on from block %d", head, head+1), "migrate: done:"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("dataapi migrate says no %q:\n%s", want, out)

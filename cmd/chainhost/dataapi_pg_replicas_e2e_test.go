@@ -38,13 +38,14 @@ const (
 // TestDataAPIPostgresReplicas: one node indexes the C-Chain into
 // PostgreSQL while transactions keep coming; two API-only nodes (no
 // chains, the data module in the API role, a read-only database role,
-// the shared page token key) serve the same database. A client that sends
-// each request to the next instance in turn (a round-robin balancer)
-// reads every list page by page: the pages of a block window that is
-// indexed are the same whichever instance answers, and the same as the
-// indexer node's; a list still growing at its head loses and repeats
-// nothing across instances; balances at a block, chains and transactions
-// are the same everywhere.
+// the shared page token key) serve the same database, and a third serves
+// a streaming replica of it (a hot standby). A client that sends each
+// request to the next instance in turn (a round-robin balancer) reads
+// every list page by page: the pages of a block window that every
+// instance has indexed are the same whichever instance answers, and the
+// same as the indexer node's; a list still growing at its head loses and
+// repeats nothing across the instances of the primary; balances at a
+// block, chains and transactions are the same everywhere.
 func TestDataAPIPostgresReplicas(t *testing.T) {
 	cluster := pgtest.New(t)
 	db := cluster.NewDatabase(t)
@@ -55,10 +56,14 @@ func TestDataAPIPostgresReplicas(t *testing.T) {
 	indexer := nodetest.Start(t, nodetest.Options{Config: pgDataConfig(cluster.URL(db), shared)})
 	token, forwarder := deployLoadContracts(t, indexer)
 	waitDataHeight(t, indexer, chainHead(t, indexer), time.Minute)
-	apiConfig := "chains: []\n" + pgDataConfig(cluster.UserURL(db, "api"),
-		shared+fmt.Sprintf("      role: api\n      upstream-url: %q\n", indexer.URL))
-	replicas := []*nodetest.Node{nodetest.Start(t, nodetest.Options{Config: apiConfig}), nodetest.Start(t, nodetest.Options{Config: apiConfig})}
+	apiConfig := func(dbURL string) string {
+		return "chains: []\n" + pgDataConfig(dbURL, shared+fmt.Sprintf("      role: api\n      upstream-url: %q\n", indexer.URL))
+	}
+	replicas := []*nodetest.Node{nodetest.Start(t, nodetest.Options{Config: apiConfig(cluster.UserURL(db, "api"))}),
+		nodetest.Start(t, nodetest.Options{Config: apiConfig(cluster.UserURL(db, "api"))})}
+	standby := nodetest.Start(t, nodetest.Options{Config: apiConfig(cluster.NewStandby(t).UserURL(db, "api"))})
 	all := append([]*nodetest.Node{indexer}, replicas...)
+	all = append(all, standby)
 
 	load := startDataLoad(t, func() *nodetest.Node { return indexer }, token, forwarder)
 	defer load.stop()
@@ -71,6 +76,8 @@ func TestDataAPIPostgresReplicas(t *testing.T) {
 		// instance has (they read one database).
 		waitDataHeight(t, replicas[0], uint64(5*round+4), time.Minute)
 		height, _ := dataHeight(t, replicas[0])
+		// What the standby has replayed too.
+		waitDataHeight(t, standby, height, time.Minute)
 		// The last blocks, so that a round reads as much as the first.
 		from := max(height, replicaWindow) - replicaWindow
 		for _, a := range addrs {
@@ -108,7 +115,7 @@ func TestDataAPIPostgresReplicas(t *testing.T) {
 			checked += readRoundRobin(t, all, "/v1/chains/43112/addresses/"+a.Hex()+"/"+list+"?pageSize=100")
 		}
 	}
-	t.Logf("%d transactions sent during %d rounds; %d pages read alike on the indexer and two API instances", acked, replicaRounds, checked)
+	t.Logf("%d transactions sent during %d rounds; %d pages read alike on the indexer, two API instances on the primary and one on a standby", acked, replicaRounds, checked)
 	if acked < 20 {
 		t.Fatalf("only %d transactions were sent: the indexer hardly wrote during the reads", acked)
 	}

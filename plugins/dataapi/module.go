@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
@@ -122,10 +123,14 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	h := server.Handler()
 	if up != nil {
 		// The vertices are the X-Chain's, which only the upstream node runs.
-		mux := http.NewServeMux()
-		mux.Handle("/", h)
-		mux.Handle(verticesPrefix, up.proxy(env.Logger))
-		h = mux
+		endpoints, vertices := h, up.proxy(env.Logger)
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, verticesPrefix) {
+				vertices.ServeHTTP(w, r)
+				return
+			}
+			endpoints.ServeHTTP(w, r)
+		})
 	}
 	m.handler = limiter.Wrap(h)
 	env.Logger.Info("data API ready", "role", cfg.Role, "store", cfg.Store.Engine, "mainnet", mainnet, "nft_fetch", cfg.NFTMetadata.Fetch)

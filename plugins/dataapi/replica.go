@@ -92,7 +92,6 @@ func (r *replicaChains) read(ctx context.Context) ([]indexer.Chain, error) {
 		if st, ok := states[info.ID]; ok {
 			c.EVMChainID = st.EVMChainID
 			c.Height, c.Indexed = st.Height()
-			c.Accepted = c.Height
 		}
 		out = append(out, c)
 	}

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
+	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // Options configures Run.
@@ -97,7 +99,8 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		fmt.Fprintf(o.Progress, "migrate: copying %s: %d chains, %d blocks, %d transactions\n", source, len(states), totals["blocks"], totals["transactions"])
 	}
-	p := progress{w: o.Progress, every: o.Every, totals: totals, begin: time.Now(), last: time.Now()}
+	now := time.Now()
+	p := progress{w: o.Progress, every: o.Every, totals: totals, begin: now, last: now, lastChunk: now}
 	err = kv.Export(ctx, st.Position, o.Chunk, func(c kvstore.Chunk) error {
 		if err := pg.ImportChunk(ctx, source, c.Batch, c.Records, c.Next); err != nil {
 			return err
@@ -112,7 +115,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := pg.FinishImport(ctx, source, states); err != nil {
 		return err
 	}
-	for chain, s := range states {
+	chains := slices.SortedFunc(maps.Keys(states), func(a, b ids.ID) int { return a.Compare(b) })
+	for _, chain := range chains {
+		s := states[chain]
 		h, _ := s.Height()
 		fmt.Fprintf(o.Progress, "migrate: chain %s (EVM chain ID %d) indexed to block %d; its indexer goes on from block %d\n", chain, s.EVMChainID, h, s.Next)
 	}
@@ -145,18 +150,20 @@ type progress struct {
 
 	phase      string
 	n, all     uint64
-	begin      time.Time
-	last       time.Time
-	lastAll    uint64
-	phaseBegin time.Time
+	begin      time.Time // the copy's start
+	last       time.Time // the last line's time
+	lastAll    uint64    // all at the last line
+	phaseBegin time.Time // the end of the previous phase
+	lastChunk  time.Time // when the last chunk was written
 }
 
 // add counts records of a phase, printing a line now and then.
 func (p *progress) add(phase string, records int) {
 	if phase != p.phase {
 		p.phaseDone()
-		p.phase, p.n, p.phaseBegin = phase, 0, time.Now()
+		p.phase, p.n, p.phaseBegin = phase, 0, p.lastChunk
 	}
+	p.lastChunk = time.Now()
 	p.n += uint64(records)
 	p.all += uint64(records)
 	if since := time.Since(p.last); since >= p.every {
@@ -170,10 +177,10 @@ func (p *progress) add(phase string, records int) {
 	}
 }
 
-// phaseDone prints the count of the phase that ended.
+// phaseDone prints the count of the phase that ended with the last chunk.
 func (p *progress) phaseDone() {
 	if p.phase != "" {
-		fmt.Fprintf(p.w, "migrate: %s: %d copied in %s\n", p.phase, p.n, time.Since(p.phaseBegin).Round(time.Millisecond))
+		fmt.Fprintf(p.w, "migrate: %s: %d copied in %s\n", p.phase, p.n, p.lastChunk.Sub(p.phaseBegin).Round(time.Millisecond))
 	}
 }
 

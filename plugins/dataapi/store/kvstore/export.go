@@ -110,15 +110,6 @@ var exportPhases = []exportPhase{
 	}},
 }
 
-// ExportPhases returns the names of an export's phases, in order.
-func ExportPhases() []string {
-	out := make([]string, len(exportPhases))
-	for i, p := range exportPhases {
-		out[i] = p.name
-	}
-	return out
-}
-
 // ErrBadPosition is returned by Export for a position it did not make.
 var ErrBadPosition = errors.New("store: not an export position")
 

@@ -118,7 +118,7 @@ func (t balanceTable) page(atBlock, withCursor bool, f filter) string {
 	return b.String()
 }
 
-// balanceRow is one row of a balance page.
+// balanceItem is one row of a balance page.
 type balanceItem struct {
 	token   common.Address
 	id      []byte

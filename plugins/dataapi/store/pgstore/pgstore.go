@@ -94,7 +94,10 @@ func Open(ctx context.Context, opts Options) (_ *Store, err error) {
 		}
 	}()
 	if opts.ReadOnly {
-		return s, s.checkSchema(ctx)
+		if err := s.checkSchema(ctx); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	if s.lock, err = pool.Acquire(ctx); err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)

@@ -42,7 +42,7 @@ func (s *Store) getRecord(ctx context.Context, what string, v any, query string,
 	return decode(b, v)
 }
 
-// state is a chain's state as the chains table holds it.
+// scanState reads a chain's state as the chains table holds it.
 func scanState(row pgx.Row) (store.ChainState, error) {
 	var evm, next, txs int64
 	err := row.Scan(&evm, &next, &txs)

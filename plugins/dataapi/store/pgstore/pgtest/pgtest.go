@@ -1,5 +1,6 @@
 // Package pgtest starts throwaway PostgreSQL clusters for tests and
-// benchmarks: initdb in a new temporary directory, then the server on a
+// benchmarks, and streaming replicas of them: initdb (or pg_basebackup) in
+// a new temporary directory, then the server on a
 // Unix socket in that directory only (no TCP port, so that test binaries
 // running at once never collide), owned by the test and removed when it
 // ends. It runs Debian's postgresql binaries (/usr/lib/postgresql/<major>/bin,
@@ -79,7 +80,36 @@ func majorOf(dir string) int {
 }
 
 // Start makes a cluster in a new temporary directory and starts it.
-func Start() (_ *Cluster, err error) {
+func Start() (*Cluster, error) {
+	return start(func(ctx context.Context, bin string, cred *syscall.Credential, data string) error {
+		initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "--pgdata="+data,
+			"--username="+Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
+		initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if out, err := initdb.CombinedOutput(); err != nil {
+			return fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
+		}
+		return nil
+	})
+}
+
+// StartStandby makes a streaming replica of c in a new temporary
+// directory (pg_basebackup) and starts it: a hot standby that answers
+// reads and follows c.
+func (c *Cluster) StartStandby() (*Cluster, error) {
+	return start(func(ctx context.Context, bin string, cred *syscall.Credential, data string) error {
+		backup := exec.CommandContext(ctx, filepath.Join(bin, "pg_basebackup"), "--pgdata="+data, "--host="+c.dir,
+			"--username="+Superuser, "--write-recovery-conf", "--checkpoint=fast", "--no-sync")
+		backup.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if out, err := backup.CombinedOutput(); err != nil {
+			return fmt.Errorf("pgtest: pg_basebackup: %w\n%s", err, out)
+		}
+		return nil
+	})
+}
+
+// start makes a cluster's data directory with mkdata in a new temporary
+// directory and starts its server.
+func start(mkdata func(ctx context.Context, bin string, cred *syscall.Credential, data string) error) (_ *Cluster, err error) {
 	bin, err := Bin()
 	if err != nil {
 		return nil, err
@@ -106,16 +136,14 @@ func Start() (_ *Cluster, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "--pgdata="+filepath.Join(dir, "data"),
-		"--username="+Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
+	data := filepath.Join(dir, "data")
+	if err := mkdata(ctx, bin, cred, data); err != nil {
+		return nil, err
 	}
 	c := &Cluster{dir: dir, out: &syncbuf.Buffer{}, done: make(chan struct{})}
 	// Durability is not under test: fsync off makes the cluster fast on a
 	// busy machine.
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"), "-k", dir,
+	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir,
 		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
 		"-c", "max_connections=200", "-c", "shared_buffers=128MB", "-c", "log_min_messages=warning")
 	// The server dies with the test binary even when it is killed:
@@ -174,16 +202,31 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 // `make test` installs, never skipped).
 func New(t testing.TB) *Cluster {
 	t.Helper()
-	c, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Error(err)
+	return cleanup(t)(Start())
+}
+
+// NewStandby starts a streaming replica of c for a test and stops it when
+// the test ends.
+func (c *Cluster) NewStandby(t testing.TB) *Cluster {
+	t.Helper()
+	return cleanup(t)(c.StartStandby())
+}
+
+// cleanup returns a function that fails t on a start's error, or has the
+// cluster stopped when t ends.
+func cleanup(t testing.TB) func(*Cluster, error) *Cluster {
+	return func(c *Cluster, err error) *Cluster {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	return c
+		t.Cleanup(func() {
+			if err := c.Stop(); err != nil {
+				t.Error(err)
+			}
+		})
+		return c
+	}
 }
 
 // URL returns the connection URL of database db as the superuser.
@@ -249,9 +292,15 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
-// kill ends the server at once and removes the cluster.
+// kill ends the server at once (PostgreSQL's immediate shutdown, then
+// SIGKILL) and removes the cluster.
 func (c *Cluster) kill() {
-	_ = c.cmd.Process.Kill()
-	<-c.done
+	_ = c.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
 	_ = os.RemoveAll(c.dir)
 }
