@@ -53,6 +53,7 @@ type Module struct {
 	pg      *pgstore.Store // the store, when it is PostgreSQL
 	indexer *indexer.Indexer
 	replica *replicaChains // the chains of an API-only instance
+	ready   *readiness     // holds an API-only instance until its database is ready
 	handler http.Handler
 
 	stopPublish context.CancelFunc
@@ -103,6 +104,10 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		services.Calls = up
 		m.replica = &replicaChains{store: m.pg, log: env.Logger}
 		chains = m.replica.Chains
+		m.ready = &readiness{store: m.pg}
+		if err := m.ready.check(ctx); err != nil {
+			env.Logger.Warn("the database is not ready: answering 503 until it is", "error", err)
+		}
 	} else {
 		if err := m.startIndexer(ctx, env); err != nil {
 			return err
@@ -124,13 +129,13 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if up != nil {
 		// The vertices are the X-Chain's, which only the upstream node runs.
 		endpoints, vertices := h, up.proxy(env.Logger)
-		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h = m.ready.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasPrefix(r.URL.Path, verticesPrefix) {
 				vertices.ServeHTTP(w, r)
 				return
 			}
 			endpoints.ServeHTTP(w, r)
-		})
+		}))
 	}
 	m.handler = limiter.Wrap(h)
 	env.Logger.Info("data API ready", "role", cfg.Role, "store", cfg.Store.Engine, "mainnet", mainnet, "nft_fetch", cfg.NFTMetadata.Fetch)
@@ -192,10 +197,13 @@ func (m *Module) startIndexer(ctx context.Context, env *sdk.Env) (err error) {
 func (m *Module) Handler() http.Handler { return m.handler }
 
 // Health is unhealthy while the chain watch fails, or, in the API role,
-// while the database does not answer.
+// until the database is ready.
 func (m *Module) Health(ctx context.Context) error {
 	switch {
-	case m.replica != nil:
+	case m.ready != nil:
+		if err := m.ready.check(ctx); err != nil {
+			return err
+		}
 		return m.pg.Ping(ctx)
 	case m.indexer == nil:
 		return errors.New("not initialized")

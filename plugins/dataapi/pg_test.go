@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -229,9 +230,13 @@ func TestPostgresInstances(t *testing.T) {
 		t.Errorf("a second writer: %v", err)
 	}
 	// An API instance refuses a database its indexer has not set up.
-	if _, err := pgstore.Open(ctx, pgstore.Options{URL: cluster.URL(cluster.NewDatabase(t)), ReadOnly: true}); err == nil ||
-		!strings.Contains(err.Error(), "schema is version 0") {
-		t.Errorf("a read-only store on an empty database: %v", err)
+	empty, err := pgstore.Open(ctx, pgstore.Options{URL: cluster.URL(cluster.NewDatabase(t)), ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer empty.Close()
+	if err := empty.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "schema is version 0") {
+		t.Errorf("the schema of an empty database: %v", err)
 	}
 }
 
@@ -241,4 +246,37 @@ func setToken(path, token string) string {
 	values, _ := url.ParseQuery(q)
 	values.Set("pageToken", token)
 	return p + "?" + values.Encode()
+}
+
+// TestAPIRoleWaitsForTheDatabase: an API-only instance started before its
+// indexer set the database up answers 503 with the REST body, and is
+// unhealthy, until the schema is there; then it serves.
+func TestAPIRoleWaitsForTheDatabase(t *testing.T) {
+	cluster := pgtest.New(t)
+	u := cluster.URL(cluster.NewDatabase(t))
+	e := startEnv(t, envOptions{config: pgConfig(u, "api", "http://127.0.0.1:9")})
+	e.wantError("/v1/chains", http.StatusServiceUnavailable, fmt.Sprintf("the data API's database is not ready: pgstore: the database's schema is version 0, "+
+		"this build reads version %d: start the indexer of this release first (it brings the schema up to date)", pgstore.SchemaVersion()))
+	if err := e.h.Health(context.Background()); err == nil {
+		t.Error("healthy without a schema")
+	}
+	writer, err := pgstore.Open(context.Background(), pgstore.Options{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _, _ := e.get("/v1/chains")
+		if status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/v1/chains = %d after the schema was made", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := e.h.Health(context.Background()); err != nil {
+		t.Errorf("unhealthy with the schema: %v", err)
+	}
 }

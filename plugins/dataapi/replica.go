@@ -2,6 +2,7 @@ package dataapi
 
 import (
 	"context"
+	"net/http"
 	"reflect"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/rest"
 )
 
 // publishInterval is how often the indexer's chains are compared with
@@ -113,4 +115,47 @@ func (r *replicaChains) healthDetails() map[string]any {
 		chains[name] = d
 	}
 	return map[string]any{"chains": chains}
+}
+
+// readinessRetry is how often a database that is not ready is checked
+// again.
+const readinessRetry = time.Second
+
+// readiness holds the API role's requests until its database is ready:
+// reachable, with the indexer's schema. An instance may start before the
+// database answers, or before the indexer set it up; it then answers 503
+// and is unhealthy until it is.
+type readiness struct {
+	store *pgstore.Store
+
+	mu      sync.Mutex
+	ready   bool
+	err     error
+	checked time.Time
+}
+
+// check returns nil once the database is ready, or why it is not, asking
+// the database at most once per readinessRetry.
+func (g *readiness) check(ctx context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ready || (g.err != nil && time.Since(g.checked) < readinessRetry) {
+		return g.err
+	}
+	g.checked = time.Now()
+	g.err = g.store.CheckSchema(ctx)
+	g.ready = g.err == nil
+	return g.err
+}
+
+// wrap answers 503 with the REST body in front of h until the database is
+// ready.
+func (g *readiness) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := g.check(r.Context()); err != nil {
+			rest.WriteError(w, rest.Unavailable("the data API's database is not ready: %v", err))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

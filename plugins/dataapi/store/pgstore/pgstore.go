@@ -26,7 +26,9 @@ type Options struct {
 	// ~/.pgpass, as with libpq.
 	URL string
 	// ReadOnly opens the database for an API-only instance: no schema
-	// change, no write, sessions read-only (a read replica works).
+	// change, no write, sessions read-only (a read replica works); it
+	// connects when first used (CheckSchema says whether the database is
+	// ready).
 	ReadOnly bool
 	// MaxConns is the size of the connection pool; 0 means 8.
 	MaxConns int
@@ -61,7 +63,7 @@ var ErrReadOnly = errors.New("pgstore: the store is read-only (an API-only insta
 
 // Open connects to the database. A writer takes the writer lock (a second
 // indexer on the same database is refused) and brings the schema up to
-// date; a read-only store checks that the schema is recent enough.
+// date; a read-only store connects when first used.
 func Open(ctx context.Context, opts Options) (_ *Store, err error) {
 	cfg, err := pgxpool.ParseConfig(opts.URL)
 	if err != nil {
@@ -94,9 +96,6 @@ func Open(ctx context.Context, opts Options) (_ *Store, err error) {
 		}
 	}()
 	if opts.ReadOnly {
-		if err := s.checkSchema(ctx); err != nil {
-			return nil, err
-		}
 		return s, nil
 	}
 	if s.lock, err = pool.Acquire(ctx); err != nil {

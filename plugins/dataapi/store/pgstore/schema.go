@@ -113,9 +113,9 @@ func (s *Store) apply(ctx context.Context, m migration) error {
 	return nil
 }
 
-// checkSchema checks, for a read-only store, that the writer brought the
-// schema to at least this build's version.
-func (s *Store) checkSchema(ctx context.Context) error {
+// CheckSchema checks that the writer brought the schema to at least this
+// build's version: an API-only instance serves only then.
+func (s *Store) CheckSchema(ctx context.Context) error {
 	var v int
 	err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
 	var pgErr *pgconn.PgError
