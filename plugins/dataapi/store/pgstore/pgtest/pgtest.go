@@ -1,13 +1,12 @@
 // Package pgtest starts throwaway PostgreSQL clusters for tests and
 // benchmarks, and streaming replicas of them: initdb (or pg_basebackup) in
-// a new temporary directory, then the server on a
-// Unix socket in that directory only (no TCP port, so that test binaries
-// running at once never collide), owned by the test and removed when it
-// ends. It runs Debian's postgresql binaries (/usr/lib/postgresql/<major>/bin,
-// the newest; CHAINHOST_PG_BIN names another directory). PostgreSQL refuses
-// to run as root: a test run as root runs the cluster as the unprivileged
-// system user the package creates, postgres (docs/data-api.md, "Scaling
-// out").
+// a new temporary directory, then the server on a Unix socket in that
+// directory only (no TCP port, so that test binaries running at once never
+// collide), owned by the test and removed when it ends. It runs Debian's
+// postgresql binaries (/usr/lib/postgresql/<major>/bin, the newest;
+// CHAINHOST_PG_BIN names another directory). PostgreSQL refuses to run as
+// root: a test run as root runs the cluster as the unprivileged system
+// user the package creates, postgres (docs/data-api.md, "Scaling out").
 package pgtest
 
 import (
