@@ -16,7 +16,7 @@ LDFLAGS   := -X github.com/chainhost/chainhost/core/version.Version=$(VERSION)
 SDK_SUITE := tests/dataapi-sdk
 SDK_DEPS  := $(SDK_SUITE)/node_modules/.package-lock.json
 
-.PHONY: build run test test-sdk sdk-deps bench fuzz proto lint tools clean
+.PHONY: build run test test-sdk sdk-deps pg-deps bench fuzz proto lint tools clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -36,13 +36,13 @@ run: build
 # of the node's binary). It runs without -race: it is a client of the
 # node's processes, and the race build of avalanchego's dependencies would
 # add minutes to every cold CI run.
-test: lint build sdk-deps
+test: lint build sdk-deps pg-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
 # The conformance suites of the data and metrics APIs alone (their tests
 # start the node).
-test-sdk: build sdk-deps
+test-sdk: build sdk-deps pg-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) -run '^Test(DataAPI|MetricsAPI)SDK$$' -v ./cmd/chainhost
 
 # npm ci installs exactly the lockfile, and writes node_modules/.package-lock.json
@@ -53,6 +53,11 @@ $(SDK_DEPS): $(SDK_SUITE)/package.json $(SDK_SUITE)/package-lock.json
 	@command -v npm >/dev/null || { echo "make test needs Node.js 20 or later with npm, for the data API conformance suite ($(SDK_SUITE))"; exit 1; }
 	cd $(SDK_SUITE) && npm ci --no-audit --no-fund
 	@touch $@
+
+# PostgreSQL's server binaries for the data API's PostgreSQL tests,
+# installed (Debian's postgresql package) when missing.
+pg-deps:
+	@build/postgresql.sh
 
 # Every fuzz target (func Fuzz... in a _test.go file) for FUZZTIME each;
 # `make test` runs their committed seeds only (docs/bad-input.md).
@@ -65,7 +70,7 @@ fuzz:
 		done; \
 	done
 
-bench: build
+bench: build pg-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/...
 
 # The pinned generators and linters of build/tools/go.mod.

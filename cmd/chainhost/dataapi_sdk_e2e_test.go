@@ -31,14 +31,35 @@ const sdkSuiteTimeout = 5 * time.Minute
 
 var nodeVersion = regexp.MustCompile(`^v(\d+)\.`)
 
+// sdkSuiteStoresEnv names the stores TestDataAPISDK runs the suite on,
+// comma-separated: pebble (the embedded default) and postgres; unset, both.
+const sdkSuiteStoresEnv = "DATAAPI_SDK_STORES"
+
 // TestDataAPISDK runs the data API conformance suite against the real node:
 // after a scenario on the C-Chain, the official client SDK
 // (@avalanche-sdk/chainkit) reads all twelve EVM endpoints, with its
 // response validation on, and every value is checked against the chain's
-// RPC. Its output goes to the test log.
+// RPC. It runs once per store (sdkSuiteStoresEnv): the embedded one and
+// PostgreSQL (a throwaway cluster). Its output goes to the test log.
 func TestDataAPISDK(t *testing.T) {
-	n := nodetest.Start(t, nodetest.Options{Config: dataConfig})
-	runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+n.URL)
+	stores := []string{"pebble", "postgres"}
+	if v := os.Getenv(sdkSuiteStoresEnv); v != "" {
+		stores = strings.Split(v, ",")
+	}
+	for _, store := range stores {
+		t.Run(store, func(t *testing.T) {
+			config := dataConfig
+			switch store {
+			case "pebble":
+			case "postgres":
+				config = pgDataConfig(pgDatabase(t), "")
+			default:
+				t.Fatalf("%s=%s: unknown store %q (pebble, postgres)", sdkSuiteStoresEnv, os.Getenv(sdkSuiteStoresEnv), store)
+			}
+			n := nodetest.Start(t, nodetest.Options{Config: config})
+			runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+n.URL)
+		})
+	}
 }
 
 // runSDKSuite runs one file of the conformance suite with node --test and

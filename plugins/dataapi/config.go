@@ -2,6 +2,7 @@ package dataapi
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
@@ -41,9 +44,30 @@ type Config struct {
 	Indexer IndexerConfig `json:"indexer"`
 	// NFTMetadata says whether NFT metadata documents are fetched.
 	NFTMetadata NFTMetadataConfig `json:"nft-metadata"`
-	// Store chooses the embedded store's engine.
+	// Store chooses the store: an embedded engine, or PostgreSQL.
 	Store StoreConfig `json:"store"`
+	// Role is what the module does: RoleFull indexes and serves, RoleAPI
+	// only serves, from a PostgreSQL database that an indexer writes.
+	Role string `json:"role"`
+	// PageTokenKey signs page tokens: 64 hex digits, the same on every
+	// instance behind one load balancer; "" keeps a key of the module's
+	// own in its data directory.
+	PageTokenKey string `json:"page-token-key"`
+	// UpstreamURL is, for RoleAPI, the base URL of the node that runs the
+	// chains (the indexer's): native balances and vertices are read there.
+	UpstreamURL string `json:"upstream-url"`
 }
+
+// The roles of a module (docs/data-api.md, "Scaling out").
+const (
+	// RoleFull indexes the node's chains and serves the API.
+	RoleFull = "full"
+	// RoleAPI serves the API from what another instance indexes.
+	RoleAPI = "api"
+)
+
+// EnginePostgres is the store engine of the PostgreSQL backend.
+const EnginePostgres = "postgres"
 
 // IndexerConfig tunes the indexer.
 type IndexerConfig struct {
@@ -68,12 +92,19 @@ type NFTMetadataConfig struct {
 	Parallel int `json:"parallel"`
 }
 
-// StoreConfig configures the embedded store.
+// StoreConfig configures the store.
 type StoreConfig struct {
-	// Engine is pebble or leveldb.
+	// Engine is pebble or leveldb (embedded, in the data directory), or
+	// postgres.
 	Engine string `json:"engine"`
-	// CacheMB is the engine's block cache, in MiB.
+	// CacheMB is an embedded engine's block cache, in MiB.
 	CacheMB int `json:"cache-mb"`
+	// URL is PostgreSQL's connection URL; what it leaves out (the
+	// password, say) comes from the PG* environment variables and
+	// ~/.pgpass of the node's process.
+	URL string `json:"url"`
+	// MaxConns is the most connections to PostgreSQL this instance opens.
+	MaxConns int `json:"max-conns"`
 }
 
 // Duration is a time.Duration written as a string, like "5s". A value
@@ -119,7 +150,8 @@ func DefaultConfig() Config {
 		NFTMetadata: NFTMetadataConfig{
 			Timeout: Duration{D: 5 * time.Second}, MaxBytes: 1 << 20, IPFSGateway: "https://ipfs.io/ipfs/", Parallel: 8,
 		},
-		Store: StoreConfig{Engine: kvstore.EnginePebble, CacheMB: 64},
+		Store: StoreConfig{Engine: kvstore.EnginePebble, CacheMB: 64, MaxConns: 8},
+		Role:  RoleFull,
 	}
 }
 
@@ -179,16 +211,69 @@ func (c Config) Validate() error {
 			problems = append(problems, fmt.Sprintf("nft-metadata.ipfs-gateway: must be an http or https URL, got %q", g))
 		}
 	}
-	if e := c.Store.Engine; e != kvstore.EnginePebble && e != kvstore.EngineLevelDB {
-		problems = append(problems, fmt.Sprintf("store.engine: must be %s or %s, got %q", kvstore.EnginePebble, kvstore.EngineLevelDB, e))
+	problems = c.Store.check(problems)
+	if c.Role != RoleFull && c.Role != RoleAPI {
+		problems = append(problems, fmt.Sprintf("role: must be %s or %s, got %q", RoleFull, RoleAPI, c.Role))
 	}
-	if c.Store.CacheMB < 8 {
-		problems = append(problems, fmt.Sprintf("store.cache-mb: must be at least 8, got %d", c.Store.CacheMB))
+	if c.Role == RoleAPI && c.Store.Engine != EnginePostgres {
+		problems = append(problems, fmt.Sprintf("role: %s needs store.engine %s (an embedded store has one process), got %q", RoleAPI, EnginePostgres, c.Store.Engine))
+	}
+	if _, err := c.pageTokenKey(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if u, err := url.Parse(c.UpstreamURL); c.UpstreamURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		problems = append(problems, fmt.Sprintf("upstream-url: must be an http or https URL, got %q", c.UpstreamURL))
+	}
+	if c.Role == RoleAPI && c.PageTokenKey == "" {
+		problems = append(problems, fmt.Sprintf("page-token-key: role %s needs the key every instance of the database signs page tokens with", RoleAPI))
+	}
+	switch {
+	case c.Role == RoleAPI && c.UpstreamURL == "":
+		problems = append(problems, fmt.Sprintf("upstream-url: role %s needs the URL of the node that runs the chains (native balances and vertices are read there)", RoleAPI))
+	case c.Role == RoleFull && c.UpstreamURL != "":
+		problems = append(problems, fmt.Sprintf("upstream-url: only for role %s (role %s runs on the node of the chains)", RoleAPI, RoleFull))
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// check appends the store settings' problems.
+func (c StoreConfig) check(problems []string) []string {
+	switch c.Engine {
+	case kvstore.EnginePebble, kvstore.EngineLevelDB:
+		if c.URL != "" {
+			problems = append(problems, fmt.Sprintf("store.url: only for store.engine %s", EnginePostgres))
+		}
+	case EnginePostgres:
+		if c.URL == "" {
+			problems = append(problems, "store.url: store.engine postgres needs the database's connection URL (postgres://user@host:5432/db)")
+		} else if _, err := pgx.ParseConfig(c.URL); err != nil {
+			problems = append(problems, "store.url: "+err.Error())
+		}
+	default:
+		problems = append(problems, fmt.Sprintf("store.engine: must be %s, %s or %s, got %q", kvstore.EnginePebble, kvstore.EngineLevelDB, EnginePostgres, c.Engine))
+	}
+	if c.CacheMB < 8 {
+		problems = append(problems, fmt.Sprintf("store.cache-mb: must be at least 8, got %d", c.CacheMB))
+	}
+	if c.MaxConns < 1 || c.MaxConns > 1000 {
+		problems = append(problems, fmt.Sprintf("store.max-conns: must be from 1 to 1000, got %d", c.MaxConns))
+	}
+	return problems
+}
+
+// pageTokenKey returns the configured page token key, nil when none is.
+func (c Config) pageTokenKey() ([]byte, error) {
+	if c.PageTokenKey == "" {
+		return nil, nil
+	}
+	key, err := hex.DecodeString(c.PageTokenKey)
+	if err != nil || len(key) != 32 {
+		return nil, errors.New("page-token-key: must be 64 hex digits (32 random bytes: openssl rand -hex 32), or empty")
+	}
+	return key, nil
 }
 
 // sortedKeys returns the keys of m in order.

@@ -290,7 +290,7 @@ func TestConfig(t *testing.T) {
 		{`{"indexer": {"blocks-per-request": 0}}`, `indexer.blocks-per-request: must be from 1 to 1024, got 0`},
 		{`{"nft-metadata": {"timeout": "soon"}}`, `nft-metadata.timeout: must be a non-negative duration like "5s", got "soon"`},
 		{`{"page-token-ttl": 5}`, `page-token-ttl: must be a non-negative duration like "5s", got 5`},
-		{`{"store": {"engine": "rocks"}}`, `store.engine: must be pebble or leveldb, got "rocks"`},
+		{`{"store": {"engine": "rocks"}}`, `store.engine: must be pebble, leveldb or postgres, got "rocks"`},
 		{`{"chains": {"C": {"features": ["magic"]}}}`, `chains.C.features[0]: must be one of nftIndexing|webhooks|teleporter, got "magic"`},
 		{`{} {}`, `unexpected data after the config object`},
 	} {

@@ -1,14 +1,16 @@
 // Package dataapi is the chain data REST API module (docs/data-api.md): it
 // indexes every EVM chain of the node into an embedded store in its data
-// directory and serves the data API at /v1/chains, /v1/address and
-// /v1/networks, in the shapes of the contract that @avalanche-sdk/chainkit
-// validates.
+// directory, or into PostgreSQL, and serves the data API at /v1/chains,
+// /v1/address and /v1/networks, in the shapes of the contract that
+// @avalanche-sdk/chainkit validates. On PostgreSQL, instances in the API
+// role serve the same database without indexing (docs/data-api.md,
+// "Scaling out").
 //
 // Its parts, one job each: indexer (finds and follows the chains), derive
 // (blocks to records), tokens (token metadata through eth_call), evmrpc
-// (calls to the EVM's internal indexer handler), store and store/kvstore
-// (the storage interface and its embedded backend), api (the endpoints),
-// price (the pluggable price source).
+// (calls to the EVM's internal indexer handler), store, store/kvstore and
+// store/pgstore (the storage interface and its embedded and PostgreSQL
+// backends), api (the endpoints), price (the pluggable price source).
 package dataapi
 
 import (
@@ -17,12 +19,15 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/price"
+	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
+	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/tokens"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/rest"
@@ -44,27 +49,34 @@ type Options struct {
 type Module struct {
 	opts    Options
 	cfg     Config
-	store   *kvstore.Store
+	store   store.Store
+	pg      *pgstore.Store // the store, when it is PostgreSQL
 	indexer *indexer.Indexer
+	replica *replicaChains // the chains of an API-only instance
+	ready   *readiness     // holds an API-only instance until its database is ready
 	handler http.Handler
 
-	stopOnce sync.Once
-	stopErr  error
+	stopPublish context.CancelFunc
+	published   chan struct{}
+	stopOnce    sync.Once
+	stopErr     error
 }
 
 // New returns an uninitialized module.
 func New(opts Options) *Module { return &Module{opts: opts} }
 
-// Initialize reads the config, opens the store in the data directory,
-// starts indexing and builds the API.
+// Initialize reads the config, opens the store, starts indexing (or, in
+// the API role, reads what another instance indexes) and builds the API.
 func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if m.cfg, err = ParseConfig(env.Config); err != nil {
 		return fmt.Errorf("module %s config: %w", env.Name, err)
 	}
 	cfg := m.cfg
-	key, err := rest.LoadOrCreateKey(filepath.Join(env.DataDir, "pagetoken.key"))
-	if err != nil {
-		return err
+	key, _ := cfg.pageTokenKey()
+	if key == nil {
+		if key, err = rest.LoadOrCreateKey(filepath.Join(env.DataDir, "pagetoken.key")); err != nil {
+			return err
+		}
 	}
 	pageTokens, err := rest.NewPageTokens(key, cfg.PageTokenTTL.D)
 	if err != nil {
@@ -74,7 +86,7 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err != nil {
 		return fmt.Errorf("module %s config: rate-limit: %w", env.Name, err)
 	}
-	if m.store, err = kvstore.Open(filepath.Join(env.DataDir, "store"), kvstore.Options{Engine: cfg.Store.Engine, CacheMB: cfg.Store.CacheMB}); err != nil {
+	if err := m.openStore(ctx, env.DataDir); err != nil {
 		return err
 	}
 	defer func() {
@@ -82,6 +94,77 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 			m.stop()
 		}
 	}()
+	services := env.Host
+	var chains func() []indexer.Chain
+	var up *upstream
+	if cfg.Role == RoleAPI {
+		if up, err = newUpstream(cfg.UpstreamURL); err != nil {
+			return err
+		}
+		services.Calls = up
+		m.replica = &replicaChains{store: m.pg, log: env.Logger}
+		chains = m.replica.Chains
+		m.ready = &readiness{store: m.pg}
+		if err := m.ready.check(ctx); err != nil {
+			env.Logger.Warn("the database is not ready: answering 503 until it is", "error", err)
+		}
+	} else {
+		if err := m.startIndexer(ctx, env); err != nil {
+			return err
+		}
+		chains = m.indexer.Chains
+	}
+	network, err := rest.NodeNetwork(env.NetworkID, cfg.Network)
+	if err != nil {
+		return fmt.Errorf("module %s config: network: %w", env.Name, err)
+	}
+	server, err := api.New(api.Options{
+		Store: m.store, Chains: chains, Host: services, Tokens: pageTokens, Prices: m.opts.Prices,
+		Network: network, PublicURL: cfg.PublicURL, ChainConfig: cfg.Chains, Logger: env.Logger, Metrics: env.Metrics,
+	})
+	if err != nil {
+		return fmt.Errorf("register API metrics: %w", err)
+	}
+	h := server.Handler()
+	if up != nil {
+		// The vertices are the X-Chain's, which only the upstream node runs.
+		endpoints, vertices := h, up.proxy(env.Logger)
+		h = m.ready.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, verticesPrefix) {
+				vertices.ServeHTTP(w, r)
+				return
+			}
+			endpoints.ServeHTTP(w, r)
+		}))
+	}
+	m.handler = limiter.Wrap(h)
+	env.Logger.Info("data API ready", "role", cfg.Role, "store", cfg.Store.Engine, "mainnet", network.Mainnet, "nft_fetch", cfg.NFTMetadata.Fetch)
+	return nil
+}
+
+// verticesPrefix is the path of the vertices (endpoint 13).
+const verticesPrefix = "/v1/networks/"
+
+// openStore opens the store the config names: an embedded engine in the
+// data directory, or PostgreSQL (read-only in the API role).
+func (m *Module) openStore(ctx context.Context, dataDir string) (err error) {
+	sc := m.cfg.Store
+	if sc.Engine != EnginePostgres {
+		m.store, err = kvstore.Open(filepath.Join(dataDir, "store"), kvstore.Options{Engine: sc.Engine, CacheMB: sc.CacheMB})
+		return err
+	}
+	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == RoleAPI, MaxConns: sc.MaxConns})
+	if err != nil {
+		return err
+	}
+	m.store = m.pg
+	return nil
+}
+
+// startIndexer starts indexing the node's chains and, on PostgreSQL,
+// publishing them for the API-only instances.
+func (m *Module) startIndexer(ctx context.Context, env *sdk.Env) (err error) {
+	cfg := m.cfg
 	m.indexer, err = indexer.New(indexer.Options{
 		Host: env.Host, Store: m.store, Logger: env.Logger, Metrics: env.Metrics,
 		BlocksPerRequest: cfg.Indexer.BlocksPerRequest, InFlight: cfg.Indexer.RequestsInFlight,
@@ -99,41 +182,48 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err = m.indexer.Start(ctx); err != nil {
 		return err
 	}
-	network, err := rest.NodeNetwork(env.NetworkID, cfg.Network)
-	if err != nil {
-		return fmt.Errorf("module %s config: network: %w", env.Name, err)
+	if m.pg != nil {
+		pubCtx, stop := context.WithCancel(context.Background())
+		m.stopPublish, m.published = stop, make(chan struct{})
+		go func() {
+			defer close(m.published)
+			publishChains(pubCtx, m.pg, m.indexer.Chains, env.Logger)
+		}()
 	}
-	server, err := api.New(api.Options{
-		Store: m.store, Chains: m.indexer.Chains, Host: env.Host, Tokens: pageTokens, Prices: m.opts.Prices,
-		Network: network, PublicURL: cfg.PublicURL, ChainConfig: cfg.Chains, Logger: env.Logger, Metrics: env.Metrics,
-	})
-	if err != nil {
-		return fmt.Errorf("register API metrics: %w", err)
-	}
-	m.handler = limiter.Wrap(server.Handler())
-	env.Logger.Info("data API ready", "store", cfg.Store.Engine, "mainnet", network.Mainnet, "nft_fetch", cfg.NFTMetadata.Fetch)
 	return nil
 }
 
 // Handler serves the API behind the API keys and rate limits.
 func (m *Module) Handler() http.Handler { return m.handler }
 
-// Health is unhealthy while the chain watch fails.
-func (m *Module) Health(context.Context) error {
-	if m.indexer == nil {
+// Health is unhealthy while the chain watch fails, or, in the API role,
+// until the database is ready.
+func (m *Module) Health(ctx context.Context) error {
+	switch {
+	case m.ready != nil:
+		if err := m.ready.check(ctx); err != nil {
+			return err
+		}
+		return m.pg.Ping(ctx)
+	case m.indexer == nil:
 		return errors.New("not initialized")
 	}
 	return m.indexer.Health()
 }
 
 // HealthDetails reports each chain's indexed height, accepted height and
-// lag.
+// lag (in the API role, the indexed height).
 func (m *Module) HealthDetails(context.Context) map[string]any {
-	if m.indexer == nil {
+	var d map[string]any
+	switch {
+	case m.replica != nil:
+		d = m.replica.healthDetails()
+	case m.indexer != nil:
+		d = m.indexer.HealthDetails()
+	default:
 		return nil
 	}
-	d := m.indexer.HealthDetails()
-	d["store"] = m.cfg.Store.Engine
+	d["store"], d["role"] = m.cfg.Store.Engine, m.cfg.Role
 	return d
 }
 
@@ -142,9 +232,14 @@ func (m *Module) Shutdown(context.Context) error {
 	return m.stop()
 }
 
-// stop stops the indexer, then closes the store, once.
+// stop stops the indexer and the publishing of its chains, then closes
+// the store, once.
 func (m *Module) stop() error {
 	m.stopOnce.Do(func() {
+		if m.stopPublish != nil {
+			m.stopPublish()
+			<-m.published
+		}
 		if m.indexer != nil {
 			m.indexer.Stop()
 		}
