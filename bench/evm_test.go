@@ -31,6 +31,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/evm"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/host/hosttest"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -176,7 +177,7 @@ func newDirectEVM(dataDir string) (*evm.VM, http.Handler, error) {
 		DataDir: dataDir,
 		Logger:  hclog.NewNullLogger(),
 	}
-	db := &memDB{m: map[string][]byte{}}
+	db := hosttest.NewDatabase()
 	env.Host = host.Services{DB: db, Index: evmMemIndex{db: db}}
 	if err := vm.Initialize(context.Background(), env); err != nil {
 		return nil, nil, fmt.Errorf("initialize the EVM: %w", err)
@@ -393,7 +394,7 @@ func reportBurst(b *testing.B, c *ethclient.Client, elapsed time.Duration, last 
 
 // evmMemIndex applies the state writes of Accept and keeps no index.
 type evmMemIndex struct {
-	db *memDB
+	db *hosttest.Database
 }
 
 func (x evmMemIndex) Accept(ctx context.Context, _ string, _ ids.ID, _ []byte, state []host.Op) (host.Accepted, error) {

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,6 +15,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/example"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/host/hosttest"
 )
 
 // BenchmarkJSONRPCRoundTrip compares one JSON-RPC call (kv.get of the
@@ -35,7 +35,10 @@ func BenchmarkJSONRPCRoundTrip(b *testing.B) {
 
 	b.Run("in-process", func(b *testing.B) {
 		vm := example.New()
-		db := &memDB{m: map[string][]byte{"k/k": []byte("v")}}
+		db := hosttest.NewDatabase()
+		if err := db.Put(context.Background(), []byte("k/k"), []byte("v")); err != nil {
+			b.Fatal(err)
+		}
 		env := &sdk.Env{Logger: hclog.NewNullLogger(), Host: host.Services{DB: db}}
 		if err := vm.Initialize(context.Background(), env); err != nil {
 			b.Fatal(err)
@@ -71,54 +74,4 @@ func run(b *testing.B, url, body string) {
 	if len(lat) > 0 {
 		b.ReportMetric(float64(lat[len(lat)/2]), "p50-ns")
 	}
-}
-
-// memDB is the in-memory host database of the in-process baseline.
-type memDB struct {
-	mu sync.RWMutex
-	m  map[string][]byte
-}
-
-func (d *memDB) Get(_ context.Context, key []byte) ([]byte, error) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	v, ok := d.m[string(key)]
-	if !ok {
-		return nil, host.ErrNotFound
-	}
-	return v, nil
-}
-
-func (d *memDB) Has(ctx context.Context, key []byte) (bool, error) {
-	_, err := d.Get(ctx, key)
-	return err == nil, nil
-}
-
-func (d *memDB) Put(_ context.Context, key, value []byte) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.m[string(key)] = append([]byte(nil), value...)
-	return nil
-}
-
-func (d *memDB) Delete(_ context.Context, key []byte) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.m, string(key))
-	return nil
-}
-
-func (d *memDB) Write(ctx context.Context, ops []host.Op, _ bool) error {
-	for _, op := range ops {
-		if op.Delete {
-			_ = d.Delete(ctx, op.Key)
-		} else {
-			_ = d.Put(ctx, op.Key, op.Value)
-		}
-	}
-	return nil
-}
-
-func (d *memDB) Iterate(context.Context, []byte, []byte, func(k, v []byte) error) error {
-	return nil
 }

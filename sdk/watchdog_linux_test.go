@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // TestPluginBinaryExitsWhenHostDies starts the binary from a shell that exits a second later, as
@@ -35,14 +36,13 @@ func TestPluginBinaryExitsWhenHostDies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plugin pid %q: %v", out, err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("plugin %d still runs 5s after its parent exited", pid)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	plugintest.Eventually(t, 5*time.Second, func() error {
+		if alive(pid) {
+			return fmt.Errorf("plugin %d still runs after its parent exited", pid)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // alive reports whether pid runs and is no zombie.

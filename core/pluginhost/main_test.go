@@ -18,6 +18,7 @@ import (
 	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/host/hosttest"
 )
 
 // testPluginPath is the test plugin binary TestMain builds.
@@ -50,7 +51,7 @@ func runTests(m *testing.M) int {
 // testEnv is a started test plugin with what the host side gave it.
 type testEnv struct {
 	inst *Instance
-	db   *memDB
+	db   *hosttest.Database
 	logs *syncbuf.Buffer
 	// errs records what OnError was told.
 	errs chan httpError
@@ -65,9 +66,9 @@ type httpError struct {
 
 // testOptions returns Options for the test plugin with a fresh in-memory
 // database and a Trace logger writing to logs.
-func testOptions(t *testing.T) (Options, *memDB, *syncbuf.Buffer) {
+func testOptions(t *testing.T) (Options, *hosttest.Database, *syncbuf.Buffer) {
 	t.Helper()
-	db := newMemDB()
+	db := hosttest.NewDatabase()
 	logs := &syncbuf.Buffer{}
 	return Options{
 		Path: testPluginPath,
@@ -84,7 +85,7 @@ func testOptions(t *testing.T) (Options, *memDB, *syncbuf.Buffer) {
 
 // startEnv starts the test plugin with opts (from testOptions, possibly
 // changed) and serves its handlers under /<name>/ on an httptest server.
-func startEnv(t *testing.T, opts Options, db *memDB, logs *syncbuf.Buffer) *testEnv {
+func startEnv(t *testing.T, opts Options, db *hosttest.Database, logs *syncbuf.Buffer) *testEnv {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

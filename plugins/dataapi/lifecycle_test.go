@@ -2,6 +2,7 @@ package dataapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -161,22 +162,18 @@ func TestLive(t *testing.T) {
 	stopped := chainD
 	stopped.Running = false
 	e.h.SetChain(stopped)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	plugintest.Eventually(t, 10*time.Second, func() error {
 		var chains api.ListChainsResponse
 		e.getJSON("/v1/chains", &chains)
 		status := map[string]string{}
 		for _, ci := range chains.Chains {
 			status[ci.ChainID] = ci.Status
 		}
-		if status["99999"] == "UNAVAILABLE" && status["43112"] == "OK" {
-			break
+		if status["99999"] != "UNAVAILABLE" || status["43112"] != "OK" {
+			return fmt.Errorf("statuses %v", status)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("statuses %v", status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	details, err := e.h.HealthDetails(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -316,14 +313,16 @@ func TestConfig(t *testing.T) {
 	} {
 		e := startEnv(t, envOptions{networkID: tc.networkID, config: tc.config, infos: []host.ChainInfo{chainC}, chains: map[ids.ID]*fakeevm.Chain{chainC.ID: c}})
 		var chains api.ListChainsResponse
-		deadline := time.Now().Add(10 * time.Second)
-		for len(chains.Chains) == 0 && time.Now().Before(deadline) {
+		plugintest.Eventually(t, 10*time.Second, func() error {
 			e.getJSON("/v1/chains?network=mainnet", &chains)
 			if !tc.mainnet {
 				e.getJSON("/v1/chains?network=testnet", &chains)
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			if len(chains.Chains) == 0 {
+				return errors.New("no chain listed")
+			}
+			return nil
+		})
 		if len(chains.Chains) != 1 || chains.Chains[0].IsTestnet == tc.mainnet {
 			t.Errorf("network %d with %s: %+v", tc.networkID, tc.config, chains)
 		}
@@ -335,11 +334,12 @@ func TestConfig(t *testing.T) {
 		"private": true, "features": ["nftIndexing"], "network-token": {"name": "Local", "symbol": "LOC", "decimals": 9}}}}`,
 		infos: []host.ChainInfo{chainC}, chains: map[ids.ID]*fakeevm.Chain{chainC.ID: c}})
 	var chains api.ListChainsResponse
-	deadline := time.Now().Add(10 * time.Second)
-	for len(chains.Chains) == 0 && time.Now().Before(deadline) {
-		e.getJSON("/v1/chains?feature=nftIndexing", &chains)
-		time.Sleep(5 * time.Millisecond)
-	}
+	plugintest.Eventually(t, 10*time.Second, func() error {
+		if e.getJSON("/v1/chains?feature=nftIndexing", &chains); len(chains.Chains) == 0 {
+			return errors.New("no chain listed")
+		}
+		return nil
+	})
 	if len(chains.Chains) != 1 {
 		t.Fatalf("configured chain: %+v", chains)
 	}

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
@@ -43,6 +44,8 @@ type Options struct {
 	// HTTPClient fetches NFT metadata documents when the config turns
 	// fetching on; nil uses a client with the config's timeout.
 	HTTPClient *http.Client
+	// Now is the clock of the NFT metadata's update times; nil: time.Now.
+	Now func() time.Time
 }
 
 // Module is the data API module.
@@ -169,7 +172,7 @@ func (m *Module) startIndexer(ctx context.Context, env *sdk.Env) (err error) {
 		Host: env.Host, Store: m.store, Logger: env.Logger, Metrics: env.Metrics,
 		BlocksPerRequest: cfg.Indexer.BlocksPerRequest, InFlight: cfg.Indexer.RequestsInFlight,
 		Tokens: tokens.Options{
-			Parallel: cfg.NFTMetadata.Parallel,
+			Parallel: cfg.NFTMetadata.Parallel, Now: m.opts.Now,
 			Fetch: tokens.FetchOptions{
 				Enabled: cfg.NFTMetadata.Fetch, Timeout: cfg.NFTMetadata.Timeout.D,
 				MaxBytes: cfg.NFTMetadata.MaxBytes, IPFSGateway: cfg.NFTMetadata.IPFSGateway, Client: m.opts.HTTPClient,

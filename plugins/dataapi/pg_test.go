@@ -23,6 +23,7 @@ import (
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // pageTokenKey is the page token key the instances of the tests share.
@@ -265,17 +266,12 @@ func TestAPIRoleWaitsForTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	writer.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		status, _, _ := e.get("/v1/chains")
-		if status == http.StatusOK {
-			break
+	plugintest.Eventually(t, 10*time.Second, func() error {
+		if status, _, _ := e.get("/v1/chains"); status != http.StatusOK {
+			return fmt.Errorf("/v1/chains = %d after the schema was made", status)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/v1/chains = %d after the schema was made", status)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	if err := e.h.Health(context.Background()); err != nil {
 		t.Errorf("unhealthy with the schema: %v", err)
 	}

@@ -82,17 +82,13 @@ func TestChains(t *testing.T) {
 	stopped := kvChain
 	stopped.Running = false
 	h.SetChain(stopped)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	plugintest.Eventually(t, 10*time.Second, func() error {
 		_, _, body = get(t, h, "/v1/example/chains")
-		if strings.Contains(string(body), `"name":"kv","aliases":["kv","example"],"vmName":"example","running":false`) {
-			break
+		if !strings.Contains(string(body), `"name":"kv","aliases":["kv","example"],"vmName":"example","running":false`) {
+			return fmt.Errorf("the stop of kv is not seen: %s", body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stop of kv is not seen: %s", body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	details, err := h.HealthDetails(t.Context())
 	if err != nil || details["chains"] != 2.0 || details["running"] != 1.0 {
 		t.Errorf("HealthDetails = %v, %v; want 2 chains, 1 running", details, err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/host/hosttest"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -45,7 +46,7 @@ type Host struct {
 	mu      sync.Mutex
 	self    host.ChainInfo
 	others  []host.ChainInfo
-	data    map[string][]byte
+	db      *hosttest.Database
 	index   map[indexKey][]host.Container
 	changed chan struct{} // closed and replaced on every accept
 	events  host.ChainEvents
@@ -61,7 +62,7 @@ func New(opts Options) *Host {
 		opts:    opts,
 		self:    opts.Self,
 		others:  slices.Clone(opts.Others),
-		data:    make(map[string][]byte),
+		db:      hosttest.NewDatabase(),
 		index:   make(map[indexKey][]host.Container),
 		changed: make(chan struct{}),
 		shared:  make(map[sharedKey]*sharedSpace),
@@ -71,7 +72,7 @@ func New(opts Options) *Host {
 // Services returns the services backed by h. A module (no chain of its
 // own) gets no shared memory, as on the node.
 func (h *Host) Services() host.Services {
-	svc := host.Services{DB: (*database)(h), Index: (*index)(h), Chains: (*registry)(h), Calls: (*caller)(h)}
+	svc := host.Services{DB: h.db, Index: (*index)(h), Chains: (*registry)(h), Calls: (*caller)(h)}
 	if !h.opts.Self.ID.IsZero() {
 		svc.SharedMemory = (*sharedMemory)(h)
 	}
@@ -79,7 +80,7 @@ func (h *Host) Services() host.Services {
 }
 
 // DB returns the database namespace.
-func (h *Host) DB() host.Database { return (*database)(h) }
+func (h *Host) DB() host.Database { return h.db }
 
 // SetSelf replaces the description of the instance's own chain, for example
 // once its handlers are known.
@@ -142,15 +143,11 @@ func (h *Host) Containers(kind string) []host.Container {
 	return slices.Clone(h.index[indexKey{h.self.ID, kind}])
 }
 
-// applyLocked applies ops to the data; h.mu must be held.
+// applyLocked applies ops to the database; h.mu must be held, so that the
+// state lands with the containers it belongs to. The callers have checked
+// the keys, and a Background context is never done: Write cannot fail.
 func (h *Host) applyLocked(ops []host.Op) {
-	for _, op := range ops {
-		if op.Delete {
-			delete(h.data, string(op.Key))
-			continue
-		}
-		h.data[string(op.Key)] = append([]byte{}, op.Value...)
-	}
+	_ = h.db.Write(context.Background(), ops, false)
 }
 
 // resolve returns the chain an ID or alias names; "" is the own chain.
