@@ -3,7 +3,7 @@ import { time } from './format.js';
 
 const W = 600;
 const H = 160;
-const PAD = { l: 4, r: 4, t: 8, b: 18 };
+const PAD = { l: 0, r: 0, t: 8, b: 1 };
 
 // Chart draws points ({timestamp, value}, any order) oldest to newest,
 // with the largest value and the newest point named; format writes a value.
@@ -15,7 +15,7 @@ export function Chart({ title, points, format = String, name }) {
   const ih = H - PAD.t - PAD.b;
   const bw = pts.length ? iw / pts.length : iw;
   return (
-    <figure class="chart" data-chart={name}>
+    <figure class="chart" data-chart={name} data-first={pts.length ? pts[0].timestamp : undefined}>
       <figcaption>
         {title}
         {last && <span class="muted"> · latest <b data-field={`${name}-latest`}>{format(last.value)}</b> ({time(last.timestamp)}) · {pts.length} points · max {format(max)}</span>}
@@ -23,7 +23,8 @@ export function Chart({ title, points, format = String, name }) {
       {pts.length === 0 ? (
         <p class="muted">No points yet.</p>
       ) : (
-        <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${title}: ${pts.length} points, latest ${format(last.value)}`}>
+        <>
+        <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${title}: ${pts.length} points, latest ${format(last.value)}`} preserveAspectRatio="none">
           <line class="axis" x1={PAD.l} x2={W - PAD.r} y1={H - PAD.b} y2={H - PAD.b} />
           {pts.map((p, i) => {
             const h = max > 0 ? (Number(p.value) / max) * ih : 0;
@@ -33,9 +34,9 @@ export function Chart({ title, points, format = String, name }) {
               </rect>
             );
           })}
-          <text x={PAD.l} y={H - 4}>{time(pts[0].timestamp).slice(0, 10)}</text>
-          <text x={W - PAD.r} y={H - 4} text-anchor="end">{time(last.timestamp).slice(0, 10)}</text>
         </svg>
+        <div class="range muted"><span>{time(pts[0].timestamp)}</span><span>{time(last.timestamp)}</span></div>
+        </>
       )}
     </figure>
   );

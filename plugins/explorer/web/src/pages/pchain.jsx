@@ -11,20 +11,24 @@ const primary = '11111111111111111111111111111111LpoYY';
 // hours is how many hourly points of the staking series the page draws.
 const hours = 48;
 
+// days is how many UTC days of the fee series the page draws.
+const days = 90;
+
 // series reads a metrics API series, or [] when the module does not answer.
 const series = (path) => rest(path).then((r) => r.results, () => []);
 
 async function loadP() {
   const net = await network();
+  const since = `startTimestamp=${Math.floor(Date.now() / 1000 / 86400 - days + 1) * 86400}`;
   const [height, ts, validators, subnets, count, fees, cumulative, paying] = await Promise.all([
     platform('getHeight'),
     platform('getTimestamp'),
     platform('getCurrentValidators', {}),
     platform('getSubnets', {}),
     series(`/v2/networks/${net}/metrics/validatorCount?subnetId=${primary}&pageSize=${hours}`),
-    series('/v2/validators/metrics/totalValidatorFeesDaily'),
-    series('/v2/validators/metrics/totalCumulativeFeesDaily'),
-    series('/v2/validators/metrics/totalPayingValidatorsDaily'),
+    series(`/v2/validators/metrics/totalValidatorFeesDaily?${since}`),
+    series(`/v2/validators/metrics/totalCumulativeFeesDaily?${since}`),
+    series(`/v2/validators/metrics/totalPayingValidatorsDaily?${since}`),
   ]);
   const l1s = await Promise.all(
     subnets.subnets.filter((s) => s.id !== primary).map(async (s) => ({
@@ -63,9 +67,9 @@ export function PPage() {
                   key: v.validationID,
                   cells: [<Id to={`p/l1/${v.validationID}`} id={v.validationID} />, <Id id={l.subnetID} />, <code>{v.nodeID}</code>, num(v.weight), navax(v.balance), BigInt(v.balance) > 0n ? 'active' : 'inactive'],
                 })))} empty="No L1 validators." />
-              <Chart name="fees-daily" title="Fees paid by all L1 validators, per UTC day" points={d.fees} format={navax} />
-              <Chart name="fees-cumulative" title="Fees paid by all L1 validators, cumulative" points={d.cumulative} format={navax} />
-              <Chart name="paying" title="L1 validators paying, per UTC day" points={d.paying} />
+              <Chart name="fees-daily" title={`Fees paid by all L1 validators, per UTC day (last ${days} days)`} points={d.fees} format={navax} />
+              <Chart name="fees-cumulative" title={`Fees paid by all L1 validators, cumulative (last ${days} days)`} points={d.cumulative} format={navax} />
+              <Chart name="paying" title={`L1 validators paying, per UTC day (last ${days} days)`} points={d.paying} />
             </Section>
           </>
         )}
