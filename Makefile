@@ -15,10 +15,15 @@ LDFLAGS   := -X github.com/chainhost/chainhost/core/version.Version=$(VERSION)
 # committed lockfile (docs/data-api.md, "Conformance suite").
 SDK_SUITE := tests/dataapi-sdk
 SDK_DEPS  := $(SDK_SUITE)/node_modules/.package-lock.json
+# The explorer's front end (docs/explorer.md): npm packages of its committed
+# lockfile, built into the folder the explorer module embeds.
+EXPLORER_WEB  := plugins/explorer/web
+EXPLORER_DEPS := $(EXPLORER_WEB)/node_modules/.package-lock.json
+EXPLORER_DIST := $(EXPLORER_WEB)/dist/index.html
 
-.PHONY: build run test test-sdk sdk-deps pg-deps bench fuzz proto lint tools clean
+.PHONY: build run test test-sdk sdk-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
 
-build:
+build: explorer
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
 	@mkdir -p $(PLUGINS)
 	@for p in $(PLUGIN_CMDS); do \
@@ -36,7 +41,7 @@ run: build
 # of the node's binary). It runs without -race: it is a client of the
 # node's processes, and the race build of avalanchego's dependencies would
 # add minutes to every cold CI run.
-test: lint build sdk-deps pg-deps
+test: lint build sdk-deps pg-deps chromium-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
@@ -53,6 +58,24 @@ $(SDK_DEPS): $(SDK_SUITE)/package.json $(SDK_SUITE)/package-lock.json
 	@command -v npm >/dev/null || { echo "make test needs Node.js 20 or later with npm, for the data API conformance suite ($(SDK_SUITE))"; exit 1; }
 	cd $(SDK_SUITE) && npm ci --no-audit --no-fund
 	@touch $@
+
+# The explorer's front end, built when a source file, the build script or
+# the installed packages are newer than the last build; go:embed needs it
+# before go vet and go build see plugins/explorer.
+explorer: $(EXPLORER_DIST)
+
+$(EXPLORER_DEPS): $(EXPLORER_WEB)/package.json $(EXPLORER_WEB)/package-lock.json
+	@command -v npm >/dev/null || { echo "make build needs Node.js 20 or later with npm, for the explorer's front end ($(EXPLORER_WEB))"; exit 1; }
+	cd $(EXPLORER_WEB) && npm ci --no-audit --no-fund
+	@touch $@
+
+$(EXPLORER_DIST): $(EXPLORER_DEPS) $(EXPLORER_WEB)/build.mjs $(shell find $(EXPLORER_WEB)/src -type f 2>/dev/null)
+	cd $(EXPLORER_WEB) && npm run --silent build
+
+# Chromium for the explorer's browser tests, installed (Debian's chromium
+# package) when missing.
+chromium-deps:
+	@build/chromium.sh
 
 # PostgreSQL's server binaries for the data API's PostgreSQL tests,
 # installed (Debian's postgresql package) when missing.
@@ -87,7 +110,7 @@ proto: tools
 	cd proto && ../$(TOOLS)/buf generate
 
 # gofmt, go vet and staticcheck; make test runs it first.
-lint: $(TOOLS)/staticcheck
+lint: $(TOOLS)/staticcheck explorer
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...

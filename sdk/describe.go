@@ -23,6 +23,10 @@ type Description struct {
 	// Prefixes are the URL path prefixes a module serves unless its config
 	// names others, e.g. "/v1/chains" (docs/modules.md); modules only.
 	Prefixes []string
+	// Home marks a module that serves pages for people: GET / on the
+	// module's listener redirects to its first prefix (docs/modules.md,
+	// "Routing"); modules only.
+	Home bool
 }
 
 // wire returns the protocol's description of d, checking it.
@@ -34,6 +38,7 @@ func (d Description) wire() (pluginv1.Description, error) {
 		Aliases:   d.Aliases,
 		Protocols: pluginv1.SupportedProtocolVersions(),
 		Prefixes:  d.Prefixes,
+		Home:      d.Home,
 	}
 	if out.Kind == "" {
 		out.Kind = pluginv1.KindVM
@@ -48,8 +53,8 @@ func (d Description) wire() (pluginv1.Description, error) {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
 		}
 		out.VMID = vmID.String()
-		if len(out.Prefixes) > 0 {
-			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a VM declares no path prefixes", out.Name)
+		if len(out.Prefixes) > 0 || out.Home {
+			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a VM declares no path prefixes and no home page", out.Name)
 		}
 	case pluginv1.KindModule:
 		for _, p := range out.Prefixes {

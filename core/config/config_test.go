@@ -553,12 +553,25 @@ func TestFlagSet(t *testing.T) {
 	}
 }
 
+// moduleOn reports whether c runs the module called name.
+func moduleOn(c *Config, name string) bool {
+	for _, m := range c.Modules {
+		if m.Name == name {
+			return m.IsEnabled()
+		}
+	}
+	return false
+}
+
 func TestExampleConfigs(t *testing.T) {
 	tests := []struct {
 		file  string
 		check func(*Config) bool
 	}{
-		{"public-node.yaml", func(c *Config) bool { return !c.APIAdminEnabled && c.APIMaxBatchSize == 40 }},
+		{"public-node.yaml", func(c *Config) bool {
+			return !c.APIAdminEnabled && c.APIMaxBatchSize == 40 &&
+				moduleOn(c, "data") && moduleOn(c, "metrics") && !moduleOn(c, "explorer")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

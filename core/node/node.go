@@ -250,8 +250,13 @@ func (n *Node) routeModules() map[*modules.Module]error {
 	failed := map[*modules.Module]error{}
 	for _, mod := range n.modules.ToRoute() {
 		h := n.metrics.Instrument("module/"+mod.Name, mod.Handler(server.WriteRESTError))
-		if err := n.routes[mod.Listen()].Mount(mod.Name, mod.Prefixes(), h); err != nil {
+		routes := n.routes[mod.Listen()]
+		if err := routes.Mount(mod.Name, mod.Prefixes(), h); err != nil {
 			failed[mod] = err
+			continue
+		}
+		if p := mod.Plugin(); p != nil && p.Desc.Home {
+			routes.SetHome(mod.Prefixes()[0])
 		}
 	}
 	return failed

@@ -15,6 +15,7 @@ import (
 type Prefixes struct {
 	mu     sync.RWMutex
 	routes []prefixRoute
+	home   string // where GET / redirects; "" answers / as any unrouted path
 }
 
 // prefixRoute is one mounted prefix.
@@ -55,6 +56,37 @@ func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler) error
 	return nil
 }
 
+// SetHome makes GET / redirect to prefix, the first prefix of a module
+// that serves pages for people (its plugin's describe says home). The
+// first module to set it keeps it.
+func (p *Prefixes) SetHome(prefix string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.home == "" {
+		p.home = prefix
+	}
+}
+
+// serveHome redirects GET and HEAD / to the home prefix, keeping the
+// query; it reports false when it did not answer.
+func (p *Prefixes) serveHome(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path != "/" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false
+	}
+	p.mu.RLock()
+	home := p.home
+	p.mu.RUnlock()
+	if home == "" {
+		return false
+	}
+	target := home + "/"
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusFound)
+	return true
+}
+
 // overlap reports whether a path can fall under both prefixes.
 func overlap(a, b string) bool {
 	return pluginv1.PrefixMatches(a, b) || pluginv1.PrefixMatches(b, a)
@@ -85,10 +117,14 @@ func (p *Prefixes) List() []string {
 }
 
 // ServeHTTP serves a listener of REST modules alone: a path outside every
-// prefix gets a 404 in the REST error body, one with a dot segment a 400.
+// prefix gets a 404 in the REST error body, one with a dot segment a 400;
+// / redirects to the home prefix when a module set one.
 func (p *Prefixes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := checkSegments(r.URL.Path); err != nil {
 		WriteRESTError(w, r, http.StatusBadRequest, err)
+		return
+	}
+	if p.serveHome(w, r) {
 		return
 	}
 	if h, ok := p.Lookup(r.URL.Path); ok {

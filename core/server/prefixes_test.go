@@ -121,3 +121,40 @@ func TestRouterModules(t *testing.T) {
 		})
 	}
 }
+
+// TestRouterHome: GET and HEAD / redirect to the prefix of the module that
+// set itself home, on the main listener and on a module listener; other
+// methods, and listeners without a home, answer / as any unrouted path.
+func TestRouterHome(t *testing.T) {
+	modules := &Prefixes{}
+	if err := modules.Mount("explorer", []string{"/ui"}, named("explorer")); err != nil {
+		t.Fatal(err)
+	}
+	modules.SetHome("/ui")
+	modules.SetHome("/other") // the first home stays
+	rt := NewRouter(RouterOptions{Chains: func(string) (Chain, bool) { return nil, false }, Metrics: metrics.New(), Modules: modules})
+	tests := []struct {
+		name         string
+		h            http.Handler
+		method, path string
+		wantStatus   int
+		wantLocation string
+	}{
+		{"main GET", rt, http.MethodGet, "/", 302, "/ui/"},
+		{"main HEAD", rt, http.MethodHead, "/", 302, "/ui/"},
+		{"query kept", rt, http.MethodGet, "/?q=1", 302, "/ui/?q=1"},
+		{"POST", rt, http.MethodPost, "/", 404, ""},
+		{"the module's own path", rt, http.MethodGet, "/ui/", 200, ""},
+		{"module listener", modules, http.MethodGet, "/", 302, "/ui/"},
+		{"no home", &Prefixes{}, http.MethodGet, "/", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			tt.h.ServeHTTP(w, httptest.NewRequest(tt.method, tt.path, nil))
+			if w.Code != tt.wantStatus || w.Header().Get("Location") != tt.wantLocation {
+				t.Errorf("%s %s = %d, Location %q; want %d, %q", tt.method, tt.path, w.Code, w.Header().Get("Location"), tt.wantStatus, tt.wantLocation)
+			}
+		})
+	}
+}

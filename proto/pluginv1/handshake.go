@@ -57,6 +57,10 @@ type Description struct {
 	// Prefixes are the URL path prefixes a module serves unless its config
 	// names others ("/v1/chains"); modules only.
 	Prefixes []string `json:"prefixes,omitempty"`
+	// Home marks a module that serves pages for people: GET / on its
+	// listener redirects to its first prefix (docs/modules.md,
+	// "Routing"); modules only.
+	Home bool `json:"home,omitempty"`
 }
 
 // CheckPrefix reports whether p is a path prefix a module may claim: it

@@ -1,0 +1,91 @@
+// Calls to the node's public APIs, on the page's own origin
+// (docs/explorer.md, "What each page reads").
+
+// ApiError is a failed call, with the message the API answered.
+export class ApiError extends Error {}
+
+// rest GETs a REST path (data, metrics) and answers its JSON; an error
+// answer becomes an ApiError with the body's message.
+export async function rest(path) {
+  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) {
+    const msg = body && body.message ? [].concat(body.message).join('; ') : res.statusText;
+    throw new ApiError(`${path}: ${res.status} ${msg}`);
+  }
+  return body;
+}
+
+let rpcID = 0;
+
+// rpc calls a JSON-RPC method at path and answers its result; a JSON-RPC
+// error becomes an ApiError with its message.
+export async function rpc(path, method, params = {}) {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcID, method, params }),
+  });
+  const body = await res.json().catch(() => null);
+  if (!body) throw new ApiError(`${method}: ${res.status} ${res.statusText}`);
+  if (body.error) throw new ApiError(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+// evm calls an EVM chain's JSON-RPC (positional params).
+export const evm = (alias, method, ...params) => rpc(`/ext/bc/${alias}/rpc`, method, params);
+
+// avm and platform call the X-Chain's and the P-Chain's methods.
+export const avm = (method, params) => rpc('/ext/bc/X', `avm.${method}`, params);
+export const platform = (method, params) => rpc('/ext/bc/P', `platform.${method}`, params);
+
+// index calls the container index of a chain's kind.
+export const index = (chain, kind, method, params) => rpc(`/ext/index/${chain}/${kind}`, `index.${method}`, params);
+
+// health answers /ext/health's report (200 and 503 alike: both carry it).
+export async function health() {
+  const res = await fetch('/ext/health');
+  return res.json();
+}
+
+// metricsText reads /ext/metrics (Prometheus text) into samples:
+// {name, labels, value}.
+export async function metricsText() {
+  const res = await fetch('/ext/metrics');
+  if (!res.ok) throw new ApiError(`/ext/metrics: ${res.status} ${res.statusText}`);
+  return parseMetrics(await res.text());
+}
+
+// parseMetrics reads the Prometheus text format's sample lines.
+export function parseMetrics(text) {
+  const out = [];
+  for (const line of text.split('\n')) {
+    if (!line || line[0] === '#') continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const labels = {};
+    for (const l of (m[3] || '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
+    out.push({ name: m[1], labels, value: Number(m[4]) });
+  }
+  return out;
+}
+
+// evmChains lists the node's EVM chains from the data API, each with its
+// alias (from its rpcUrl), EVM chain ID and name; none without the module.
+export async function evmChains() {
+  try {
+    const { chains } = await rest('/v1/chains');
+    return chains.map((c) => ({
+      alias: (/\/ext\/bc\/([^/]+)\/rpc$/.exec(c.rpcUrl) || [])[1] || c.platformChainId,
+      evmChainId: c.chainId, name: c.chainName, blockchainId: c.platformChainId, token: c.networkToken, status: c.status,
+    }));
+  } catch {
+    return [];
+  }
+}
+
+// network is the name the metrics API's v2 routes know the node's network by.
+export async function network() {
+  const { networkID } = await rpc('/ext/info', 'info.getNetworkID');
+  return networkID === '1' ? 'mainnet' : 'fuji';
+}

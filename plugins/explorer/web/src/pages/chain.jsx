@@ -1,0 +1,137 @@
+// An EVM chain: its latest blocks and transactions, live as blocks arrive
+// over the chain's WebSocket, its block production rate and its average
+// throughput per day.
+import { useEffect, useState } from 'preact/hooks';
+import { evm, evmChains, health, rest } from '../api.js';
+import { ago, hexNum, num, wei } from '../format.js';
+import { Chart } from '../chart.jsx';
+import { Failure, Fields, Id, Loaded, Section, Table, useLoad } from '../ui.jsx';
+
+// shown is how many of the latest blocks the page lists.
+const shown = 10;
+
+// chainInfo finds an EVM chain of the node by alias.
+export async function chainInfo(alias) {
+  const c = (await evmChains()).find((c) => c.alias === alias || c.blockchainId === alias || c.evmChainId === alias);
+  if (!c) throw new Error(`${alias} is not an EVM chain of this node (the data API lists none by that name)`);
+  return c;
+}
+
+async function loadChain(alias) {
+  const chain = await chainInfo(alias);
+  const head = BigInt(await evm(alias, 'eth_blockNumber'));
+  const numbers = [];
+  for (let n = head; n >= 0n && numbers.length < shown; n--) numbers.push('0x' + n.toString(16));
+  const [blocks, tps, report] = await Promise.all([
+    Promise.all(numbers.map((n) => evm(alias, 'eth_getBlockByNumber', n, true))),
+    rest(`/v1/avg_tps/${encodeURIComponent(alias)}`).catch(() => null),
+    health(),
+  ]);
+  const data = report.checks['module/data'];
+  const indexer = data && data.details && data.details.chains ? data.details.chains[alias] : undefined;
+  return { chain, blocks, tps, indexer };
+}
+
+// rate is the blocks per minute over blocks (newest first), by their
+// timestamps; undefined with fewer than two or no time between them. The
+// genesis block is left out: its timestamp is the chain's design, not
+// when it was made.
+function rate(all) {
+  const blocks = all.filter((b) => b.number !== '0x0');
+  if (blocks.length < 2) return undefined;
+  const span = Number(BigInt(blocks[0].timestamp) - BigInt(blocks[blocks.length - 1].timestamp));
+  return span > 0 ? ((blocks.length - 1) * 60) / span : undefined;
+}
+
+// useHeads subscribes to the chain's new heads over its WebSocket and
+// calls onBlock with each new block, transactions included; it answers
+// the subscription's state.
+function useHeads(alias, onBlock) {
+  const [status, setStatus] = useState('connecting');
+  useEffect(() => {
+    const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ext/bc/${alias}/ws`);
+    let closed = false;
+    ws.onopen = () => ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.id === 1) {
+        setStatus(msg.error ? `subscription refused: ${msg.error.message}` : 'live');
+        return;
+      }
+      if (msg.method === 'eth_subscription' && msg.params && msg.params.result) {
+        evm(alias, 'eth_getBlockByHash', msg.params.result.hash, true).then((b) => b && !closed && onBlock(b), () => {});
+      }
+    };
+    ws.onclose = () => !closed && setStatus('disconnected: reload the page to follow new blocks again');
+    return () => {
+      closed = true;
+      ws.close();
+    };
+  }, [alias]);
+  return status;
+}
+
+export function ChainPage({ alias }) {
+  const state = useLoad(() => loadChain(alias), [alias]);
+  const [live, setLive] = useState([]);
+  const status = useHeads(alias, (b) => setLive((l) => [b, ...l.filter((x) => x.hash !== b.hash)].slice(0, shown)));
+  return (
+    <main>
+      <h1>{alias === 'C' ? 'C-Chain' : alias}</h1>
+      <Loaded state={state}>
+        {(d) => {
+          const known = new Set(live.map((b) => b.hash));
+          const blocks = [...live, ...d.blocks.filter((b) => b && !known.has(b.hash))]
+            .sort((a, b) => Number(BigInt(b.number) - BigInt(a.number))).slice(0, shown);
+          const r = rate(blocks);
+          const txs = blocks.flatMap((b) => b.transactions.map((t) => ({ ...t, blockTime: b.timestamp }))).slice(0, shown);
+          return (
+            <>
+              <Fields rows={[
+                ['Name', d.chain.name, 'name'],
+                ['EVM chain ID', d.chain.evmChainId, 'evm-chain-id'],
+                ['Height', num(hexNum(blocks[0].number)), 'height'],
+                ['Block production', r === undefined ? 'not enough blocks yet' : `${r.toFixed(2)} blocks per minute`, 'rate'],
+                d.indexer && ['Indexed to', `${num(d.indexer.height)} (lag ${d.indexer.lag} blocks)`, 'indexed'],
+                ['New blocks', <span class={status === 'live' ? 'ok' : ''}>{status}</span>, 'live'],
+              ]} />
+              <Section title="Latest blocks" id="blocks">
+                <Table name="blocks" head={['Block', 'Hash', 'Age', 'Transactions', 'Gas used']}
+                  rows={blocks.map((b) => ({
+                    key: hexNum(b.number),
+                    cells: [
+                      <a href={`chain/${alias}/block/${hexNum(b.number)}`}>{num(hexNum(b.number))}</a>,
+                      <Id to={`chain/${alias}/block/${b.hash}`} id={b.hash} />,
+                      ago(hexNum(b.timestamp)),
+                      b.transactions.length,
+                      num(hexNum(b.gasUsed)),
+                    ],
+                  }))} />
+              </Section>
+              <Section title="Latest transactions" id="txs">
+                <Table name="txs" head={['Transaction', 'Block', 'From', 'To', 'Value']}
+                  rows={txs.map((t) => ({
+                    key: t.hash,
+                    cells: [
+                      <Id to={`chain/${alias}/tx/${t.hash}`} id={t.hash} />,
+                      <a href={`chain/${alias}/block/${hexNum(t.blockNumber)}`}>{num(hexNum(t.blockNumber))}</a>,
+                      <Id to={`address/${t.from}`} id={t.from} n={6} />,
+                      t.to ? <Id to={`address/${t.to}`} id={t.to} n={6} /> : 'contract creation',
+                      wei(hexNum(t.value), d.chain.token.symbol),
+                    ],
+                  }))} />
+              </Section>
+              <Section title="Average throughput" id="tps">
+                {d.tps ? (
+                  <Chart name="avg-tps" title="Transactions per second, per UTC day" points={d.tps.results} format={(v) => Number(v).toPrecision(3)} />
+                ) : (
+                  <Failure error="the metrics API does not answer for this chain" />
+                )}
+              </Section>
+            </>
+          );
+        }}
+      </Loaded>
+    </main>
+  );
+}
