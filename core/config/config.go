@@ -1,6 +1,6 @@
 // Package config loads the host's configuration: the embedded defaults, a
 // config file, CHAINHOST_* environment variables and command-line flags, in
-// that order of precedence (DESIGN.md "Configuration").
+// that order of precedence (README, "Configuration").
 package config
 
 import (
@@ -64,7 +64,8 @@ type Config struct {
 
 	// IndexEnabled turns the container index and its API on.
 	IndexEnabled bool `koanf:"index-enabled"`
-	// IndexAllowIncomplete allows an index with gaps (SPEC 7.2 rule 4).
+	// IndexAllowIncomplete allows an index with gaps (docs/index.md,
+	// "Indexing turned off and on").
 	IndexAllowIncomplete bool `koanf:"index-allow-incomplete"`
 
 	// APIAdminEnabled serves the node administration API.
@@ -107,7 +108,7 @@ type Chain struct {
 	Config any `koanf:"config,omitempty"`
 	// LegacyIndexKinds are read-only index kinds: the host serves what the
 	// index holds of them at /ext/index/<alias>/<kind> and appends nothing
-	// (like the X-Chain's "vtx" index after linearization, SPEC 9.3).
+	// (like the X-Chain's "vtx" index after linearization, docs/index.md "Legacy kinds").
 	LegacyIndexKinds []string `koanf:"legacy-index-kinds,omitempty"`
 	// Enabled says whether the chain runs; Load sets it (default true).
 	Enabled *bool `koanf:"enabled"`

@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// Level is a log level as operators name it (DESIGN.md "Wire formats").
+// Level is a log level as operators name it (docs/api/admin.md).
 // Levels are ordered from the most verbose (Verbo) to Off.
 type Level int
 

@@ -1,7 +1,7 @@
 // Package evm is the EVM chain VM: a go-ethereum node embedded in a
 // chainhost plugin, serving the standard JSON-RPC over HTTP and WebSocket
 // (web3, net, eth, txpool, debug, personal), the EVM administration of
-// SPEC A2, the chain-native endpoint of atomic transactions (imports from
+// docs/api/evm.md, the chain-native endpoint of atomic transactions (imports from
 // and exports to other chains through shared memory), building its own
 // blocks and reporting every accepted block to the host's index. The
 // default config runs it as the C-Chain; every further EVM chain is
