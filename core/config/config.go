@@ -6,7 +6,7 @@ package config
 import (
 	"time"
 
-	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
 // Config is the effective host configuration. The koanf tags are the keys of
@@ -58,9 +58,9 @@ type Config struct {
 	ProfileDir string `koanf:"profile-dir"`
 
 	// LogLevel is the level of the log files.
-	LogLevel logging.Level `koanf:"log-level"`
+	LogLevel loglevel.Level `koanf:"log-level"`
 	// LogDisplayLevel is the level of the log shown on the terminal.
-	LogDisplayLevel logging.Level `koanf:"log-display-level"`
+	LogDisplayLevel loglevel.Level `koanf:"log-display-level"`
 
 	// IndexEnabled turns the container index and its API on.
 	IndexEnabled bool `koanf:"index-enabled"`

@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chainhost/chainhost/sdk/loglevel"
 	"github.com/spf13/pflag"
-
-	"github.com/chainhost/chainhost/core/logging"
 )
 
 // flagConfig names the flag that selects the config file.
@@ -56,23 +55,23 @@ func FlagSet() *pflag.FlagSet {
 
 // levelList lists the log level names for help texts.
 func levelList() string {
-	names := logging.LevelNames()
+	names := loglevel.Names()
 	slices.Reverse(names)
 	return strings.Join(names, ", ")
 }
 
 // levelValue is a pflag.Value holding a log level.
-type levelValue logging.Level
+type levelValue loglevel.Level
 
 // newLevelValue returns a level flag value set to l.
-func newLevelValue(l logging.Level) *levelValue {
+func newLevelValue(l loglevel.Level) *levelValue {
 	v := levelValue(l)
 	return &v
 }
 
 // Set parses a level name.
 func (v *levelValue) Set(s string) error {
-	l, err := logging.ParseLevel(s)
+	l, err := loglevel.Parse(s)
 	if err != nil {
 		return err // pflag names the flag and the argument
 	}
@@ -81,7 +80,7 @@ func (v *levelValue) Set(s string) error {
 }
 
 // String returns the level's name.
-func (v *levelValue) String() string { return logging.Level(*v).String() }
+func (v *levelValue) String() string { return loglevel.Level(*v).String() }
 
 // Type names the value kind in help output.
 func (v *levelValue) Type() string { return "level" }
