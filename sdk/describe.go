@@ -8,10 +8,16 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
+// The kinds of plugin, for Description.Kind and Env.Kind.
+const (
+	KindVM     = pluginv1.KindVM     // a chain VM: each chain is an instance
+	KindModule = pluginv1.KindModule // a REST API module
+)
+
 // Description tells the host what a plugin binary is; `<binary> describe`
 // prints it as JSON.
 type Description struct {
-	// Kind is pluginv1.KindVM (the default when empty) or pluginv1.KindModule.
+	// Kind is KindVM (the default when empty) or KindModule.
 	Kind string
 	// Name is the VM or module name that chains and config refer to; a VM's
 	// ID is derived from it.
@@ -41,13 +47,13 @@ func (d Description) wire() (pluginv1.Description, error) {
 		Home:      d.Home,
 	}
 	if out.Kind == "" {
-		out.Kind = pluginv1.KindVM
+		out.Kind = KindVM
 	}
 	if out.Name == "" {
 		return pluginv1.Description{}, errors.New("describe plugin: Description.Name is empty")
 	}
 	switch out.Kind {
-	case pluginv1.KindVM:
+	case KindVM:
 		vmID, err := ids.FromName(out.Name)
 		if err != nil {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
@@ -56,7 +62,7 @@ func (d Description) wire() (pluginv1.Description, error) {
 		if len(out.Prefixes) > 0 || out.Home {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a VM declares no path prefixes and no home page", out.Name)
 		}
-	case pluginv1.KindModule:
+	case KindModule:
 		for _, p := range out.Prefixes {
 			if err := pluginv1.CheckPrefix(p); err != nil {
 				return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
@@ -64,7 +70,7 @@ func (d Description) wire() (pluginv1.Description, error) {
 		}
 	default:
 		return pluginv1.Description{}, fmt.Errorf("describe plugin %q: kind %q, want %q or %q",
-			out.Name, out.Kind, pluginv1.KindVM, pluginv1.KindModule)
+			out.Name, out.Kind, KindVM, KindModule)
 	}
 	return out, nil
 }

@@ -83,7 +83,7 @@ type ContainerSource interface {
 
 // Env is what the host tells an instance at Initialize.
 type Env struct {
-	// Kind is pluginv1.KindVM or pluginv1.KindModule.
+	// Kind is KindVM or KindModule.
 	Kind string
 	// ChainID is the blockchain ID of a VM instance; zero for a module.
 	ChainID ids.ID

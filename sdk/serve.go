@@ -41,10 +41,10 @@ func (o ServeOpts) target() (Plugin, Description, error) {
 	case o.Plugin != nil && o.Module != nil:
 		return nil, d, errors.New("ServeOpts: both Plugin and Module are set")
 	case o.Module != nil:
-		if d.Kind != "" && d.Kind != pluginv1.KindModule {
+		if d.Kind != "" && d.Kind != KindModule {
 			return nil, d, fmt.Errorf("ServeOpts: Module is set but Description.Kind is %q", d.Kind)
 		}
-		d.Kind = pluginv1.KindModule
+		d.Kind = KindModule
 		return AsPlugin(o.Module), d, nil
 	case o.Plugin != nil:
 		return o.Plugin, d, nil

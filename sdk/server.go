@@ -221,7 +221,7 @@ func envFromRequest(req *pluginv1.InitializeRequest) (*Env, hclog.Level, error) 
 	}
 	kind := req.GetKind()
 	if kind == "" {
-		kind = pluginv1.KindVM
+		kind = KindVM
 	}
 	name := req.GetName()
 	if name == "" {

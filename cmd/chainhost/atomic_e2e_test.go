@@ -168,7 +168,7 @@ func TestAtomicXC(t *testing.T) {
 		}
 		heights[tx.ID()] = s.Height
 	}
-	// The same under SPEC's name, at /ext/bc/C/native.
+	// The same under the name native, at /ext/bc/C/native.
 	var st struct {
 		Status      string `json:"status"`
 		BlockHeight string `json:"blockHeight"`

@@ -44,7 +44,7 @@ func listenAddrs(t *testing.T, port int) []string {
 }
 
 // TestLoopbackAndAdminDefaults: the node on its embedded defaults listens
-// on the loopback address only, and has no admin API (SPEC 5).
+// on the loopback address only, and has no admin API (docs/api/admin.md).
 func TestLoopbackAndAdminDefaults(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{})
 	u, err := url.Parse(n.URL)

@@ -14,8 +14,8 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 )
 
-// ixCrashRounds is how many times the crash tests kill a process (SPEC:
-// at least 20).
+// ixCrashRounds is how many times the crash tests kill a process
+// (docs/index.md, "Crash safety").
 const ixCrashRounds = 24
 
 // ixPutters makes blocks from several goroutines until stopped, keeping

@@ -44,7 +44,7 @@ chains:
 // up to nine fraction digits and an offset.
 var ixTimestamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$`)
 
-// ixWire is a container as the index API sends it (SPEC 2.1).
+// ixWire is a container as the index API sends it (docs/index.md).
 type ixWire struct {
 	ID        string `json:"id"`
 	Bytes     string `json:"bytes"`
@@ -391,7 +391,7 @@ func ixSame(a, b ixContainer) bool {
 	return a.ID == b.ID && bytes.Equal(a.Bytes, b.Bytes) && a.Index == b.Index && a.Time.Equal(b.Time)
 }
 
-// TestIndexRules: each rule of SPEC A3 (and 7.2 rule 2, section 8) over
+// TestIndexRules: each rule of docs/index.md over
 // HTTP against the running host.
 func TestIndexRules(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{Config: ixTwoChains})
@@ -439,7 +439,7 @@ func TestIndexRules(t *testing.T) {
 		return map[string]any{"startIndex": start, "numToFetch": num, "encoding": "hex"}
 	}
 	tests := []ixRule{
-		// getContainerRange, SPEC A3 rules 1 to 4 and section 8.
+		// getContainerRange, rules 1 to 4 of docs/index.md.
 		{name: "numToFetch 0 is empty", path: path, method: "index.getContainerRange", params: rng(0, 0), check: exactly("[]")},
 		{name: "numToFetch 0 beyond the end is empty", path: path, method: "index.getContainerRange", params: rng(1000, 0), check: exactly("[]")},
 		{name: "numToFetch 0 on an empty index is empty", path: emptyPath, method: "index.getContainerRange", params: rng(0, 0), check: exactly("[]")},
@@ -562,7 +562,7 @@ type ixRule struct {
 	msg    string                      // the error message contains it
 }
 
-// TestIndexRestartRules: SPEC 7.2 rule 4. After a run with indexing on, a
+// TestIndexRestartRules (docs/index.md, "Indexing turned off and on"): after a run with indexing on, a
 // start with it off fails, naming --index-allow-incomplete; with that flag
 // it starts and the index is marked incomplete: index reads carry the
 // incomplete header until every chain has been backfilled from its VM.

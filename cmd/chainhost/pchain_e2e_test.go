@@ -115,7 +115,7 @@ func pCheckTotals(t *testing.T, w *client.Wallet, subnet ids.ID, want map[uint64
 	}
 }
 
-// pWalkBlocks walks P/block as SPEC A3 says and checks that it holds every
+// pWalkBlocks walks P/block as docs/api/index.md says and checks that it holds every
 // block from height 1 in order, each the chain's block at its height, each
 // the child of the one before; it returns the blocks.
 func pWalkBlocks(t *testing.T, n *nodetest.Node, w *client.Wallet) []*blocks.Block {

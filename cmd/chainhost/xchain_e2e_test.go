@@ -83,7 +83,7 @@ type xContainer struct {
 	Index uint64
 }
 
-// xWalkByIndex walks an index as SPEC A3 says: index.getContainerByIndex
+// xWalkByIndex walks an index as docs/api/index.md says: index.getContainerByIndex
 // from 0 up, until the first index it does not hold.
 func xWalkByIndex(t *testing.T, n *nodetest.Node, chain, kind string) []xContainer {
 	t.Helper()
@@ -116,7 +116,7 @@ func xWalkByIndex(t *testing.T, n *nodetest.Node, chain, kind string) []xContain
 // changes nothing; an export from X puts a UTXO in shared memory that X2's
 // getUTXOs with sourceChain X shows, and an import on X2 consumes it once.
 // Every step is in getTx, getTxStatus and the X indexes, which a walk of
-// X/tx by index (SPEC A3) followed by getTx for each ID reproduces.
+// X/tx by index (docs/api/index.md) followed by getTx for each ID reproduces.
 func TestXChainTransfersAndAtomic(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{Config: xTwoChains("{tx-fee: 1000000}")})
 	ctx := context.Background()

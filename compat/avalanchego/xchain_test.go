@@ -206,7 +206,7 @@ func TestAvalanchegoWallet(t *testing.T) {
 		t.Fatalf("X's blocks hold %v", held)
 	}
 
-	// The X/tx index holds avalanchego's bytes: walk it as SPEC A3 says.
+	// The X/tx index holds avalanchego's bytes: walk it as docs/api/index.md says.
 	for i, want := range []*txs.Tx{send, export} {
 		var c struct {
 			ID    ids.ID `json:"id"`

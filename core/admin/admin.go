@@ -1,4 +1,5 @@
-// Package admin serves the node administration API at /ext/admin (SPEC A1):
+// Package admin serves the node administration API at /ext/admin
+// (docs/api/admin.md):
 // endpoint and chain aliases, logger levels, hot-loading VM plugins, and
 // CPU, memory and mutex profiles. The node mounts it only when
 // api-admin-enabled is true.

@@ -23,6 +23,7 @@ import (
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/loglevel"
 	"github.com/chainhost/chainhost/sdk/profile"
 )
 
@@ -46,7 +47,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	logs, err := logging.NewRegistry(logging.Options{Dir: filepath.Join(dir, "logs"), Display: io.Discard, LogLevel: logging.Info, DisplayLevel: logging.Info})
+	logs, err := logging.NewRegistry(logging.Options{Dir: filepath.Join(dir, "logs"), Display: io.Discard, LogLevel: loglevel.Info, DisplayLevel: loglevel.Info})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestLoggerLevels(t *testing.T) {
 		{method: "admin.getLoggerLevel", params: map[string]string{"loggerName": "nope"}, code: -32602, want: []string{`unknown logger "nope"`}},
 	})
 	// The failed calls changed nothing.
-	if p, _ := f.logs.Levels("example"); p.LogLevel != logging.Debug || p.DisplayLevel != logging.Warn {
+	if p, _ := f.logs.Levels("example"); p.LogLevel != loglevel.Debug || p.DisplayLevel != loglevel.Warn {
 		t.Errorf("example levels = %+v", p)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
 // LoggerArgs are the params of admin.getLoggerLevel.
@@ -74,11 +75,11 @@ func (s *Service) unknownLogger(name string) error {
 }
 
 // parseLevel reads an optional level param; nil stays nil.
-func parseLevel(param string, s *string) (*logging.Level, error) {
+func parseLevel(param string, s *string) (*loglevel.Level, error) {
 	if s == nil {
 		return nil, nil
 	}
-	l, err := logging.ParseLevel(*s)
+	l, err := loglevel.Parse(*s)
 	if err != nil {
 		return nil, jsonrpc.InvalidParams("%q: %v", param, err)
 	}

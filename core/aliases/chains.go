@@ -15,7 +15,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// MaxLen is the longest alias accepted (SPEC 8).
+// MaxLen is the longest alias accepted (docs/api/admin.md).
 const MaxLen = 512
 
 // Chains is the chain alias table. It is safe for concurrent use.

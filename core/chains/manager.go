@@ -251,7 +251,7 @@ const backfillBatch = 256
 // index lacks (a crash between the VM's commit and the index write, or a
 // run with indexing off), for every kind the VM declares except the
 // chain's legacy kinds. They carry the time the chain bootstrapped
-// (SPEC 2.1). Once every chain has been backfilled in this run,
+// (docs/index.md, "When containers are stamped"). Once every chain has been backfilled in this run,
 // OnIndexComplete is called.
 func (m *Manager) backfill(ctx context.Context, c *Chain, inst *pluginhost.Instance, bootstrap time.Time) error {
 	if m.opts.Indexes == nil {

@@ -1,93 +1,108 @@
 // Package config loads the host's configuration: the embedded defaults, a
 // config file, CHAINHOST_* environment variables and command-line flags, in
-// that order of precedence (DESIGN.md "Configuration").
+// that order of precedence (README, "Configuration").
 package config
 
 import (
 	"time"
 
-	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
 // Config is the effective host configuration. The koanf tags are the keys of
 // config files, the environment (CHAINHOST_<KEY>) and flags (--<key>).
 type Config struct {
-	// NetworkID is the network this node belongs to (12345: the local network).
+	// NetworkID: network ID; 12345 is the local network.
 	NetworkID uint32 `koanf:"network-id"`
 
-	// HTTPHost is the address the HTTP server listens on.
+	// HTTPHost: address the HTTP server listens on.
 	HTTPHost string `koanf:"http-host"`
-	// HTTPPort is the HTTP port; 0 picks a free port.
+	// HTTPPort: port the HTTP server listens on, 0 to 65535; 0 picks a free
+	// port.
 	HTTPPort int `koanf:"http-port"`
-	// HTTPMaxBodySize is the largest request body accepted, in bytes.
+	// HTTPMaxBodySize: largest request body accepted, in bytes.
 	HTTPMaxBodySize int `koanf:"http-max-body-size"`
-	// HTTPReadHeaderTimeout bounds reading a request's headers.
+	// HTTPReadHeaderTimeout: time allowed to read a request's headers.
 	HTTPReadHeaderTimeout time.Duration `koanf:"http-read-header-timeout"`
-	// HTTPReadTimeout bounds reading a whole request, body included.
+	// HTTPReadTimeout: time allowed to read a whole request, body included.
 	HTTPReadTimeout time.Duration `koanf:"http-read-timeout"`
-	// HTTPWriteTimeout bounds writing a response, from the end of its
-	// request's headers; WebSocket connections are exempt once upgraded.
+	// HTTPWriteTimeout: time allowed to write a response (WebSocket connections
+	// are exempt once upgraded). It runs from the end of the request's headers.
 	HTTPWriteTimeout time.Duration `koanf:"http-write-timeout"`
-	// HTTPIdleTimeout bounds how long a keep-alive connection waits for
-	// its next request.
+	// HTTPIdleTimeout: time a keep-alive connection may wait for its next
+	// request.
 	HTTPIdleTimeout time.Duration `koanf:"http-idle-timeout"`
-	// HTTPShutdownTimeout bounds in-flight requests when the node stops.
+	// HTTPShutdownTimeout: time allowed for in-flight requests to finish when
+	// the node stops.
 	HTTPShutdownTimeout time.Duration `koanf:"http-shutdown-timeout"`
-	// HTTPTLSCertFile and HTTPTLSKeyFile, both set, serve HTTPS (PEM
-	// files); both empty serve plain HTTP.
+	// HTTPTLSCertFile: PEM certificate file; with http-tls-key-file set too, the
+	// node serves HTTPS instead of HTTP.
 	HTTPTLSCertFile string `koanf:"http-tls-cert-file"`
-	HTTPTLSKeyFile  string `koanf:"http-tls-key-file"`
-	// HTTPCORSAllowedOrigins are the origins browsers may call the node
-	// from ("*": any); empty sends no CORS headers.
+	// HTTPTLSKeyFile: PEM private key file of http-tls-cert-file.
+	HTTPTLSKeyFile string `koanf:"http-tls-key-file"`
+	// HTTPCORSAllowedOrigins: origins browsers may call the node from ("*" for
+	// any); empty sends no CORS headers.
 	HTTPCORSAllowedOrigins []string `koanf:"http-cors-allowed-origins"`
-	// HTTPMaxWebSocketConnections caps the WebSocket connections open at
-	// once on each listener.
+	// HTTPMaxWebSocketConnections: most WebSocket connections open at once on
+	// each listener; more are refused with 503.
 	HTTPMaxWebSocketConnections int `koanf:"http-max-websocket-connections"`
-	// PluginRequestTimeout bounds a request to a plugin's handler, and a
-	// plugin's call to a chain: a plugin that does not answer in time is
-	// answered for with 504.
+	// PluginRequestTimeout: time a plugin has to answer a request (or a chain
+	// call) before the caller gets 504; less than http-write-timeout.
 	PluginRequestTimeout time.Duration `koanf:"plugin-request-timeout"`
-	// APIMaxBatchSize is the most requests in one JSON-RPC batch.
+	// APIMaxBatchSize: most requests in one JSON-RPC batch (at least 1; 40 on a
+	// public node).
 	APIMaxBatchSize int `koanf:"api-max-batch-size"`
 
-	// DataDir holds the database and node state (~ expanded by Load).
+	// DataDir: directory of the database and node state; a leading ~ is the home
+	// directory. Load expands the ~.
 	DataDir string `koanf:"data-dir"`
-	// PluginDir holds the plugin binaries (resolved by Load when empty).
+	// PluginDir: directory of the plugin binaries; empty means <dir of the
+	// chainhost binary>/../plugins. Load resolves an empty value.
 	PluginDir string `koanf:"plugin-dir"`
-	// ProfileDir receives the admin API's profiles (resolved by Load when empty).
+	// ProfileDir: directory the admin API writes profiles to; empty means
+	// <data-dir>/profiles. Load resolves an empty value.
 	ProfileDir string `koanf:"profile-dir"`
 
-	// LogLevel is the level of the log files.
-	LogLevel logging.Level `koanf:"log-level"`
-	// LogDisplayLevel is the level of the log shown on the terminal.
-	LogDisplayLevel logging.Level `koanf:"log-display-level"`
+	// LogLevel: level of the log files: OFF, FATAL, ERROR, WARN, INFO, TRACE,
+	// DEBUG or VERBO (any case).
+	LogLevel loglevel.Level `koanf:"log-level"`
+	// LogDisplayLevel: level of the log shown on the terminal (same names as
+	// log-level).
+	LogDisplayLevel loglevel.Level `koanf:"log-display-level"`
 
-	// IndexEnabled turns the container index and its API on.
+	// IndexEnabled: index every accepted container and serve the index API at
+	// /ext/index.
 	IndexEnabled bool `koanf:"index-enabled"`
-	// IndexAllowIncomplete allows an index with gaps (SPEC 7.2 rule 4).
+	// IndexAllowIncomplete: allow starting with indexing off after a run with it
+	// on (the index then misses what is accepted meanwhile). See docs/index.md,
+	// "Indexing turned off and on".
 	IndexAllowIncomplete bool `koanf:"index-allow-incomplete"`
 
-	// APIAdminEnabled serves the node administration API.
+	// APIAdminEnabled: serve the node administration API at /ext/admin (off by
+	// default, never on a public node).
 	APIAdminEnabled bool `koanf:"api-admin-enabled"`
-	// APIInfoEnabled serves the info API.
+	// APIInfoEnabled: serve the info API at /ext/info.
 	APIInfoEnabled bool `koanf:"api-info-enabled"`
-	// APIHealthEnabled serves the health API.
+	// APIHealthEnabled: serve the health API at /ext/health.
 	APIHealthEnabled bool `koanf:"api-health-enabled"`
-	// APIMetricsEnabled serves the Prometheus metrics exporter.
+	// APIMetricsEnabled: serve the Prometheus metrics exporter at /ext/metrics.
 	APIMetricsEnabled bool `koanf:"api-metrics-enabled"`
 
-	// PluginRestartBackoff is the first delay before restarting a dead plugin.
+	// PluginRestartBackoff: first delay before restarting a plugin that died; it
+	// doubles after each failed restart.
 	PluginRestartBackoff time.Duration `koanf:"plugin-restart-backoff"`
-	// PluginRestartMaxBackoff caps the delay between plugin restarts.
+	// PluginRestartMaxBackoff: longest delay between plugin restarts.
 	PluginRestartMaxBackoff time.Duration `koanf:"plugin-restart-max-backoff"`
 
-	// PluginSHA256 pins plugin binaries: binary name -> hex sha256.
+	// PluginSHA256: sha256 pins of plugin binaries: binary name -> 64 hex
+	// digits; a pinned plugin whose binary differs is refused.
 	PluginSHA256 map[string]string `koanf:"plugin-sha256"`
 
-	// Chains are the chains this node runs.
+	// Chains: the chains this node runs, each an instance of a VM plugin.
 	Chains []Chain `koanf:"chains"`
 
-	// Modules are the REST API modules this node runs.
+	// Modules: the REST API modules this node runs, each a module plugin in its
+	// own process (docs/modules.md).
 	Modules []Module `koanf:"modules"`
 }
 
@@ -107,7 +122,7 @@ type Chain struct {
 	Config any `koanf:"config,omitempty"`
 	// LegacyIndexKinds are read-only index kinds: the host serves what the
 	// index holds of them at /ext/index/<alias>/<kind> and appends nothing
-	// (like the X-Chain's "vtx" index after linearization, SPEC 9.3).
+	// (like the X-Chain's "vtx" index after linearization, docs/index.md "Legacy kinds").
 	LegacyIndexKinds []string `koanf:"legacy-index-kinds,omitempty"`
 	// Enabled says whether the chain runs; Load sets it (default true).
 	Enabled *bool `koanf:"enabled"`

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainhost/chainhost/sdk/loglevel"
 	"github.com/spf13/pflag"
-
-	"github.com/chainhost/chainhost/core/logging"
 )
 
 const pin = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -53,8 +52,8 @@ func TestLoadDefaults(t *testing.T) {
 		{"data-dir", c.DataDir, "/home/op/.chainhost"},
 		{"plugin-dir", c.PluginDir, filepath.Join(filepath.Dir(exe), "..", "plugins")},
 		{"profile-dir", c.ProfileDir, "/home/op/.chainhost/profiles"},
-		{"log-level", c.LogLevel, logging.Info},
-		{"log-display-level", c.LogDisplayLevel, logging.Info},
+		{"log-level", c.LogLevel, loglevel.Info},
+		{"log-display-level", c.LogDisplayLevel, loglevel.Info},
 		{"index-enabled", c.IndexEnabled, true},
 		{"index-allow-incomplete", c.IndexAllowIncomplete, false},
 		{"api-admin-enabled", c.APIAdminEnabled, false},
@@ -197,21 +196,21 @@ func TestLoadPrecedence(t *testing.T) {
 		config    bool // pass --config
 		env, args []string
 		port      int
-		level     logging.Level
+		level     loglevel.Level
 		index     bool
 	}{
-		{name: "defaults", port: 9650, level: logging.Info, index: true},
-		{name: "file over defaults", config: true, port: 1111, level: logging.Warn, index: false},
-		{name: "file named by CHAINHOST_CONFIG", env: []string{"CHAINHOST_CONFIG=" + file}, port: 1111, level: logging.Warn, index: false},
+		{name: "defaults", port: 9650, level: loglevel.Info, index: true},
+		{name: "file over defaults", config: true, port: 1111, level: loglevel.Warn, index: false},
+		{name: "file named by CHAINHOST_CONFIG", env: []string{"CHAINHOST_CONFIG=" + file}, port: 1111, level: loglevel.Warn, index: false},
 		{name: "env over file", config: true, env: []string{"CHAINHOST_HTTP_PORT=2222", "CHAINHOST_LOG_LEVEL=debug", "CHAINHOST_INDEX_ENABLED=true"},
-			port: 2222, level: logging.Debug, index: true},
+			port: 2222, level: loglevel.Debug, index: true},
 		{name: "flags over env", config: true, env: []string{"CHAINHOST_HTTP_PORT=2222", "CHAINHOST_LOG_LEVEL=debug"},
-			args: []string{"--http-port=3333", "--log-level", "VERBO", "--index-enabled"}, port: 3333, level: logging.Verbo, index: true},
+			args: []string{"--http-port=3333", "--log-level", "VERBO", "--index-enabled"}, port: 3333, level: loglevel.Verbo, index: true},
 		{name: "unset flags keep env and file", config: true, env: []string{"CHAINHOST_HTTP_PORT=2222"},
-			args: []string{"--http-host=0.0.0.0"}, port: 2222, level: logging.Warn, index: false},
+			args: []string{"--http-host=0.0.0.0"}, port: 2222, level: loglevel.Warn, index: false},
 		{name: "flag set to its default still overrides", config: true, args: []string{"--http-port=9650", "--index-enabled=true"},
-			port: 9650, level: logging.Warn, index: true},
-		{name: "variables without the prefix are ignored", env: []string{"HTTP_PORT=1", "XCHAINHOST_HTTP_PORT=2"}, port: 9650, level: logging.Info, index: true},
+			port: 9650, level: loglevel.Warn, index: true},
+		{name: "variables without the prefix are ignored", env: []string{"HTTP_PORT=1", "XCHAINHOST_HTTP_PORT=2"}, port: 9650, level: loglevel.Info, index: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,7 +252,7 @@ func TestLoadEnvironment(t *testing.T) {
 		{"network-id", c.NetworkID, uint32(5)},
 		{"http-read-header-timeout", c.HTTPReadHeaderTimeout, 250 * time.Millisecond},
 		{"api-admin-enabled", c.APIAdminEnabled, true},
-		{"log-display-level", c.LogDisplayLevel, logging.Off},
+		{"log-display-level", c.LogDisplayLevel, loglevel.Off},
 		{"plugin-sha256", c.PluginSHA256, map[string]string{"evm": pin}},
 		{"data-dir", c.DataDir, "/srv/ch"},
 		{"profile-dir", c.ProfileDir, "/srv/ch/profiles"},
@@ -316,7 +315,7 @@ pruning = false
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
-			if c.HTTPPort != 9700 || c.HTTPShutdownTimeout != 3*time.Second || c.APIInfoEnabled || c.LogLevel != logging.Error {
+			if c.HTTPPort != 9700 || c.HTTPShutdownTimeout != 3*time.Second || c.APIInfoEnabled || c.LogLevel != loglevel.Error {
 				t.Errorf("scalars = %d %s %v %s", c.HTTPPort, c.HTTPShutdownTimeout, c.APIInfoEnabled, c.LogLevel)
 			}
 			if c.PluginSHA256["evm"] != pin {

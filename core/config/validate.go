@@ -14,6 +14,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
 // Validate reports every value out of range, missing or inconsistent, each
@@ -60,8 +61,8 @@ func (c *Config) Validate() error {
 	if c.DataDir == "" {
 		bad("data-dir", "must not be empty")
 	}
-	validLevel := func(key string, l logging.Level) {
-		if l < logging.Verbo || l > logging.Off {
+	validLevel := func(key string, l loglevel.Level) {
+		if !l.Valid() {
 			bad(key, "%s is not a log level", l)
 		}
 	}

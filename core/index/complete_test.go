@@ -10,8 +10,8 @@ import (
 )
 
 // TestMarkComplete: after MarkComplete the index is complete again, until
-// the next run with indexing off marks it incomplete anew; the rule of
-// SPEC 7.2 rule 4 still applies.
+// the next run with indexing off marks it incomplete anew; the start-up
+// rule of docs/index.md still applies.
 func TestMarkComplete(t *testing.T) {
 	first, dir := openDB(t)
 	if err := first.Close(); err != nil {

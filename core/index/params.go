@@ -8,10 +8,10 @@ import (
 )
 
 // MaxFetchedByRange is the most containers index.getContainerRange returns
-// (SPEC section 8).
+// (docs/api/index.md).
 const MaxFetchedByRange = 1024
 
-// encodingHex is the only encoding of container bytes (SPEC A3).
+// encodingHex is the only encoding of container bytes (docs/index.md).
 const encodingHex = "hex"
 
 // checkEncoding accepts an absent encoding or "hex" in any case.

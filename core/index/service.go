@@ -18,7 +18,7 @@ const HeaderIncomplete = "X-Chainhost-Index-Incomplete"
 // ServiceOptions configures the index JSON-RPC service.
 type ServiceOptions struct {
 	// MaxBatchSize is the most items a batch may hold; 0 means
-	// jsonrpc.DefaultMaxBatchSize (40, SPEC section 8).
+	// jsonrpc.DefaultMaxBatchSize (40, docs/api/jsonrpc.md).
 	MaxBatchSize int
 	// Incomplete marks every HTTP response with HeaderIncomplete
 	// (NewHandler only).
@@ -29,7 +29,7 @@ type ServiceOptions struct {
 	OnPanic func(method string, recovered any, stack []byte)
 }
 
-// wireContainer is a container as the index API writes it (SPEC 2.1).
+// wireContainer is a container as the index API writes it (docs/index.md).
 type wireContainer struct {
 	ID        ids.ID         `json:"id"`
 	Bytes     string         `json:"bytes"`
@@ -62,8 +62,8 @@ type isAcceptedResult struct {
 // service answers the index methods over one index.
 type service struct{ ix *Index }
 
-// NewService returns a JSON-RPC server with the index methods of SPEC A3
-// over ix. It does not mark incompleteness; NewHandler does.
+// NewService returns a JSON-RPC server with the index methods of
+// docs/api/index.md over ix. It does not mark incompleteness; NewHandler does.
 func NewService(ix *Index, opts ServiceOptions) *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{
 		MaxBatchSize: opts.MaxBatchSize,
@@ -112,7 +112,7 @@ func (s service) getContainerByIndex(_ context.Context, p indexParams) (wireCont
 	return toWire(c), nil
 }
 
-// getContainerRange answers index.getContainerRange, applying the rules of SPEC A3 in their order: 0 wanted
+// getContainerRange answers index.getContainerRange, applying the rules of docs/index.md in their order: 0 wanted
 // answers empty, a start past the last accepted index is an error, a short
 // tail answers what exists. The limit is checked by rangeParams.
 func (s service) getContainerRange(_ context.Context, p rangeParams) (jsonrpc.RawResult, error) {

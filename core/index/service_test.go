@@ -124,7 +124,7 @@ func TestServiceMethods(t *testing.T) {
 		{name: "last accepted, no params", method: "index.getLastAccepted", params: nil, want: wires[2]},
 		{name: "last accepted, empty index", url: emptyURL, method: "index.getLastAccepted", params: map[string]any{"encoding": "hex"}, code: -32000, message: "no containers have been accepted"},
 		{name: "last accepted, encoding wrong", method: "index.getLastAccepted", params: map[string]any{"encoding": "x"}, code: -32602, message: `"encoding"`},
-		// getContainerRange, SPEC A3 rules
+		// getContainerRange, the rules of docs/index.md
 		{name: "range", method: "index.getContainerRange", params: map[string]any{"startIndex": 0, "numToFetch": 3, "encoding": "hex"}, want: "[" + strings.Join(wires, ",") + "]"},
 		{name: "range, numbers as strings", method: "index.getContainerRange", params: map[string]any{"startIndex": "1", "numToFetch": "1"}, want: "[" + wires[1] + "]"},
 		{name: "rule 1: numToFetch 0", method: "index.getContainerRange", params: map[string]any{"startIndex": 0, "numToFetch": 0, "encoding": "hex"}, want: `[]`},

@@ -16,7 +16,8 @@ var (
 // flagSet is the stored value of a set flag.
 var flagSet = []byte{1}
 
-// CheckStartup applies SPEC 7.2 rule 4 with flags persisted in ns, and
+// CheckStartup applies the rule on --index-enabled and
+// --index-allow-incomplete (docs/index.md) with flags persisted in ns, and
 // reports whether the index is incomplete (it misses containers accepted
 // while indexing was off).
 //

@@ -1,13 +1,15 @@
 package logging
 
+import "github.com/chainhost/chainhost/sdk/loglevel"
+
 // LevelPair holds the two levels of one named logger.
 type LevelPair struct {
-	LogLevel     Level `json:"logLevel"`
-	DisplayLevel Level `json:"displayLevel"`
+	LogLevel     loglevel.Level `json:"logLevel"`
+	DisplayLevel loglevel.Level `json:"displayLevel"`
 }
 
 // Min returns the more verbose of the two levels: the lowest level at which
 // anything is still written.
-func (p LevelPair) Min() Level {
+func (p LevelPair) Min() loglevel.Level {
 	return min(p.LogLevel, p.DisplayLevel)
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/chainhost/chainhost/sdk/loglevel"
+
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -23,10 +25,10 @@ type Options struct {
 	Display io.Writer
 	// LogLevel is the log (file) level of new loggers. The zero value is
 	// VERBO, so callers set it from config.
-	LogLevel Level
+	LogLevel loglevel.Level
 	// DisplayLevel is the display level of new loggers. The zero value is
 	// VERBO, so callers set it from config.
-	DisplayLevel Level
+	DisplayLevel loglevel.Level
 }
 
 // Registry hands out named loggers and changes their levels at run time.
@@ -72,7 +74,7 @@ func (e *entry) apply(p LevelPair) {
 // NewRegistry creates the log directory (if any) and returns an empty
 // registry.
 func NewRegistry(opts Options) (*Registry, error) {
-	if !validLevel(opts.LogLevel) || !validLevel(opts.DisplayLevel) {
+	if !opts.LogLevel.Valid() || !opts.DisplayLevel.Valid() {
 		return nil, fmt.Errorf("new log registry: invalid default levels %s, %s", opts.LogLevel, opts.DisplayLevel)
 	}
 	if opts.Dir != "" {
@@ -199,12 +201,12 @@ func (r *Registry) All() map[string]LevelPair {
 // is "" (which also sets the defaults for loggers created later). The
 // change applies at once to every logger already handed out; observers are
 // then called for each changed logger.
-func (r *Registry) SetLevels(name string, log, display *Level) error {
+func (r *Registry) SetLevels(name string, log, display *loglevel.Level) error {
 	if log == nil && display == nil {
 		return errors.New("set log levels: neither a log level nor a display level given")
 	}
-	for _, l := range []*Level{log, display} {
-		if l != nil && !validLevel(*l) {
+	for _, l := range []*loglevel.Level{log, display} {
+		if l != nil && !l.Valid() {
 			return fmt.Errorf("set log levels: invalid level %s", *l)
 		}
 	}
@@ -280,5 +282,3 @@ func (r *Registry) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-func validLevel(l Level) bool { return l >= Verbo && l <= Off }

@@ -12,12 +12,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chainhost/chainhost/sdk/loglevel"
+
 	"github.com/hashicorp/go-hclog"
 )
 
 // newTestRegistry returns a registry writing files to a temp dir and the
 // display to the returned buffer.
-func newTestRegistry(t *testing.T, logLevel, displayLevel Level) (*Registry, string, *bytes.Buffer) {
+func newTestRegistry(t *testing.T, logLevel, displayLevel loglevel.Level) (*Registry, string, *bytes.Buffer) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "logs")
 	var display bytes.Buffer
@@ -92,14 +94,14 @@ func logAll(l hclog.Logger) []string {
 func TestLevelsFilterEachSink(t *testing.T) {
 	tests := []struct {
 		name             string
-		log, display     Level
+		log, display     loglevel.Level
 		wantFile, wantDp []string
 	}{
-		{"verbo file, off display", Verbo, Off, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}, nil},
-		{"trace filters like debug", Trace, Warn, []string{"msg-debug", "msg-info", "msg-warn", "msg-error"}, []string{"msg-warn", "msg-error"}},
-		{"info file, debug display", Info, Debug, []string{"msg-info", "msg-warn", "msg-error"}, []string{"msg-debug", "msg-info", "msg-warn", "msg-error"}},
-		{"fatal filters like error", Fatal, Error, []string{"msg-error"}, []string{"msg-error"}},
-		{"off file, verbo display", Off, Verbo, nil, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}},
+		{"verbo file, off display", loglevel.Verbo, loglevel.Off, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}, nil},
+		{"trace filters like debug", loglevel.Trace, loglevel.Warn, []string{"msg-debug", "msg-info", "msg-warn", "msg-error"}, []string{"msg-warn", "msg-error"}},
+		{"info file, debug display", loglevel.Info, loglevel.Debug, []string{"msg-info", "msg-warn", "msg-error"}, []string{"msg-debug", "msg-info", "msg-warn", "msg-error"}},
+		{"fatal filters like error", loglevel.Fatal, loglevel.Error, []string{"msg-error"}, []string{"msg-error"}},
+		{"off file, verbo display", loglevel.Off, loglevel.Verbo, nil, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +119,7 @@ func TestLevelsFilterEachSink(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	r, dir, display := newTestRegistry(t, Info, Info)
+	r, dir, display := newTestRegistry(t, loglevel.Info, loglevel.Info)
 	r.Get("X").Named("vm").Info("accepted block", "height", 7)
 
 	lines := fileLines(t, dir, "X")
@@ -137,23 +139,23 @@ func TestFormats(t *testing.T) {
 }
 
 func TestSetLevelsReachesLoggersHandedOut(t *testing.T) {
-	errorLvl, verbo := Error, Verbo
+	errorLvl, verbo := loglevel.Error, loglevel.Verbo
 	tests := []struct {
 		name        string
 		target      string
-		log         *Level
-		display     *Level
+		log         *loglevel.Level
+		display     *loglevel.Level
 		wantFile    []string // messages the "C" child writes to its file after the change
 		wantDisplay []string // messages the "C" child writes to the display after the change
 		wantOther   LevelPair
 	}{
-		{"log level of one", "C", &verbo, nil, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}, []string{"msg-info", "msg-warn", "msg-error"}, LevelPair{Info, Info}},
-		{"display level of one", "C", nil, &errorLvl, []string{"msg-info", "msg-warn", "msg-error"}, []string{"msg-error"}, LevelPair{Info, Info}},
-		{"both for all", "", &errorLvl, &verbo, []string{"msg-error"}, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}, LevelPair{Error, Verbo}},
+		{"log level of one", "C", &verbo, nil, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}, []string{"msg-info", "msg-warn", "msg-error"}, LevelPair{loglevel.Info, loglevel.Info}},
+		{"display level of one", "C", nil, &errorLvl, []string{"msg-info", "msg-warn", "msg-error"}, []string{"msg-error"}, LevelPair{loglevel.Info, loglevel.Info}},
+		{"both for all", "", &errorLvl, &verbo, []string{"msg-error"}, []string{"msg-trace", "msg-debug", "msg-info", "msg-warn", "msg-error"}, LevelPair{loglevel.Error, loglevel.Verbo}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, dir, display := newTestRegistry(t, Info, Info)
+			r, dir, display := newTestRegistry(t, loglevel.Info, loglevel.Info)
 			child := r.Get("C").Named("sub").With("k", "v")
 			r.Get("main")
 
@@ -180,8 +182,8 @@ func TestSetLevelsReachesLoggersHandedOut(t *testing.T) {
 }
 
 func TestSetLevelsForAllSetsDefaults(t *testing.T) {
-	r, _, _ := newTestRegistry(t, Info, Info)
-	warn := Warn
+	r, _, _ := newTestRegistry(t, loglevel.Info, loglevel.Info)
+	warn := loglevel.Warn
 	if err := r.SetLevels("", &warn, nil); err != nil {
 		t.Fatalf("SetLevels: %v", err)
 	}
@@ -190,17 +192,17 @@ func TestSetLevelsForAllSetsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Levels: %v", err)
 	}
-	if want := (LevelPair{Warn, Info}); got != want {
+	if want := (LevelPair{loglevel.Warn, loglevel.Info}); got != want {
 		t.Errorf("levels of a logger created after SetLevels(\"\") = %+v, want %+v", got, want)
 	}
 }
 
 func TestSetLevelsErrors(t *testing.T) {
-	info, bad := Info, Level(42)
+	info, bad := loglevel.Info, loglevel.Level(42)
 	tests := []struct {
 		name         string
 		target       string
-		log, display *Level
+		log, display *loglevel.Level
 		wantErr      string
 	}{
 		{"unknown name", "nosuch", &info, nil, `"nosuch"`},
@@ -210,7 +212,7 @@ func TestSetLevelsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, _, _ := newTestRegistry(t, Info, Info)
+			r, _, _ := newTestRegistry(t, loglevel.Info, loglevel.Info)
 			r.Get("main")
 			var calls int
 			r.OnChange(func(string, LevelPair) { calls++ })
@@ -222,7 +224,7 @@ func TestSetLevelsErrors(t *testing.T) {
 			if calls != 0 {
 				t.Errorf("observer called %d times after a failed SetLevels", calls)
 			}
-			if got, _ := r.Levels("main"); got != (LevelPair{Info, Info}) {
+			if got, _ := r.Levels("main"); got != (LevelPair{loglevel.Info, loglevel.Info}) {
 				t.Errorf("levels changed by a failed SetLevels: %+v", got)
 			}
 		})
@@ -230,19 +232,19 @@ func TestSetLevelsErrors(t *testing.T) {
 }
 
 func TestLevelsUnknownName(t *testing.T) {
-	r, _, _ := newTestRegistry(t, Info, Info)
+	r, _, _ := newTestRegistry(t, loglevel.Info, loglevel.Info)
 	if _, err := r.Levels("P"); err == nil || !strings.Contains(err.Error(), `"P"`) {
 		t.Errorf("Levels(unknown) error = %v, want one naming \"P\"", err)
 	}
 }
 
 func TestNamesAndAll(t *testing.T) {
-	r, _, _ := newTestRegistry(t, Info, Warn)
+	r, _, _ := newTestRegistry(t, loglevel.Info, loglevel.Warn)
 	for _, n := range []string{"main", "X", "C", "data-api", "C"} {
 		r.Get(n)
 	}
 	r.PluginLogger("evm")
-	debug := Debug
+	debug := loglevel.Debug
 	if err := r.SetLevels("X", &debug, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestNamesAndAll(t *testing.T) {
 	}
 	all := r.All()
 	want := map[string]LevelPair{
-		"C": {Info, Warn}, "X": {Debug, Warn}, "data-api": {Info, Warn}, "evm": {Info, Warn}, "main": {Info, Warn},
+		"C": {loglevel.Info, loglevel.Warn}, "X": {loglevel.Debug, loglevel.Warn}, "data-api": {loglevel.Info, loglevel.Warn}, "evm": {loglevel.Info, loglevel.Warn}, "main": {loglevel.Info, loglevel.Warn},
 	}
 	if len(all) != len(want) {
 		t.Errorf("All has %d entries, want %d: %v", len(all), len(want), all)
@@ -265,7 +267,7 @@ func TestNamesAndAll(t *testing.T) {
 }
 
 func TestOnChange(t *testing.T) {
-	r, _, _ := newTestRegistry(t, Info, Info)
+	r, _, _ := newTestRegistry(t, loglevel.Info, loglevel.Info)
 	r.Get("main")
 	r.Get("C")
 	type call struct {
@@ -281,7 +283,7 @@ func TestOnChange(t *testing.T) {
 		calls = append(calls, call{name, p})
 	})
 
-	debug, off := Debug, Off
+	debug, off := loglevel.Debug, loglevel.Off
 	if err := r.SetLevels("C", &debug, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -289,9 +291,9 @@ func TestOnChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []call{
-		{"C", LevelPair{Debug, Info}},
-		{"C", LevelPair{Debug, Off}},
-		{"main", LevelPair{Info, Off}},
+		{"C", LevelPair{loglevel.Debug, loglevel.Info}},
+		{"C", LevelPair{loglevel.Debug, loglevel.Off}},
+		{"main", LevelPair{loglevel.Info, loglevel.Off}},
 	}
 	if !slices.Equal(calls, want) {
 		t.Errorf("observer calls = %+v, want %+v", calls, want)
@@ -300,17 +302,17 @@ func TestOnChange(t *testing.T) {
 
 func TestGetLevelReportsMostVerbose(t *testing.T) {
 	tests := []struct {
-		log, display Level
+		log, display loglevel.Level
 		want         hclog.Level
 	}{
-		{Info, Warn, hclog.Info},
-		{Error, Debug, hclog.Debug},
-		{Verbo, Off, hclog.Trace},
-		{Off, Off, hclog.Off},
+		{loglevel.Info, loglevel.Warn, hclog.Info},
+		{loglevel.Error, loglevel.Debug, hclog.Debug},
+		{loglevel.Verbo, loglevel.Off, hclog.Trace},
+		{loglevel.Off, loglevel.Off, hclog.Off},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s", tt.log, tt.display), func(t *testing.T) {
-			r, _, _ := newTestRegistry(t, Info, Info)
+			r, _, _ := newTestRegistry(t, loglevel.Info, loglevel.Info)
 			l := r.Get("main")
 			child := l.Named("child")
 			if err := r.SetLevels("main", &tt.log, &tt.display); err != nil {
@@ -330,7 +332,7 @@ func TestGetLevelReportsMostVerbose(t *testing.T) {
 }
 
 func TestPluginLogger(t *testing.T) {
-	r, dir, display := newTestRegistry(t, Warn, Error)
+	r, dir, display := newTestRegistry(t, loglevel.Warn, loglevel.Error)
 	pl := r.PluginLogger("evm")
 	// go-plugin's Client.logStderr derives a sub-logger and reads its level once.
 	sub := pl.Named("evm-plugin")
@@ -349,7 +351,7 @@ func TestPluginLogger(t *testing.T) {
 	}
 
 	// A later change applies to lines the plugin writes afterwards.
-	verbo := Verbo
+	verbo := loglevel.Verbo
 	if err := r.SetLevels("evm", &verbo, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -363,10 +365,10 @@ func TestPluginLogger(t *testing.T) {
 }
 
 func TestSetLevelOnLoggerIsIgnored(t *testing.T) {
-	r, _, _ := newTestRegistry(t, Info, Info)
+	r, _, _ := newTestRegistry(t, loglevel.Info, loglevel.Info)
 	l := r.Get("main")
 	l.SetLevel(hclog.Trace)
-	if got, _ := r.Levels("main"); got != (LevelPair{Info, Info}) {
+	if got, _ := r.Levels("main"); got != (LevelPair{loglevel.Info, loglevel.Info}) {
 		t.Errorf("levels after hclog SetLevel = %+v, want unchanged", got)
 	}
 	if got := l.GetLevel(); got != hclog.Info {
@@ -375,7 +377,7 @@ func TestSetLevelOnLoggerIsIgnored(t *testing.T) {
 }
 
 func TestStandardLoggerFilters(t *testing.T) {
-	r, dir, _ := newTestRegistry(t, Warn, Off)
+	r, dir, _ := newTestRegistry(t, loglevel.Warn, loglevel.Off)
 	std := r.Get("main").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
 	std.Print("[INFO] std-info")
 	std.Print("[ERROR] std-error")
@@ -398,7 +400,7 @@ func TestUnsafeNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			r, dir, _ := newTestRegistry(t, Info, Off)
+			r, dir, _ := newTestRegistry(t, loglevel.Info, loglevel.Off)
 			r.Get(tt.name).Info("hello")
 
 			if got := r.Names(); !slices.Equal(got, []string{tt.want}) {
@@ -422,7 +424,7 @@ func TestUnsafeNames(t *testing.T) {
 }
 
 func TestNoDirAndDefaultDisplay(t *testing.T) {
-	r, err := NewRegistry(Options{LogLevel: Info, DisplayLevel: Off})
+	r, err := NewRegistry(Options{LogLevel: loglevel.Info, DisplayLevel: loglevel.Off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +438,7 @@ func TestNoDirAndDefaultDisplay(t *testing.T) {
 }
 
 func TestInvalidDefaults(t *testing.T) {
-	if _, err := NewRegistry(Options{LogLevel: Level(-1)}); err == nil {
+	if _, err := NewRegistry(Options{LogLevel: loglevel.Level(-1)}); err == nil {
 		t.Error("NewRegistry accepted an invalid default level")
 	}
 }
@@ -444,7 +446,7 @@ func TestInvalidDefaults(t *testing.T) {
 func TestCloseDropsFileLines(t *testing.T) {
 	dir := t.TempDir()
 	var display bytes.Buffer
-	r, err := NewRegistry(Options{Dir: dir, Display: &display, LogLevel: Info, DisplayLevel: Info})
+	r, err := NewRegistry(Options{Dir: dir, Display: &display, LogLevel: loglevel.Info, DisplayLevel: loglevel.Info})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +470,7 @@ func TestCloseDropsFileLines(t *testing.T) {
 }
 
 func TestLevelPair(t *testing.T) {
-	p := LevelPair{LogLevel: Info, DisplayLevel: Trace}
+	p := LevelPair{LogLevel: loglevel.Info, DisplayLevel: loglevel.Trace}
 	b, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
@@ -480,16 +482,16 @@ func TestLevelPair(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"logLevel":"warn","displayLevel":"Verbo"}`), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back != (LevelPair{Warn, Verbo}) {
+	if back != (LevelPair{loglevel.Warn, loglevel.Verbo}) {
 		t.Errorf("unmarshalled %+v", back)
 	}
-	if p.Min() != Trace || (LevelPair{Off, Error}).Min() != Error {
-		t.Errorf("Min wrong: %s, %s", p.Min(), LevelPair{Off, Error}.Min())
+	if p.Min() != loglevel.Trace || (LevelPair{loglevel.Off, loglevel.Error}).Min() != loglevel.Error {
+		t.Errorf("Min wrong: %s, %s", p.Min(), LevelPair{loglevel.Off, loglevel.Error}.Min())
 	}
 }
 
 func TestConcurrentUse(t *testing.T) {
-	r, dir, _ := newTestRegistry(t, Info, Info)
+	r, dir, _ := newTestRegistry(t, loglevel.Info, loglevel.Info)
 	names := []string{"main", "C", "X", "P"}
 	var wg sync.WaitGroup
 	for i := range 8 {
@@ -507,7 +509,7 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	r.OnChange(func(string, LevelPair) {})
-	levels := []Level{Verbo, Info, Error}
+	levels := []loglevel.Level{loglevel.Verbo, loglevel.Info, loglevel.Error}
 	for i := range 4 {
 		wg.Go(func() {
 			for j := range 100 {
@@ -525,7 +527,7 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 
-	info := Info
+	info := loglevel.Info
 	if err := r.SetLevels("", &info, &info); err != nil {
 		t.Fatal(err)
 	}

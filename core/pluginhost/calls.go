@@ -10,10 +10,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
 // current returns the initialized process (running, or starting with
@@ -97,7 +97,7 @@ func (i *Instance) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
 // remembered and sent again to every restarted process; while the plugin
 // is down, it only is remembered.
 func (i *Instance) SetLogLevel(ctx context.Context, level string) error {
-	lvl, err := logging.ParseLevel(level)
+	lvl, err := loglevel.Parse(level)
 	if err != nil {
 		return fmt.Errorf("set log level of plugin %s: %w", i.opts.Init.Name, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
+	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
 // testRouter returns a router over one chain "example" (its VM is not
@@ -26,7 +27,7 @@ import (
 func testRouter(t *testing.T, db *storage.DB) (*Router, *storage.Namespace) {
 	t.Helper()
 	dir := t.TempDir()
-	logs, err := logging.NewRegistry(logging.Options{Display: io.Discard, LogLevel: logging.Info, DisplayLevel: logging.Info})
+	logs, err := logging.NewRegistry(logging.Options{Display: io.Discard, LogLevel: loglevel.Info, DisplayLevel: loglevel.Info})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/profile"
 )
 
-// adminAPI is the EVM administration of SPEC A2, served at
+// adminAPI is the EVM administration of docs/api/evm.md, served at
 // /ext/bc/<chain>/admin with positional params. Profiles profile the
 // plugin process and go to <chain dir>/profiles.
 type adminAPI struct {

@@ -1,9 +1,12 @@
 package evm
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/log"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -101,5 +104,18 @@ func TestParseLevel(t *testing.T) {
 	}
 	if _, err := parseLevel("loud"); err == nil {
 		t.Error("loud accepted")
+	}
+}
+
+// TestLevelsMatchGoEthereum: sdk/loglevel names go-ethereum's trace and
+// crit levels without importing go-ethereum; they must be its values.
+func TestLevelsMatchGoEthereum(t *testing.T) {
+	for name, want := range map[string]slog.Level{"VERBO": log.LevelTrace, "DEBUG": log.LevelDebug, "INFO": log.LevelInfo, "WARN": log.LevelWarn, "ERROR": log.LevelError, "FATAL": log.LevelCrit, "crit": log.LevelCrit} {
+		if got, err := parseLevel(name); err != nil || got != want {
+			t.Errorf("parseLevel(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	if off, _ := parseLevel("OFF"); off <= log.LevelCrit {
+		t.Errorf("OFF = %v lets crit records through", off)
 	}
 }

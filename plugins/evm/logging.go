@@ -2,38 +2,28 @@ package evm
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/log"
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
-// levelOff is above every level: nothing is logged.
-const levelOff = slog.Level(math.MaxInt32)
-
-// parseLevel reads a level name of the node (OFF, FATAL, ERROR, WARN, INFO,
-// TRACE, DEBUG, VERBO) or of go-ethereum (crit, trace), in any case.
+// parseLevel reads a level name of the node (sdk/loglevel), or
+// go-ethereum's "crit" for FATAL, in any case, and returns the level of
+// go-ethereum's logger.
 func parseLevel(name string) (slog.Level, error) {
-	switch strings.ToUpper(strings.TrimSpace(name)) {
-	case "OFF":
-		return levelOff, nil
-	case "FATAL", "CRIT":
-		return log.LevelCrit, nil
-	case "ERROR":
-		return log.LevelError, nil
-	case "WARN":
-		return log.LevelWarn, nil
-	case "INFO":
-		return log.LevelInfo, nil
-	case "TRACE", "DEBUG":
-		return log.LevelDebug, nil
-	case "VERBO":
-		return log.LevelTrace, nil
+	name = strings.TrimSpace(name)
+	if strings.EqualFold(name, "crit") {
+		return loglevel.Fatal.Slog(), nil
 	}
-	return 0, fmt.Errorf("unknown log level %q (OFF, FATAL, ERROR, WARN, INFO, TRACE, DEBUG or VERBO)", name)
+	l, err := loglevel.Parse(name)
+	if err != nil {
+		return 0, err
+	}
+	return l.Slog(), nil
 }
 
 // hclogHandler is a slog.Handler that writes go-ethereum's log records to

@@ -19,8 +19,8 @@ const (
 	maxUTXOsPage  = 1024
 )
 
-// newNativeHandler serves the chain-native methods of SPEC A2 (atomic
-// transactions, docs/evm.md) under prefix: "native" (SPEC's name) or
+// newNativeHandler serves the chain-native methods of docs/api/atomic.md
+// (atomic transactions, docs/evm.md) under prefix: "native" or
 // "avax" (what existing clients call).
 func newNativeHandler(prefix string, maxBatch int, a *atomicVM) *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{MaxBatchSize: maxBatch})

@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 
 	// Registers the native tracers (callTracer, prestateTracer, ...).
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native"
+
+	"github.com/chainhost/chainhost/sdk"
 )
 
 // gethDir is the directory under the chain's data dir that go-ethereum owns.
@@ -107,4 +110,38 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *fram
 	apis = append(apis, rpc.API{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)})
 	apis = append(apis, tracers.APIs(backend.APIBackend)...)
 	return backend, apis, nil
+}
+
+// startNode starts go-ethereum on the chain's directory and recovers the
+// accepted blocks it lost in a crash (recoverAccepted). It records call
+// frames into frames, the re-imported blocks' included, and applies the
+// atomic transactions store holds for the blocks it executes.
+func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore, store *atomicStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+	reported, err := readReported(ctx, env.Host.DB)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stack, err := newStack(env.DataDir, Version, cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rescued, err := rescueUnreported(stack, reported)
+	if err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, err
+	}
+	backend, apis, err := attachEth(stack, genesis, cfg, frames, store)
+	if err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, err
+	}
+	if err := stack.Start(); err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, fmt.Errorf("start go-ethereum node: %w", err)
+	}
+	if err := recoverAccepted(ctx, backend.BlockChain(), env.Host.Index, reported, rescued, env.Logger); err != nil {
+		_ = stack.Close()
+		return nil, nil, nil, fmt.Errorf("recover accepted blocks: %w", err)
+	}
+	return stack, backend, apis, nil
 }

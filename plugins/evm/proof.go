@@ -11,10 +11,10 @@ import (
 )
 
 // pruningProofWindow is how many blocks before the last accepted one a
-// pruning chain serves proofs for (SPEC section 8).
+// pruning chain serves proofs for (docs/evm.md).
 const pruningProofWindow = 32
 
-// proofAPI wraps eth_getProof with the windows of SPEC section 8: an
+// proofAPI wraps eth_getProof with the windows of docs/evm.md: an
 // archival chain refuses blocks more than historical-proof-query-window
 // blocks before the last accepted block (0 accepts any), a pruning chain
 // refuses blocks more than 32 blocks before it.

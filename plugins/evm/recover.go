@@ -12,13 +12,10 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rlp"
-	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 )
 
@@ -244,37 +241,3 @@ func reinsertRescued(chain *core.BlockChain, rescued types.Blocks, log hclog.Log
 // isIndexingDisabled matches the host's answer to a feed when it keeps no
 // index.
 func isIndexingDisabled(err error) bool { return errors.Is(err, host.ErrNoIndex) }
-
-// startNode starts go-ethereum on the chain's directory and recovers the
-// accepted blocks it lost in a crash (recoverAccepted). It records call
-// frames into frames, the re-imported blocks' included, and applies the
-// atomic transactions store holds for the blocks it executes.
-func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore, store *atomicStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
-	reported, err := readReported(ctx, env.Host.DB)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	stack, err := newStack(env.DataDir, Version, cfg)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	rescued, err := rescueUnreported(stack, reported)
-	if err != nil {
-		_ = stack.Close()
-		return nil, nil, nil, err
-	}
-	backend, apis, err := attachEth(stack, genesis, cfg, frames, store)
-	if err != nil {
-		_ = stack.Close()
-		return nil, nil, nil, err
-	}
-	if err := stack.Start(); err != nil {
-		_ = stack.Close()
-		return nil, nil, nil, fmt.Errorf("start go-ethereum node: %w", err)
-	}
-	if err := recoverAccepted(ctx, backend.BlockChain(), env.Host.Index, reported, rescued, env.Logger); err != nil {
-		_ = stack.Close()
-		return nil, nil, nil, fmt.Errorf("recover accepted blocks: %w", err)
-	}
-	return stack, backend, apis, nil
-}

@@ -1,7 +1,7 @@
 // Package evm is the EVM chain VM: a go-ethereum node embedded in a
 // chainhost plugin, serving the standard JSON-RPC over HTTP and WebSocket
 // (web3, net, eth, txpool, debug, personal), the EVM administration of
-// SPEC A2, the chain-native endpoint of atomic transactions (imports from
+// docs/api/evm.md, the chain-native endpoint of atomic transactions (imports from
 // and exports to other chains through shared memory), building its own
 // blocks and reporting every accepted block to the host's index. The
 // default config runs it as the C-Chain; every further EVM chain is
@@ -19,11 +19,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/log"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/version"
+	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainhost/chainhost/plugins/evm/evmapi"
@@ -62,7 +64,8 @@ func New() *VM { return &VM{} }
 // directory with the store's recorder and the atomic block processor
 // attached, re-imports the accepted blocks it lost in a crash (see
 // startNode), imports a chain file when configured, reports blocks the
-// index lacks, and starts block production.
+// index lacks, and starts block production. Each step is a method below,
+// in this order; a failed step shuts down what the earlier ones started.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	vm.env = env
 	cfg, err := ParseConfig(env.Config)
@@ -74,107 +77,172 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err != nil {
 		return err
 	}
-	level := new(slog.LevelVar)
-	lv, _ := parseLevel(cfg.LogLevel) // validated by ParseConfig
-	level.Set(lv)
-	log.SetDefault(log.NewLogger(newLogHandler(env.Logger, level)))
+	level := routeGethLogs(env.Logger, cfg.LogLevel)
 
 	defer func() {
 		if err != nil {
 			_ = vm.Shutdown(context.Background())
 		}
 	}()
-	clientVersion := fmt.Sprintf("chainhost-evm/v%s/go-ethereum-v%d.%d.%d", Version, version.Major, version.Minor, version.Patch)
-	if vm.frames, err = openFrameStore(filepath.Join(env.DataDir, framesDir), env.Logger); err != nil {
-		return err
-	}
 	store := newAtomicStore(env.Host.DB)
-	stack, backend, apis, err := startNode(ctx, env, genesis, cfg, vm.frames, store)
+	apis, err := vm.startGeth(ctx, genesis, store)
 	if err != nil {
 		return err
 	}
-	vm.stack, vm.backend = stack, backend
-	if vm.inner, err = newInnerServer(apis); err != nil {
+	chain := vm.backend.BlockChain()
+	if err := vm.importChainFile(); err != nil {
 		return err
-	}
-	vm.innerCli = rpc.DialInProc(vm.inner)
-	extra := []rpc.API{
-		{Namespace: nsWeb3, Service: web3API{version: clientVersion}},
-		{Namespace: nsEth, Service: chainConfigAPI{config: backend.BlockChain().Config()}},
-		{Namespace: nsDebug, Service: refusedDebugAPI{}},
-		{Namespace: nsTesting, Service: testingAPI{eth: backend}},
-	}
-	if cfg.PersonalAPIEnabled {
-		n, p := keystore.StandardScryptN, keystore.StandardScryptP
-		if cfg.KeystoreLightKDF {
-			n, p = keystore.LightScryptN, keystore.LightScryptP
-		}
-		ks := keystore.NewKeyStore(stack.KeyStoreDir(), n, p)
-		stack.AccountManager().AddBackend(ks)
-		extra = append(extra, rpc.API{Namespace: nsPersonal, Service: personalAPI{ks: ks, inner: vm.innerCli}})
-	}
-	chain := backend.BlockChain()
-	if cfg.ImportChainFile != "" {
-		path := cfg.ImportChainFile
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(env.DataDir, path)
-		}
-		var head common.Hash
-		if cfg.ImportHead != "" {
-			head = common.HexToHash(cfg.ImportHead)
-		}
-		n, err := importChain(chain, path, head)
-		if err != nil {
-			return fmt.Errorf("import %s: %w", path, err)
-		}
-		env.Logger.Info("imported chain file", "file", path, "inserted", n, "head", chain.CurrentBlock().Number)
 	}
 	vm.atomic = newAtomicVM(env, cfg, store, chain, cfg.BlockProduction != ProduceNone, func() { vm.producer.wake() })
 	var blocks *builder
 	if cfg.BlockProduction != ProduceNone {
-		blocks = newBuilder(chain, backend.TxPool(), vm.atomic, genesis.GasLimit, env.Logger)
+		blocks = newBuilder(chain, vm.backend.TxPool(), vm.atomic, genesis.GasLimit, env.Logger)
 	}
+	if err := vm.startReporter(ctx, store); err != nil {
+		return err
+	}
+	if err := vm.serveIndexer(apis); err != nil {
+		return err
+	}
+	vm.producer = newProducer(chain, vm.backend.TxPool(), vm.atomic, blocks, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
+	if err := vm.servePublic(apis); err != nil {
+		return err
+	}
+	if err := vm.serveAdmin(level); err != nil {
+		return err
+	}
+	head := chain.CurrentBlock()
+	env.Logger.Info("EVM chain ready", "chainId", genesis.Config.ChainID, "head", head.Number, "hash", head.Hash(),
+		"production", cfg.BlockProduction, "archival", !cfg.PruningEnabled)
+	return nil
+}
 
-	extra = append(extra, rpc.API{Namespace: nsEth, Service: proofAPI{
-		chain: chain, inner: vm.innerCli, pruning: cfg.PruningEnabled, window: cfg.HistoricalProofQueryWindow,
-	}})
+// routeGethLogs sends go-ethereum's logs to the chain's logger, at the
+// level of the chain config (validated by ParseConfig); admin_setLogLevel
+// changes the returned level.
+func routeGethLogs(out hclog.Logger, name string) *slog.LevelVar {
+	level := new(slog.LevelVar)
+	lv, _ := parseLevel(name)
+	level.Set(lv)
+	log.SetDefault(log.NewLogger(newLogHandler(out, level)))
+	return level
+}
 
-	if vm.reporter, err = newReporter(ctx, chain, env.Host, store, vm.atomic.reported, env.Logger); err != nil {
+// startGeth opens the call frame store, starts go-ethereum (startNode) and
+// the in-process server of its APIs, and returns those APIs.
+func (vm *VM) startGeth(ctx context.Context, genesis *core.Genesis, store *atomicStore) ([]rpc.API, error) {
+	var err error
+	if vm.frames, err = openFrameStore(filepath.Join(vm.env.DataDir, framesDir), vm.env.Logger); err != nil {
+		return nil, err
+	}
+	stack, backend, apis, err := startNode(ctx, vm.env, genesis, vm.cfg, vm.frames, store)
+	if err != nil {
+		return nil, err
+	}
+	vm.stack, vm.backend = stack, backend
+	if vm.inner, err = newInnerServer(apis); err != nil {
+		return nil, err
+	}
+	vm.innerCli = rpc.DialInProc(vm.inner)
+	return apis, nil
+}
+
+// importChainFile imports the chain file of the config, if any.
+func (vm *VM) importChainFile() error {
+	path := vm.cfg.ImportChainFile
+	if path == "" {
+		return nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(vm.env.DataDir, path)
+	}
+	var head common.Hash
+	if vm.cfg.ImportHead != "" {
+		head = common.HexToHash(vm.cfg.ImportHead)
+	}
+	chain := vm.backend.BlockChain()
+	n, err := importChain(chain, path, head)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", path, err)
+	}
+	vm.env.Logger.Info("imported chain file", "file", path, "inserted", n, "head", chain.CurrentBlock().Number)
+	return nil
+}
+
+// startReporter reports to the host's index the accepted blocks it lacks,
+// then keeps reporting new ones.
+func (vm *VM) startReporter(ctx context.Context, store *atomicStore) error {
+	var err error
+	if vm.reporter, err = newReporter(ctx, vm.backend.BlockChain(), vm.env.Host, store, vm.atomic.reported, vm.env.Logger); err != nil {
 		return err
 	}
 	if err := vm.reporter.report(ctx); err != nil {
 		return fmt.Errorf("report accepted blocks to the index: %w", err)
 	}
 	vm.reporter.start()
-	vm.blocks = &blocksAPI{db: backend.ChainDb(), frames: vm.frames, reported: vm.reporter.reportedHeight,
-		inner: vm.innerCli, log: env.Logger}
-	if env.Metrics != nil {
+	return nil
+}
+
+// serveIndexer makes the internal indexer handler: go-ethereum's APIs and
+// the bulk read of accepted blocks, with its metric.
+func (vm *VM) serveIndexer(apis []rpc.API) error {
+	vm.blocks = &blocksAPI{db: vm.backend.ChainDb(), frames: vm.frames, reported: vm.reporter.reportedHeight,
+		inner: vm.innerCli, log: vm.env.Logger}
+	if vm.env.Metrics != nil {
 		vm.blocks.reexecuted = prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "evm_indexer_reexecuted_blocks_total",
 			Help: "Blocks " + evmapi.GetBlocksMethod + " re-executed for their call frames, not recorded at insertion.",
 		})
-		if err := env.Metrics.Register(vm.blocks.reexecuted); err != nil {
+		if err := vm.env.Metrics.Register(vm.blocks.reexecuted); err != nil {
 			return fmt.Errorf("register metrics: %w", err)
 		}
 	}
-	if vm.indexer, err = newIndexerServer(apis, vm.blocks); err != nil {
-		return err
-	}
-	vm.producer = newProducer(chain, backend.TxPool(), vm.atomic, blocks, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
-	extra = append(extra, rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}})
+	var err error
+	vm.indexer, err = newIndexerServer(apis, vm.blocks)
+	return err
+}
 
-	if vm.public, err = newPublicServer(cfg, apis, extra); err != nil {
-		return err
+// servePublic makes the public JSON-RPC server: go-ethereum's APIs and
+// chainhost's own (web3, the chain config, the refused debug methods,
+// testing, personal when on, the proof windows and the dev methods).
+func (vm *VM) servePublic(apis []rpc.API) error {
+	clientVersion := fmt.Sprintf("chainhost-evm/v%s/go-ethereum-v%d.%d.%d", Version, version.Major, version.Minor, version.Patch)
+	chain := vm.backend.BlockChain()
+	extra := []rpc.API{
+		{Namespace: nsWeb3, Service: web3API{version: clientVersion}},
+		{Namespace: nsEth, Service: chainConfigAPI{config: chain.Config()}},
+		{Namespace: nsDebug, Service: refusedDebugAPI{}},
+		{Namespace: nsTesting, Service: testingAPI{eth: vm.backend}},
 	}
-	vm.admin = &adminAPI{prof: profile.New(filepath.Join(env.DataDir, "profiles")), level: level, config: cfg}
+	if vm.cfg.PersonalAPIEnabled {
+		n, p := keystore.StandardScryptN, keystore.StandardScryptP
+		if vm.cfg.KeystoreLightKDF {
+			n, p = keystore.LightScryptN, keystore.LightScryptP
+		}
+		ks := keystore.NewKeyStore(vm.stack.KeyStoreDir(), n, p)
+		vm.stack.AccountManager().AddBackend(ks)
+		extra = append(extra, rpc.API{Namespace: nsPersonal, Service: personalAPI{ks: ks, inner: vm.innerCli}})
+	}
+	extra = append(extra,
+		rpc.API{Namespace: nsEth, Service: proofAPI{
+			chain: chain, inner: vm.innerCli, pruning: vm.cfg.PruningEnabled, window: vm.cfg.HistoricalProofQueryWindow,
+		}},
+		rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}},
+	)
+	var err error
+	vm.public, err = newPublicServer(vm.cfg, apis, extra)
+	return err
+}
+
+// serveAdmin makes the EVM administration server; its admin_setLogLevel
+// sets level.
+func (vm *VM) serveAdmin(level *slog.LevelVar) error {
+	vm.admin = &adminAPI{prof: profile.New(filepath.Join(vm.env.DataDir, "profiles")), level: level, config: vm.cfg}
 	vm.adminSrv = rpc.NewServer()
-	vm.adminSrv.SetBatchLimits(cfg.APIMaxBatchSize, cfg.APIMaxBatchResponseSize)
+	vm.adminSrv.SetBatchLimits(vm.cfg.APIMaxBatchSize, vm.cfg.APIMaxBatchResponseSize)
 	if err := vm.adminSrv.RegisterName("admin", vm.admin); err != nil {
 		return fmt.Errorf("register admin API: %w", err)
 	}
-	head := chain.CurrentBlock()
-	env.Logger.Info("EVM chain ready", "chainId", genesis.Config.ChainID, "head", head.Number, "hash", head.Hash(),
-		"production", cfg.BlockProduction, "archival", !cfg.PruningEnabled)
 	return nil
 }
 

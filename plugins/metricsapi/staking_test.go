@@ -385,7 +385,7 @@ func restError(status int, message string) string {
 }
 
 // TestV2Errors: every refusal of the v2 routes, with its exact body (a
-// message string, SPEC 7.1): bad path values, timestamps, page sizes,
+// message string, docs/metrics-api.md): bad path values, timestamps, page sizes,
 // subnets and tokens are 400s naming the parameter; what the node does
 // not have is a 404; over the anonymous limit 429 with Retry-After.
 func TestV2Errors(t *testing.T) {

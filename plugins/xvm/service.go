@@ -22,7 +22,7 @@ const (
 )
 
 // methodPrefixes are the names the API answers under: avalanchego's avm
-// names, and the chain-native prefixes of DESIGN's wire formats.
+// names, and the chain-native prefixes (docs/api/jsonrpc.md, "Names").
 var methodPrefixes = []string{"avm.", "native.", "avax."}
 
 // newServer returns the JSON-RPC server of the API (docs/xvm.md).

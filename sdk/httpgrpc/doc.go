@@ -1,6 +1,6 @@
 // Package httpgrpc carries HTTP requests and WebSocket connections between the
 // host and a plugin over the Plugin service's ServeHTTPChannel, ServeHTTP
-// and ServeWebSocket RPCs (DESIGN.md "Plugin protocol"). Both ends live here
+// and ServeWebSocket RPCs (docs/decisions.md, "Packages"). Both ends live here
 // so that the host (core/pluginhost) and the SDK's test harness share one
 // implementation:
 //

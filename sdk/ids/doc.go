@@ -1,7 +1,7 @@
 // Package ids holds the 32-byte identifiers of chains, containers,
 // transactions and VMs, and the checksummed text encodings they travel in.
 //
-// Two encodings are used on the wire (DESIGN.md "Wire formats"), both
+// Two encodings are used on the wire (docs/api/jsonrpc.md), both
 // compatible with avalanchego:
 //
 //   - CB58: base58 of the bytes followed by a 4-byte checksum, the last four

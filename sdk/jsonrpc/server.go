@@ -11,7 +11,7 @@ import (
 
 // Defaults for the zero values of Options.
 const (
-	DefaultMaxBatchSize       = 40              // the public node's limit (SPEC section 8)
+	DefaultMaxBatchSize       = 40              // the public node's limit (docs/api/jsonrpc.md)
 	DefaultMaxBodyBytes int64 = 5 * 1024 * 1024 // as go-ethereum's HTTP server
 )
 

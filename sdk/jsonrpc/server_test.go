@@ -191,8 +191,8 @@ func repeated(n int) (string, []wantResp) {
 	return batch(items...), want
 }
 
-// TestFraming is the table of the JSON-RPC framing rules of DESIGN.md
-// "Wire formats", over real HTTP.
+// TestFraming is the table of the JSON-RPC framing rules of
+// docs/api/jsonrpc.md, over real HTTP.
 func TestFraming(t *testing.T) {
 	const (
 		maxBatch = 40

@@ -25,7 +25,7 @@ const shutdownTimeout = 30 * time.Second
 type Options struct {
 	// Name is the chain's primary alias or the module name; "test" when empty.
 	Name string
-	// Kind is pluginv1.KindVM (the default) or pluginv1.KindModule.
+	// Kind is sdk.KindVM (the default) or sdk.KindModule.
 	Kind string
 	// ChainID is the blockchain ID; derived from Name when zero.
 	ChainID ids.ID
@@ -87,7 +87,7 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 	}
 	h := &Harness{name: opts.Name, chainID: opts.ChainID, call: opts.Call, servers: make(map[string]*httptest.Server)}
 	var self host.ChainInfo // none for a module
-	if opts.Kind == pluginv1.KindVM {
+	if opts.Kind == sdk.KindVM {
 		self = host.ChainInfo{ID: opts.ChainID, VMName: opts.Name, Aliases: append([]string{opts.Name}, opts.Aliases...)}
 	}
 	h.mem = memhost.New(memhost.Options{Self: self, Others: opts.Chains, Call: h.callChain})
@@ -141,7 +141,7 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 		t.Fatalf("plugintest: initialize %s: %v", opts.Name, err)
 	}
 	h.handlers, h.internal, h.indexKinds = resp.GetHandlers(), resp.GetInternalHandlers(), resp.GetIndexKinds()
-	if opts.Kind == pluginv1.KindVM {
+	if opts.Kind == sdk.KindVM {
 		self.Handlers, self.InternalHandlers, self.IndexKinds, self.Running = h.handlers, h.internal, h.indexKinds, true
 		h.mem.SetSelf(self)
 	}
@@ -149,10 +149,10 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 }
 
 // StartModule initializes a REST module as Start does a VM: Kind is
-// pluginv1.KindModule, and ModuleURL serves the module's handler.
+// sdk.KindModule, and ModuleURL serves the module's handler.
 func StartModule(t testing.TB, m sdk.Module, opts Options) *Harness {
 	t.Helper()
-	opts.Kind = pluginv1.KindModule
+	opts.Kind = sdk.KindModule
 	return Start(t, sdk.AsPlugin(m), opts)
 }
 
@@ -162,9 +162,9 @@ func withDefaults(t testing.TB, opts Options) Options {
 		opts.Name = "test"
 	}
 	if opts.Kind == "" {
-		opts.Kind = pluginv1.KindVM
+		opts.Kind = sdk.KindVM
 	}
-	if opts.ChainID.IsZero() && opts.Kind == pluginv1.KindVM {
+	if opts.ChainID.IsZero() && opts.Kind == sdk.KindVM {
 		opts.ChainID = ids.Derive([]byte("plugintest"), []byte(opts.Name))
 	}
 	if opts.DataDir == "" {

@@ -1,6 +1,6 @@
 // Package profile writes the CPU, memory and lock profiles of a process
-// into a directory, for the admin APIs of the node and of plugins (SPEC A1,
-// A2): the host profiles itself, a plugin profiles its own process.
+// into a directory, for the admin APIs of the node and of plugins
+// (docs/api/admin.md, docs/api/evm.md): the host profiles itself, a plugin profiles its own process.
 package profile
 
 import (
@@ -13,7 +13,7 @@ import (
 	"sync"
 )
 
-// The profile files, in the profile dir (SPEC A1).
+// The profile files, in the profile dir (docs/api/admin.md).
 const (
 	CPUFile    = "cpu.profile"
 	MemoryFile = "mem.profile"

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Networks are the names the REST APIs take for a network (SPEC 4.B):
+// Networks are the names the REST APIs take for a network (docs/rest.md):
 // mainnet, and fuji and testnet, the two names of the test network.
 var Networks = []string{"mainnet", "fuji", "testnet"}
 

@@ -1,5 +1,5 @@
 // The data API conformance suite (docs/data-api.md, "Conformance suite"):
-// a scenario on the C-Chain, then all twelve EVM endpoints of SPEC 4.B read
+// a scenario on the C-Chain, then all twelve EVM endpoints of docs/data-api.md read
 // through the official SDK and checked against the chain.
 //
 // Run by `go test ./cmd/chainhost -run TestDataAPISDK`, which starts a

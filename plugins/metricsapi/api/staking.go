@@ -21,7 +21,7 @@ var stakingMetrics = map[string]func(store.Totals) uint64{
 // stakingMetricNames are stakingMetrics' names in the contract's order.
 var stakingMetricNames = []string{"delegatorCount", "delegatorWeight", "validatorCount", "validatorWeight"}
 
-// Page sizes of the staking series (SPEC 8).
+// Page sizes of the staking series (docs/metrics-api.md).
 var stakingPageSize = rest.IntRange{Default: 100, Min: 1, Max: 2160}
 
 // stakingCursor is where the next page of a staking series starts: the

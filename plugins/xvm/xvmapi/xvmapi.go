@@ -22,8 +22,8 @@ const GetVertexMethod = "indexer.getVertex"
 // vertex the chain never accepted.
 const CodeVertexNotFound = -32004
 
-// Vertex is an accepted vertex of the X-Chain's DAG phase: what SPEC's
-// vertex resource (the data API's vertices endpoint) needs.
+// Vertex is an accepted vertex of the X-Chain's DAG phase: what the data
+// API's vertex resource (its vertices endpoint, docs/data-api.md) needs.
 type Vertex struct {
 	// ID is the vertex ID (its hash): the SHA-256 of its bytes.
 	ID ids.ID `json:"vertexID"`

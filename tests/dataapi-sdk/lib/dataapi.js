@@ -37,7 +37,7 @@ export function sdkOptions(extra = {}) {
 }
 
 /**
- * The twelve EVM endpoints of SPEC 4.B. Lists answer every page through
+ * The twelve EVM endpoints of docs/data-api.md. Lists answer every page through
  * the SDK's page iterator (which follows nextPageToken).
  */
 export class DataAPI {

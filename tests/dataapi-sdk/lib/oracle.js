@@ -1,6 +1,6 @@
 // The oracle: what the data API must answer, derived from the chain alone
 // (blocks, receipts, go-ethereum's call tracer, eth_call and eth_getBalance
-// through the node's RPC), following SPEC 2.6-2.12 and docs/data-api.md.
+// through the node's RPC), following docs/data-api.md.
 // It shares no code with plugins/dataapi: where the two disagree, one of
 // them is wrong.
 import { decodeFunctionResult, encodeFunctionData, getAddress, parseAbi, toEventSelector, toFunctionSelector } from "viem";
@@ -255,7 +255,7 @@ export class Expected {
         this.token(base.token, "ERC-1155", blockNumber);
       }
     }
-    // SPEC 2.7: CALL and CALLCODE moving value, CREATE and CREATE2 (CREATE3:
+    // docs/data-api.md, "Indexing": CALL and CALLCODE moving value, CREATE and CREATE2 (CREATE3:
     // a CREATE by a contract the transaction made with CREATE2).
     r.internal = [];
     r.creations = [];
@@ -377,7 +377,7 @@ export class Expected {
     return m;
   }
 
-  /** The native transaction of a list item (SPEC 2.6). */
+  /** The native transaction of a list item (docs/data-api.md, endpoint 1). */
   native(r) {
     const { block, tx, receipt } = r;
     let to = tx.to;
