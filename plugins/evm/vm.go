@@ -163,6 +163,11 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	vm.producer = newProducer(chain, backend.TxPool(), vm.atomic, blocks, cfg.BlockProduction, time.Duration(cfg.BlockInterval), env.Logger)
 	extra = append(extra, rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}})
 
+	limits, err := limitedAPIs(cfg, apis, vm.innerCli)
+	if err != nil {
+		return err
+	}
+	extra = append(extra, limits...)
 	if vm.public, err = newPublicServer(cfg, apis, extra); err != nil {
 		return err
 	}
@@ -182,9 +187,9 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 // administration at admin, and the chain-native methods at native and avax.
 func (vm *VM) Handlers() map[string]http.Handler {
 	return map[string]http.Handler{
-		"rpc":    batchLimit{next: vm.public, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
+		"rpc":    batchLimit{next: jsonRefusals{vm.public}, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
 		"ws":     vm.public.WebsocketHandler([]string{"*"}),
-		"admin":  batchLimit{next: vm.adminSrv, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
+		"admin":  batchLimit{next: jsonRefusals{vm.adminSrv}, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
 		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize, vm.atomic),
 		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize, vm.atomic),
 	}
