@@ -131,6 +131,13 @@ type Config struct {
 	RPCTxFeeCap float64 `json:"rpc-tx-fee-cap"`
 	// RPCEVMTimeout bounds eth_call; 0 is no bound.
 	RPCEVMTimeout Duration `json:"rpc-evm-timeout"`
+	// RPCTraceTimeout bounds each debug_trace* call, whatever timeout the
+	// caller passes; 0 leaves go-ethereum's rule (the caller's timeout, 5s
+	// a transaction by default).
+	RPCTraceTimeout Duration `json:"rpc-trace-timeout"`
+	// RPCWSMaxSubscriptions is the most subscriptions one WebSocket
+	// connection may hold at once; 0 is no cap.
+	RPCWSMaxSubscriptions int `json:"rpc-ws-max-subscriptions"`
 	// RPCLogsBlockRange is the widest block range one eth_getLogs (or log
 	// filter) may span; 0 (the default) is no bound. go-ethereum counts a
 	// range that ends at "latest" as unbounded, so any bound refuses those.
@@ -175,6 +182,8 @@ func DefaultConfig() Config {
 		RPCGasCap:                  50_000_000,
 		RPCTxFeeCap:                100,
 		RPCEVMTimeout:              Duration(5 * time.Second),
+		RPCTraceTimeout:            Duration(5 * time.Second),
+		RPCWSMaxSubscriptions:      100,
 		RPCLogsQueryLimit:          1000,
 		CacheMB:                    64,
 		LogLevel:                   "warn",
@@ -221,6 +230,12 @@ func (c *Config) validate() error {
 	}
 	if c.APIMaxBatchResponseSize < 1024 {
 		return fmt.Errorf("api-max-batch-response-size must be at least 1024, got %d", c.APIMaxBatchResponseSize)
+	}
+	if c.RPCEVMTimeout < 0 || c.RPCTraceTimeout < 0 {
+		return fmt.Errorf("rpc-evm-timeout and rpc-trace-timeout must not be negative")
+	}
+	if c.RPCWSMaxSubscriptions < 0 {
+		return fmt.Errorf("rpc-ws-max-subscriptions must not be negative, got %d", c.RPCWSMaxSubscriptions)
 	}
 	if c.CacheMB < 16 {
 		return fmt.Errorf("cache-mb must be at least 16, got %d", c.CacheMB)

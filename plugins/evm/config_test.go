@@ -43,6 +43,14 @@ func TestParseConfig(t *testing.T) {
 		{name: "atomic fee dynamic", raw: `{"atomic-tx-fee":"Dynamic"}`, check: func(c Config) bool { return c.AtomicTxFee.Dynamic }},
 		{name: "bad atomic fee", raw: `{"atomic-tx-fee":"cheap"}`, wantErr: `atomic-tx-fee must be "dynamic" or a number of nAVAX`},
 		{name: "asset ID", raw: `{"avax-asset-id":"D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"}`, check: func(c Config) bool { return c.AVAXAssetID != "" }},
+		{name: "trace and subscription limits by default", raw: `{}`, check: func(c Config) bool {
+			return time.Duration(c.RPCTraceTimeout) == 5*time.Second && c.RPCWSMaxSubscriptions == 100
+		}},
+		{name: "trace limit", raw: `{"rpc-trace-timeout":"250ms","rpc-ws-max-subscriptions":0}`, check: func(c Config) bool {
+			return time.Duration(c.RPCTraceTimeout) == 250*time.Millisecond && c.RPCWSMaxSubscriptions == 0
+		}},
+		{name: "negative trace limit", raw: `{"rpc-trace-timeout":"-1s"}`, wantErr: "rpc-trace-timeout"},
+		{name: "negative subscription cap", raw: `{"rpc-ws-max-subscriptions":-1}`, wantErr: "rpc-ws-max-subscriptions"},
 		{name: "bad asset ID", raw: `{"avax-asset-id":"AVAX"}`, wantErr: "avax-asset-id"},
 	}
 	for _, tt := range tests {

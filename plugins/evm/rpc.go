@@ -3,7 +3,10 @@ package evm
 import (
 	"fmt"
 	"slices"
+	"time"
 
+	"github.com/ethereum/go-ethereum/eth/downloader"
+	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	"github.com/ethereum/go-ethereum/rpc"
 )
@@ -99,4 +102,28 @@ func newPublicServer(cfg Config, apis, extra []rpc.API) (*rpc.Server, error) {
 		}
 	}
 	return srv, nil
+}
+
+// limitedAPIs returns the services that hold the public server's
+// subscriptions and traces to the chain's limits (rpc-ws-max-subscriptions,
+// rpc-trace-timeout), to register over go-ethereum's own in apis. inner
+// serves what they delegate.
+func limitedAPIs(cfg Config, apis []rpc.API, inner *rpc.Client) ([]rpc.API, error) {
+	f, err := serviceOf[*filters.FilterAPI](apis)
+	if err != nil {
+		return nil, err
+	}
+	d, err := serviceOf[*downloader.DownloaderAPI](apis)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := serviceOf[*tracers.API](apis)
+	if err != nil {
+		return nil, err
+	}
+	subs := newSubscriptionCap(cfg.RPCWSMaxSubscriptions)
+	return []rpc.API{
+		{Namespace: nsEth, Service: subscriptionsAPI{subs: subs, filters: f, downloader: d}},
+		{Namespace: nsDebug, Service: traceAPI{api: tr, inner: inner, limit: time.Duration(cfg.RPCTraceTimeout), subs: subs}},
+	}, nil
 }

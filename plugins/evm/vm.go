@@ -229,7 +229,11 @@ func (vm *VM) servePublic(apis []rpc.API) error {
 		}},
 		rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}},
 	)
-	var err error
+	limits, err := limitedAPIs(vm.cfg, apis, vm.innerCli)
+	if err != nil {
+		return err
+	}
+	extra = append(extra, limits...)
 	vm.public, err = newPublicServer(vm.cfg, apis, extra)
 	return err
 }
@@ -250,9 +254,9 @@ func (vm *VM) serveAdmin(level *slog.LevelVar) error {
 // administration at admin, and the chain-native methods at native and avax.
 func (vm *VM) Handlers() map[string]http.Handler {
 	return map[string]http.Handler{
-		"rpc":    batchLimit{next: vm.public, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
+		"rpc":    batchLimit{next: jsonRefusals{vm.public}, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
 		"ws":     vm.public.WebsocketHandler([]string{"*"}),
-		"admin":  batchLimit{next: vm.adminSrv, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
+		"admin":  batchLimit{next: jsonRefusals{vm.adminSrv}, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
 		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize, vm.atomic),
 		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize, vm.atomic),
 	}

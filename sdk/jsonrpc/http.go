@@ -15,9 +15,7 @@ const contentType = "application/json"
 // ServeHTTP answers one HTTP request holding a JSON-RPC request or batch.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		WriteHTTPError(w, http.StatusMethodNotAllowed,
-			invalidRequest("HTTP method %s not allowed, use POST", r.Method))
+		RefuseMethod(w, r.Method)
 		return
 	}
 	if rpcErr := checkContentType(r.Header.Get("Content-Type")); rpcErr != nil {
@@ -38,6 +36,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out) // the client is gone if this fails; nothing to do
+}
+
+// RefuseMethod answers 405 to a request whose HTTP method is not POST.
+func RefuseMethod(w http.ResponseWriter, method string) {
+	w.Header().Set("Allow", http.MethodPost)
+	WriteHTTPError(w, http.StatusMethodNotAllowed, invalidRequest("HTTP method %s not allowed, use POST", method))
+}
+
+// RefuseContentType answers 415 to a request whose Content-Type header is
+// refused, saying what is wrong with it.
+func RefuseContentType(w http.ResponseWriter, header string) {
+	rpcErr := checkContentType(header)
+	if rpcErr == nil { // application/json, refused by the caller's own rules
+		rpcErr = invalidRequest("unsupported Content-Type %q, want %s", header, contentType)
+	}
+	WriteHTTPError(w, http.StatusUnsupportedMediaType, rpcErr)
 }
 
 // checkContentType accepts application/json with an optional utf-8 charset.

@@ -39,7 +39,7 @@ type vectors struct {
 	ExtDataHash     string   `json:"extDataHash"`
 }
 
-func loadVectors(t *testing.T) vectors {
+func loadVectors(t testing.TB) vectors {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "testdata", "coreth-v1.14.2.json"))
 	if err != nil {
@@ -52,7 +52,7 @@ func loadVectors(t *testing.T) vectors {
 	return v
 }
 
-func unhex(t *testing.T, s string) []byte {
+func unhex(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(s)
 	if err != nil {
