@@ -24,11 +24,15 @@ var loopCode = hexutil.MustDecode("0x620f42405b600190038060045700")
 // loopGas covers loopCode's run.
 const loopGas = 28_000_000
 
+// traceMaxSize is TestEVMLimits' cap on a trace's answer, in bytes.
+const traceMaxSize = 4096
+
 // TestEVMLimits drives the C-Chain's per-chain limits through the host with
 // go-ethereum's clients: subscriptions per WebSocket connection
 // (rpc-ws-max-subscriptions, unsubscribing frees a slot, each connection
 // has its own), the run time of debug_trace* (rpc-trace-timeout, even when
-// the caller asks for more), and eth_call's (rpc-evm-timeout).
+// the caller asks for more), eth_call's (rpc-evm-timeout), and, on a second
+// chain, the size of a trace's answer (rpc-trace-max-size).
 func TestEVMLimits(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{Config: fmt.Sprintf(`
 chains:
@@ -40,7 +44,13 @@ chains:
       rpc-ws-max-subscriptions: 3
       rpc-trace-timeout: 1ms
       rpc-evm-timeout: 1ms
-`, evmGenesis(evmChainID))})
+  - alias: S
+    vm: evm
+    genesis: %s
+    config:
+      cache-mb: 32
+      rpc-trace-max-size: %d
+`, evmGenesis(evmChainID), evmGenesis(evmChainID+1), traceMaxSize)})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -104,6 +114,33 @@ chains:
 		err = raw.CallContext(ctx, &out, "debug_traceCall", call, "latest",
 			map[string]any{"tracer": "callTracer", "Timeout": "1h", "TIMEOUT": "2h"})
 		wantLimit(t, "debug_traceCall with two spellings of timeout", err, -32000, traceLimit)
+	})
+
+	t.Run("trace size", func(t *testing.T) {
+		s, err := rpc.DialContext(ctx, n.URL+"/ext/bc/S/rpc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		// The struct logger's steps of the loop are far over the cap: the
+		// logger stops recording past it, and the answer is refused.
+		loop := map[string]any{"from": me.addr, "input": hexutil.Bytes(loopCode), "gas": hexutil.Uint64(loopGas)}
+		var out any
+		for _, config := range []any{nil, map[string]any{"limit": 10 * traceMaxSize}} {
+			params := []any{loop, "latest"}
+			if config != nil {
+				params = append(params, config)
+			}
+			err := s.CallContext(ctx, &out, "debug_traceCall", params...)
+			wantLimit(t, fmt.Sprintf("debug_traceCall with the struct logger (config %v)", config), err, -32005,
+				fmt.Sprintf("trace too large: its answer is over this chain's limit of %d bytes (rpc-trace-max-size)", traceMaxSize))
+		}
+		// A call tracer's answer of a plain call is well under it.
+		var frame struct{ Type, From string }
+		plain := map[string]any{"from": me.addr, "to": me.addr, "value": "0x1"}
+		if err := s.CallContext(ctx, &frame, "debug_traceCall", plain, "latest", map[string]any{"tracer": "callTracer"}); err != nil || frame.Type != "CALL" {
+			t.Fatalf("a small trace: %+v, %v", frame, err)
+		}
 	})
 
 	t.Run("eth_call", func(t *testing.T) {

@@ -135,6 +135,10 @@ type Config struct {
 	// caller passes; 0 leaves go-ethereum's rule (the caller's timeout, 5s
 	// a transaction by default).
 	RPCTraceTimeout Duration `json:"rpc-trace-timeout"`
+	// RPCTraceMaxSize is the largest answer of one debug_trace* call, in
+	// bytes; 0 is no cap. It also caps go-ethereum's struct logger, so that
+	// a long trace stops growing in memory.
+	RPCTraceMaxSize int `json:"rpc-trace-max-size"`
 	// RPCWSMaxSubscriptions is the most subscriptions one WebSocket
 	// connection may hold at once; 0 is no cap.
 	RPCWSMaxSubscriptions int `json:"rpc-ws-max-subscriptions"`
@@ -183,6 +187,7 @@ func DefaultConfig() Config {
 		RPCTxFeeCap:                100,
 		RPCEVMTimeout:              Duration(5 * time.Second),
 		RPCTraceTimeout:            Duration(5 * time.Second),
+		RPCTraceMaxSize:            25 * 1000 * 1000,
 		RPCWSMaxSubscriptions:      100,
 		RPCLogsQueryLimit:          1000,
 		CacheMB:                    64,
@@ -233,6 +238,9 @@ func (c *Config) validate() error {
 	}
 	if c.RPCEVMTimeout < 0 || c.RPCTraceTimeout < 0 {
 		return fmt.Errorf("rpc-evm-timeout and rpc-trace-timeout must not be negative")
+	}
+	if c.RPCTraceMaxSize < 0 {
+		return fmt.Errorf("rpc-trace-max-size must not be negative, got %d", c.RPCTraceMaxSize)
 	}
 	if c.RPCWSMaxSubscriptions < 0 {
 		return fmt.Errorf("rpc-ws-max-subscriptions must not be negative, got %d", c.RPCWSMaxSubscriptions)

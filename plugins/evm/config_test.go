@@ -44,8 +44,10 @@ func TestParseConfig(t *testing.T) {
 		{name: "bad atomic fee", raw: `{"atomic-tx-fee":"cheap"}`, wantErr: `atomic-tx-fee must be "dynamic" or a number of nAVAX`},
 		{name: "asset ID", raw: `{"avax-asset-id":"D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"}`, check: func(c Config) bool { return c.AVAXAssetID != "" }},
 		{name: "trace and subscription limits by default", raw: `{}`, check: func(c Config) bool {
-			return time.Duration(c.RPCTraceTimeout) == 5*time.Second && c.RPCWSMaxSubscriptions == 100
+			return time.Duration(c.RPCTraceTimeout) == 5*time.Second && c.RPCWSMaxSubscriptions == 100 && c.RPCTraceMaxSize == 25_000_000
 		}},
+		{name: "trace size cap", raw: `{"rpc-trace-max-size":0}`, check: func(c Config) bool { return c.RPCTraceMaxSize == 0 }},
+		{name: "negative trace size cap", raw: `{"rpc-trace-max-size":-1}`, wantErr: "rpc-trace-max-size"},
 		{name: "trace limit", raw: `{"rpc-trace-timeout":"250ms","rpc-ws-max-subscriptions":0}`, check: func(c Config) bool {
 			return time.Duration(c.RPCTraceTimeout) == 250*time.Millisecond && c.RPCWSMaxSubscriptions == 0
 		}},

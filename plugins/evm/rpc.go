@@ -106,7 +106,7 @@ func newPublicServer(cfg Config, apis, extra []rpc.API) (*rpc.Server, error) {
 
 // limitedAPIs returns the services that hold the public server's
 // subscriptions and traces to the chain's limits (rpc-ws-max-subscriptions,
-// rpc-trace-timeout), to register over go-ethereum's own in apis. inner
+// rpc-trace-timeout, rpc-trace-max-size), to register over go-ethereum's own in apis. inner
 // serves what they delegate.
 func limitedAPIs(cfg Config, apis []rpc.API, inner *rpc.Client) ([]rpc.API, error) {
 	f, err := serviceOf[*filters.FilterAPI](apis)
@@ -124,6 +124,6 @@ func limitedAPIs(cfg Config, apis []rpc.API, inner *rpc.Client) ([]rpc.API, erro
 	subs := newSubscriptionCap(cfg.RPCWSMaxSubscriptions)
 	return []rpc.API{
 		{Namespace: nsEth, Service: subscriptionsAPI{subs: subs, filters: f, downloader: d}},
-		{Namespace: nsDebug, Service: traceAPI{api: tr, inner: inner, limit: time.Duration(cfg.RPCTraceTimeout), subs: subs}},
+		{Namespace: nsDebug, Service: traceAPI{api: tr, inner: inner, limit: time.Duration(cfg.RPCTraceTimeout), maxSize: cfg.RPCTraceMaxSize, subs: subs}},
 	}, nil
 }
