@@ -328,8 +328,8 @@ func (n *Node) indexAPI(c *chains.Chain, kind string) (http.Handler, error) {
 }
 
 // Start scans the plugin dir, routes the modules (two modules claiming one
-// path prefix stop the start), starts the chains, then the modules, and
-// listens.
+// path prefix stop the start), binds the chains' own listeners, starts the
+// chains, then the modules, and listens.
 func (n *Node) Start(ctx context.Context) error {
 	n.log.Info("starting chainhost", "version", version.Version, "data-dir", n.cfg.DataDir, "plugin-dir", n.cfg.PluginDir)
 	scan, err := n.plugins.Scan(ctx)
@@ -351,6 +351,14 @@ func (n *Node) Start(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		return fmt.Errorf("route modules: %w", errors.Join(errs...))
+	}
+	if err := n.chains.Listen(); err != nil {
+		return err
+	}
+	for _, c := range n.chains.Chains() {
+		if addr := c.ListenAddr(); addr != "" {
+			n.log.Info("chain listener listening", "chain", c.Alias, "addr", addr)
+		}
 	}
 	n.chains.StartPending(ctx)
 	n.modules.StartPending(ctx)
@@ -374,20 +382,7 @@ func (n *Node) Start(ctx context.Context) error {
 
 // listen serves h on addr with the node's HTTP limits.
 func (n *Node) listen(addr string, h http.Handler) (*server.Server, error) {
-	return server.Listen(server.Options{
-		Addr:               addr,
-		ReadHeaderTimeout:  n.cfg.HTTPReadHeaderTimeout,
-		ReadTimeout:        n.cfg.HTTPReadTimeout,
-		WriteTimeout:       n.cfg.HTTPWriteTimeout,
-		IdleTimeout:        n.cfg.HTTPIdleTimeout,
-		MaxBodyBytes:       int64(n.cfg.HTTPMaxBodySize),
-		TLSCertFile:        n.cfg.HTTPTLSCertFile,
-		TLSKeyFile:         n.cfg.HTTPTLSKeyFile,
-		CORSAllowedOrigins: n.cfg.HTTPCORSAllowedOrigins,
-		MaxWebSockets:      n.cfg.HTTPMaxWebSocketConnections,
-		Handler:            h,
-		Log:                n.log,
-	})
+	return server.Listen(server.Options{Addr: addr, Limits: n.cfg.HTTPLimits(), Handler: h, Log: n.log})
 }
 
 // Addr is the HTTP listen address; nil before Start.
