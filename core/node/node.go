@@ -36,6 +36,7 @@ import (
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/memtrim"
 )
 
 // Node is a running chainhost.
@@ -67,6 +68,9 @@ type Node struct {
 	incomplete atomic.Bool
 	indexMu    sync.Mutex
 	indexAPIs  map[string]http.Handler
+
+	// stopTrim ends the memory trimmer Start runs.
+	stopTrim context.CancelFunc
 }
 
 // New opens the node's state. display receives the human-readable log.
@@ -332,6 +336,11 @@ func (n *Node) indexAPI(c *chains.Chain, kind string) (http.Handler, error) {
 // chains, then the modules, and listens.
 func (n *Node) Start(ctx context.Context) error {
 	n.log.Info("starting chainhost", "version", version.Version, "data-dir", n.cfg.DataDir, "plugin-dir", n.cfg.PluginDir)
+	// Memory a burst of requests used goes back to the system once the
+	// node is quiet again (sdk/memtrim).
+	trimCtx, stopTrim := context.WithCancel(context.Background())
+	n.stopTrim = stopTrim
+	go memtrim.Run(trimCtx, memtrim.Options{})
 	scan, err := n.plugins.Scan(ctx)
 	if err != nil {
 		return err
@@ -414,6 +423,9 @@ func (n *Node) Log() hclog.Logger { return n.log }
 // Stop shuts the listeners down, stops the modules, then the chains they
 // read, and closes the database.
 func (n *Node) Stop(ctx context.Context) error {
+	if n.stopTrim != nil {
+		n.stopTrim()
+	}
 	var errs []error
 	if n.srv != nil {
 		if err := n.srv.Shutdown(ctx); err != nil {
