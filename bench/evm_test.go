@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -192,10 +194,28 @@ func evmHost(b *testing.B) string {
 	return n.URL + "/ext/bc/C/rpc"
 }
 
+// evmListener starts the host binary with the C-Chain on a listener of its
+// own (docs/listeners.md) and returns the rpc URL there, which the plugin
+// process serves itself.
+func evmListener(b *testing.B) string {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := strings.Replace(evmBenchConfig, "    vm: evm\n", fmt.Sprintf("    vm: evm\n    listen: %q\n", addr), 1)
+	nodetest.Start(b, nodetest.Options{Config: cfg})
+	return "http://" + addr + "/rpc"
+}
+
 // BenchmarkEVMRPC measures requests per second of eth_blockNumber,
 // eth_getBalance and eth_call (an ERC-20 balanceOf) from 8 concurrent
-// clients, through the host to the plugin and against the same go-ethereum
-// RPC server served directly: in the benchmark's process (direct) and by a
+// clients, and the median latency of one client's sequential requests,
+// through the host to the plugin (host), on the chain's own listener
+// served by the plugin (listener), and against the same go-ethereum RPC
+// server served directly: in the benchmark's process (direct) and by a
 // process of its own, as a standalone node is (standalone).
 func BenchmarkEVMRPC(b *testing.B) {
 	tok := loadERC20(b)
@@ -203,7 +223,7 @@ func BenchmarkEVMRPC(b *testing.B) {
 	for _, target := range []struct {
 		name string
 		url  func(*testing.B) string
-	}{{"direct", evmDirect}, {"standalone", evmStandalone}, {"host", evmHost}} {
+	}{{"direct", evmDirect}, {"standalone", evmStandalone}, {"host", evmHost}, {"listener", evmListener}} {
 		b.Run(target.name, func(b *testing.B) {
 			url := target.url(b)
 			c, err := ethclient.Dial(url)
@@ -221,6 +241,7 @@ func BenchmarkEVMRPC(b *testing.B) {
 			}
 			for _, m := range []string{"eth_blockNumber", "eth_getBalance", "eth_call"} {
 				b.Run(m, func(b *testing.B) { evmThroughput(b, url, bodies[m]) })
+				b.Run(m+"/sequential", func(b *testing.B) { evmLatency(b, url, bodies[m]) })
 			}
 		})
 	}
@@ -255,6 +276,30 @@ func evmThroughput(b *testing.B, url, body string) {
 	if n := failed.Load(); n > 0 {
 		b.Fatalf("%d of %d requests failed", n, b.N)
 	}
+}
+
+// evmLatency posts body b.N times from one client, one after another, and
+// reports the median latency.
+func evmLatency(b *testing.B, url, body string) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		resp, err := client.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("answer %d: %v", resp.StatusCode, err)
+		}
+		took = append(took, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
 }
 
 // evmBurst is the number of ERC-20 transfers of the burst benchmark.

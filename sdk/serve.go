@@ -16,6 +16,7 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/memtrim"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 )
@@ -145,6 +146,7 @@ func servePlugin(p Plugin, stderr *os.File) int {
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	go memtrim.Run(ctx, memtrim.Options{})
 	go watchParent(ctx, watchInterval, os.Getppid(), os.Getppid, func() {
 		logger.Warn("host process is gone; shutting down")
 		shutdown("host gone")

@@ -12,7 +12,9 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/sdk/httpserve"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/internal/chainlisten"
 	"github.com/chainhost/chainhost/sdk/internal/grpcerr"
 	"github.com/chainhost/chainhost/sdk/internal/wire"
 	"github.com/hashicorp/go-hclog"
@@ -71,6 +73,8 @@ type instance struct {
 	http    *httpgrpc.Server
 	source  ContainerSource // nil when the plugin reports no containers
 	metrics prometheus.Gatherer
+	// listener serves the chain's own listener; nil when it has none.
+	listener *httpserve.Server
 }
 
 func newPluginServer(p Plugin, opts PluginServerOptions) *pluginServer {
@@ -203,7 +207,41 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 		run.source = src
 		resp.IndexKinds = slices.Clone(src.IndexKinds())
 	}
+	if l := req.GetListener(); l != nil {
+		srv, err := serveListener(env, l, handlers, public, registry)
+		if err != nil {
+			_ = s.plugin.Shutdown(ctx)
+			closeQuietly(closer)
+			return nil, nil, nil, status.Error(codes.InvalidArgument, fmt.Sprintf("initialize %s: %v", env.Name, err))
+		}
+		run.listener, resp.ServesListener = srv, true
+		env.Logger.Info("serving the chain's own listener", "addr", l.GetAddr())
+	}
 	return resp, run, closer, nil
+}
+
+// serveListener serves the public handlers of a chain on the listener the
+// host handed its process.
+func serveListener(env *Env, l *pluginv1.Listener, handlers map[string]http.Handler, public []string, reg prometheus.Registerer) (*httpserve.Server, error) {
+	if env.Kind != pluginv1.KindVM {
+		return nil, fmt.Errorf("a listener of its own is for a chain, not a %s", env.Kind)
+	}
+	served := make(map[string]http.Handler, len(public))
+	for _, name := range public {
+		served[name] = handlers[name]
+	}
+	names := append([]string{env.Name}, env.Aliases...)
+	if !env.ChainID.IsZero() {
+		names = append(names, env.ChainID.String())
+	}
+	return chainlisten.Serve(chainlisten.Options{
+		Listener: httpserve.ListenerFromProto(l),
+		Name:     env.Name,
+		Names:    names,
+		Handlers: served,
+		Metrics:  reg,
+		Logger:   env.Logger,
+	})
 }
 
 // envFromRequest returns the Env (without Logger and Host) and the log
@@ -386,10 +424,21 @@ func (s *pluginServer) shutdown(ctx context.Context) error {
 		s.mu.Lock()
 		wasReady := s.state == stateReady
 		closer := s.closer
+		var listener *httpserve.Server
+		if s.run != nil {
+			listener = s.run.listener
+		}
 		s.state, s.run, s.closer = stateShutDown, nil, nil
 		s.mu.Unlock()
 		if !wasReady {
 			return
+		}
+		// The listener first, so that no request reaches a plugin that
+		// is shutting down; the host keeps the socket open.
+		if listener != nil {
+			if err := listener.Shutdown(ctx); err != nil {
+				s.opts.Logger.Warn("chain listener shutdown", "error", err)
+			}
 		}
 		if err := s.plugin.Shutdown(ctx); err != nil {
 			s.shutdownErr = fmt.Errorf("shut down plugin: %w", err)

@@ -169,8 +169,8 @@ func (r *run) checkNothingLost() (acked, noReceipt int) {
 
 // TestLoad: the mix at -rate requests a second for -load, after -warmup;
 // every request succeeds (rate-limit answers would be counted apart), the
-// rate is held, and every transfer whose hash the node returned is in a
-// block at the end.
+// rate is held, every transfer whose hash the node returned is in a
+// block at the end, and the host's memory comes back within 30 s.
 func TestLoad(t *testing.T) {
 	if *loadFor == 0 {
 		t.Skip("a load run: go test ./bench/load -run TestLoad -args -load=60s (docs/benchmarks.md)")
@@ -183,11 +183,22 @@ func TestLoad(t *testing.T) {
 	tallies, end := r.attack(ctx, *loadFor)
 	took := time.Since(begin)
 	idle1 := r.idle(idle0)
+	// Memory must come back once the node is quiet (sdk/memtrim).
+	time.Sleep(time.Until(begin.Add(took + settle)))
+	settled := r.snapshot()
 	acked, noReceipt := r.checkNothingLost()
 
 	t.Logf("%s at %d requests/s after a %s warm-up (%s with the last answers):\n\n%s\n%d transfers acknowledged with a receipt, %d without\n\n%s",
 		*loadFor, *loadRate, *warmUp, took.Round(time.Second), Table(tallies, r.asked()), acked, noReceipt,
-		ProcTable([]string{"idle, before", "end of warm-up", "end of run", "idle, after"}, [][]Proc{idle0, warm, end, idle1}))
+		ProcTable([]string{"idle, before", "end of warm-up", "end of run", "idle, after", fmt.Sprintf("%s after", settle)},
+			[][]Proc{idle0, warm, end, idle1, settled}))
+	if grew := settled[0].RSSKiB - idle0[0].RSSKiB; grew > maxRSSGrowthKiB {
+		t.Errorf("host RSS %d KiB %s after the load, %d KiB more than idle before it; want at most %d more", settled[0].RSSKiB, settle, grew, maxRSSGrowthKiB)
+	}
+	// Not yet asserted: the C-Chain plugin alone holds about 95 MiB idle
+	// in this configuration (docs/benchmarks.md, "Memory after load").
+	t.Logf("idle host and C-Chain plugin: %.1f MiB before the load, %.1f MiB %s after it (the target is under 100 MiB)",
+		float64(idle0[0].RSSKiB+procRSS(idle0, "evm"))/1024, float64(settled[0].RSSKiB+procRSS(settled, "evm"))/1024, settle)
 	for _, tl := range tallies {
 		if tl.Failures > 0 {
 			t.Errorf("%s: %d failed, first: %v", tl.Name, tl.Failures, tl.FirstFailures)
@@ -199,6 +210,23 @@ func TestLoad(t *testing.T) {
 	if noReceipt > 0 {
 		t.Errorf("%d transfers whose hash the node returned have no receipt", noReceipt)
 	}
+}
+
+// The memory TestLoad accepts: the host's RSS settle after the load
+// within maxRSSGrowthKiB of its idle value before it (issue 16).
+const (
+	settle          = 30 * time.Second
+	maxRSSGrowthKiB = 30 << 10
+)
+
+// procRSS is the RSS of the named plugin in a snapshot; 0 when absent.
+func procRSS(s []Proc, name string) int64 {
+	for _, p := range s {
+		if p.Name == name {
+			return p.RSSKiB
+		}
+	}
+	return 0
 }
 
 // TestSoak: the mix at -soak-rate for -soak, a plugin SIGKILLed every

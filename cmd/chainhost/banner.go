@@ -54,6 +54,9 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 			}
 			fmt.Fprintf(w, "    %-8s %s/ext/bc/%s/%s\n", h, base, c.Alias, h)
 		}
+		if addr := c.ListenAddr(); addr != "" {
+			fmt.Fprintf(w, "    %-8s %s://%s (the chain's own listener: /<handler> and /ext/bc/%s/<handler>, served by its plugin)\n", "listen", scheme, addr, c.Alias)
+		}
 		if cfg.IndexEnabled {
 			for _, k := range c.IndexKinds() {
 				note := ""

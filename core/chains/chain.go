@@ -20,6 +20,12 @@ type Chain struct {
 	VMID   ids.ID
 	Config config.Chain
 
+	// key is the chain's config key ("chains[2]"), for errors.
+	key string
+	// listener is the chain's own listening socket, when its config
+	// names one; set by Manager.Listen before any start.
+	listener *pluginhost.Listener
+
 	mu       sync.RWMutex
 	inst     *pluginhost.Instance
 	vmName   string
@@ -97,6 +103,15 @@ func (c *Chain) setNotRunning(reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inst, c.reason, c.handlers = nil, reason, nil
+}
+
+// ListenAddr is the address of the chain's own listener; "" when it has
+// none.
+func (c *Chain) ListenAddr() string {
+	if c.listener == nil {
+		return ""
+	}
+	return c.listener.Addr
 }
 
 // Name is the chain's primary alias.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/httpserve"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -65,7 +67,7 @@ type Manager struct {
 // starts until Start.
 func New(opts Options) (*Manager, error) {
 	m := &Manager{opts: opts, byID: map[ids.ID]*Chain{}}
-	for _, cc := range opts.Config.Chains {
+	for i, cc := range opts.Config.Chains {
 		if !cc.IsEnabled() {
 			continue
 		}
@@ -73,6 +75,7 @@ func New(opts Options) (*Manager, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.key = fmt.Sprintf("chains[%d]", i)
 		if _, dup := m.byID[c.ID]; dup {
 			return nil, fmt.Errorf("chain %s: same VM and genesis as another chain with the same alias", c.Alias)
 		}
@@ -199,6 +202,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 			LogLevel:      levels.Min().String(),
 			NodeVersion:   version.Version,
 			BootstrapTime: bootstrap,
+			Listener:      c.listener,
 		},
 		Logger:            m.opts.Logs.PluginLogger(c.Alias),
 		Services:          svc,
@@ -341,8 +345,55 @@ func (m *Manager) backfillKind(ctx context.Context, c *Chain, inst *pluginhost.I
 	return nil
 }
 
-// Stop stops every chain's plugin, in reverse order.
+// Listen binds the chains' own listeners (listen in their config), before
+// any chain starts: each chain's plugin gets its socket at every start.
+// An address that cannot be bound stops start-up, naming the key; what was
+// bound is closed again.
+func (m *Manager) Listen() error {
+	for _, c := range m.chains {
+		if c.Config.Listen == "" {
+			continue
+		}
+		l, err := bind(c.Config.Listen, m.opts.Config.HTTPLimits())
+		if err != nil {
+			m.closeListeners()
+			return fmt.Errorf("config: %s.listen: chain %s: %w", c.key, c.Alias, err)
+		}
+		c.listener = l
+	}
+	return nil
+}
+
+// bind opens a listening socket on addr and returns it as a file to hand
+// to a plugin process. The host never accepts on it: while no process
+// serves it, connections wait in its backlog.
+func bind(addr string, limits httpserve.Limits) (*pluginhost.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err // net's error names the address
+	}
+	defer ln.Close() // the file is a copy of the socket, which stays open
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return &pluginhost.Listener{File: f, Addr: ln.Addr().String(), Limits: limits}, nil
+}
+
+// closeListeners closes the chains' own listeners.
+func (m *Manager) closeListeners() {
+	for _, c := range m.chains {
+		if c.listener != nil {
+			_ = c.listener.File.Close()
+			c.listener = nil
+		}
+	}
+}
+
+// Stop stops every chain's plugin, in reverse order, then closes the
+// chains' own listeners.
 func (m *Manager) Stop(ctx context.Context) error {
+	defer m.closeListeners()
 	var errs []error
 	for i := len(m.chains) - 1; i >= 0; i-- {
 		c := m.chains[i]

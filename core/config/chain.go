@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
 // IsEnabled reports whether the chain runs (Enabled unset means true).
@@ -71,4 +73,20 @@ func valueJSON(v any) ([]byte, error) {
 		return nil, fmt.Errorf("marshal json: %w", err)
 	}
 	return b, nil
+}
+
+// HTTPLimits are the HTTP limits of every listener of the node, the
+// chains' own included.
+func (c *Config) HTTPLimits() httpserve.Limits {
+	return httpserve.Limits{
+		ReadHeaderTimeout:  c.HTTPReadHeaderTimeout,
+		ReadTimeout:        c.HTTPReadTimeout,
+		WriteTimeout:       c.HTTPWriteTimeout,
+		IdleTimeout:        c.HTTPIdleTimeout,
+		MaxBodyBytes:       int64(c.HTTPMaxBodySize),
+		TLSCertFile:        c.HTTPTLSCertFile,
+		TLSKeyFile:         c.HTTPTLSKeyFile,
+		CORSAllowedOrigins: c.HTTPCORSAllowedOrigins,
+		MaxWebSockets:      c.HTTPMaxWebSocketConnections,
+	}
 }

@@ -124,6 +124,11 @@ type Chain struct {
 	// index holds of them at /ext/index/<alias>/<kind> and appends nothing
 	// (like the X-Chain's "vtx" index after linearization, docs/index.md "Legacy kinds").
 	LegacyIndexKinds []string `koanf:"legacy-index-kinds,omitempty"`
+	// Listen, when set, is a host:port the host binds for the chain alone
+	// and hands to its plugin process, which serves the chain's handlers
+	// there itself (docs/listeners.md); the main listener serves the chain
+	// as well.
+	Listen string `koanf:"listen,omitempty"`
 	// Enabled says whether the chain runs; Load sets it (default true).
 	Enabled *bool `koanf:"enabled"`
 }

@@ -84,6 +84,7 @@ func (c *Config) Validate() error {
 	usedBy := map[string]string{logging.MainLogger: "the node's own logger"}
 	errs = append(errs, c.validateChains(usedBy)...)
 	errs = append(errs, c.validateModules(usedBy)...)
+	errs = append(errs, c.validateListeners()...)
 	return errors.Join(errs...)
 }
 
@@ -119,6 +120,60 @@ func (c *Config) validateChains(usedBy map[string]string) []error {
 			errs = append(errs, fmt.Errorf("config: %s: genesis and genesis-file are exclusive", at))
 		}
 		errs = append(errs, validateKinds(at+".legacy-index-kinds", ch.LegacyIndexKinds)...)
+		if ch.Listen != "" {
+			if err := checkListen(ch.Listen); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s.listen: %w", at, err))
+			}
+		}
+	}
+	return errs
+}
+
+// checkListen checks a listen value: a host:port address.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not a host:port address: %v", addr, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q: %q is not a valid port", addr, port)
+	}
+	return nil
+}
+
+// validateListeners checks that no two listeners of the node name one
+// address: the main one, the modules' and the chains'. (Modules that name
+// the same address share one listener.) Addresses that differ in writing
+// but clash when bound stop start-up when the second is bound.
+func (c *Config) validateListeners() []error {
+	var errs []error
+	usedBy := map[string]string{}
+	if c.HTTPPort != 0 {
+		usedBy[net.JoinHostPort(c.HTTPHost, strconv.Itoa(c.HTTPPort))] = "http-host and http-port"
+	}
+	for i, m := range c.Modules {
+		if m.Listen == "" || !m.IsEnabled() || checkListen(m.Listen) != nil {
+			continue
+		}
+		if by, ok := usedBy[m.Listen]; ok && !strings.HasPrefix(by, "modules[") {
+			errs = append(errs, fmt.Errorf("config: modules[%d].listen: %s is already the address of %s", i, m.Listen, by))
+			continue
+		}
+		usedBy[m.Listen] = fmt.Sprintf("modules[%d].listen", i)
+	}
+	for i, ch := range c.Chains {
+		if ch.Listen == "" || !ch.IsEnabled() || checkListen(ch.Listen) != nil {
+			continue
+		}
+		key := fmt.Sprintf("chains[%d].listen", i)
+		if _, port, _ := net.SplitHostPort(ch.Listen); port == "0" {
+			continue // a free port: never the same as another
+		}
+		if by, ok := usedBy[ch.Listen]; ok {
+			errs = append(errs, fmt.Errorf("config: %s: %s is already the address of %s", key, ch.Listen, by))
+			continue
+		}
+		usedBy[ch.Listen] = key
 	}
 	return errs
 }
@@ -147,10 +202,8 @@ func (c *Config) validateModules(usedBy map[string]string) []error {
 			bad(at+".plugin", "%q is not a plugin name (a file name in plugin-dir, no path)", m.Plugin)
 		}
 		if m.Listen != "" {
-			if _, port, err := net.SplitHostPort(m.Listen); err != nil {
-				bad(at+".listen", "%q is not a host:port address: %v", m.Listen, err)
-			} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-				bad(at+".listen", "%q: %q is not a valid port", m.Listen, port)
+			if err := checkListen(m.Listen); err != nil {
+				bad(at+".listen", "%v", err)
 			}
 		}
 		for j, p := range m.Prefixes {

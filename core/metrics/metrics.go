@@ -3,7 +3,6 @@
 package metrics
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"sync"
@@ -12,19 +11,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
 // Metrics is the node's metric registry.
 type Metrics struct {
 	reg         *prometheus.Registry
-	requests    *prometheus.CounterVec
-	latency     *prometheus.HistogramVec
+	requests    *httpserve.RequestMetrics
 	rpcCalls    *prometheus.CounterVec
 	rpcLatency  *prometheus.HistogramVec
 	restarts    *prometheus.CounterVec
 	pluginState *prometheus.GaugeVec
-
-	routes sync.Map // route -> its instrumentation, for Serve
 
 	pluginsMu sync.Mutex
 	plugins   func() []PluginSource // see SetPlugins
@@ -33,16 +31,8 @@ type Metrics struct {
 // New creates the registry with the Go and process collectors.
 func New() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "chainhost_http_requests_total",
-			Help: "HTTP requests by route and status code.",
-		}, []string{"route", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "chainhost_http_request_duration_seconds",
-			Help:    "HTTP request latency by route.",
-			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
-		}, []string{"route"}),
+		reg:      prometheus.NewRegistry(),
+		requests: httpserve.NewRequestMetrics(),
 		rpcCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chainhost_jsonrpc_calls_total",
 			Help: "JSON-RPC calls served by the host, by route, method and error code (0 for success).",
@@ -61,7 +51,8 @@ func New() *Metrics {
 			Help: "1 while a plugin process is running and initialized, else 0.",
 		}, []string{PluginLabel}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.rpcCalls, m.rpcLatency, m.restarts, m.pluginState,
+	m.reg.MustRegister(m.requests.Collectors()...)
+	m.reg.MustRegister(m.rpcCalls, m.rpcLatency, m.restarts, m.pluginState,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -79,28 +70,13 @@ func (m *Metrics) Handler(errorLog promhttp.Logger) http.Handler {
 
 // Instrument wraps h to count requests and time them under route.
 func (m *Metrics) Instrument(route string, h http.Handler) http.Handler {
-	return promhttp.InstrumentHandlerDuration(m.latency.MustCurryWith(prometheus.Labels{"route": route}),
-		promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(prometheus.Labels{"route": route}), h))
+	return m.requests.Instrument(route, h)
 }
 
-// Serve serves r with h, counted and timed under route as Instrument does.
-// It is for routes resolved per request (a chain and one of its handlers):
-// each route's instrumentation is built once, not on every request, which
-// would cost more than a cheap call it measures.
+// Serve serves r with h, counted and timed under route as Instrument does,
+// for routes resolved per request.
 func (m *Metrics) Serve(route string, h http.Handler, w http.ResponseWriter, r *http.Request) {
-	ih, ok := m.routes.Load(route)
-	if !ok {
-		ih, _ = m.routes.LoadOrStore(route, m.Instrument(route, http.HandlerFunc(serveTarget)))
-	}
-	ih.(http.Handler).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), targetKey{}, h)))
-}
-
-// targetKey carries Serve's handler through the cached instrumentation.
-type targetKey struct{}
-
-// serveTarget serves the request with the handler Serve put in its context.
-func serveTarget(w http.ResponseWriter, r *http.Request) {
-	r.Context().Value(targetKey{}).(http.Handler).ServeHTTP(w, r)
+	m.requests.Serve(route, h, w, r)
 }
 
 // ObserveCall records one JSON-RPC call; code is 0 on success.

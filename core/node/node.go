@@ -36,6 +36,7 @@ import (
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/memtrim"
 )
 
 // Node is a running chainhost.
@@ -67,6 +68,9 @@ type Node struct {
 	incomplete atomic.Bool
 	indexMu    sync.Mutex
 	indexAPIs  map[string]http.Handler
+
+	// stopTrim ends the memory trimmer Start runs.
+	stopTrim context.CancelFunc
 }
 
 // New opens the node's state. display receives the human-readable log.
@@ -333,10 +337,15 @@ func (n *Node) indexAPI(c *chains.Chain, kind string) (http.Handler, error) {
 }
 
 // Start scans the plugin dir, routes the modules (two modules claiming one
-// path prefix stop the start), starts the chains, then the modules, and
-// listens.
+// path prefix stop the start), binds the chains' own listeners, starts the
+// chains, then the modules, and listens.
 func (n *Node) Start(ctx context.Context) error {
 	n.log.Info("starting chainhost", "version", version.Version, "data-dir", n.cfg.DataDir, "plugin-dir", n.cfg.PluginDir)
+	// Memory a burst of requests used goes back to the system once the
+	// node is quiet again (sdk/memtrim).
+	trimCtx, stopTrim := context.WithCancel(context.Background())
+	n.stopTrim = stopTrim
+	go memtrim.Run(trimCtx, memtrim.Options{})
 	scan, err := n.plugins.Scan(ctx)
 	if err != nil {
 		return err
@@ -356,6 +365,14 @@ func (n *Node) Start(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		return fmt.Errorf("route modules: %w", errors.Join(errs...))
+	}
+	if err := n.chains.Listen(); err != nil {
+		return err
+	}
+	for _, c := range n.chains.Chains() {
+		if addr := c.ListenAddr(); addr != "" {
+			n.log.Info("chain listener listening", "chain", c.Alias, "addr", addr)
+		}
 	}
 	n.chains.StartPending(ctx)
 	n.modules.StartPending(ctx)
@@ -379,20 +396,7 @@ func (n *Node) Start(ctx context.Context) error {
 
 // listen serves h on addr with the node's HTTP limits.
 func (n *Node) listen(addr string, h http.Handler) (*server.Server, error) {
-	return server.Listen(server.Options{
-		Addr:               addr,
-		ReadHeaderTimeout:  n.cfg.HTTPReadHeaderTimeout,
-		ReadTimeout:        n.cfg.HTTPReadTimeout,
-		WriteTimeout:       n.cfg.HTTPWriteTimeout,
-		IdleTimeout:        n.cfg.HTTPIdleTimeout,
-		MaxBodyBytes:       int64(n.cfg.HTTPMaxBodySize),
-		TLSCertFile:        n.cfg.HTTPTLSCertFile,
-		TLSKeyFile:         n.cfg.HTTPTLSKeyFile,
-		CORSAllowedOrigins: n.cfg.HTTPCORSAllowedOrigins,
-		MaxWebSockets:      n.cfg.HTTPMaxWebSocketConnections,
-		Handler:            h,
-		Log:                n.log,
-	})
+	return server.Listen(server.Options{Addr: addr, Limits: n.cfg.HTTPLimits(), Handler: h, Log: n.log})
 }
 
 // Addr is the HTTP listen address; nil before Start.
@@ -424,6 +428,9 @@ func (n *Node) Log() hclog.Logger { return n.log }
 // Stop shuts the listeners down, stops the modules, then the chains they
 // read, and closes the database.
 func (n *Node) Stop(ctx context.Context) error {
+	if n.stopTrim != nil {
+		n.stopTrim()
+	}
 	var errs []error
 	if n.srv != nil {
 		if err := n.srv.Shutdown(ctx); err != nil {

@@ -105,7 +105,12 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 // level and runs OnStart. The process is the instance's current one (so
 // OnStart can call it) from Initialize on; on error it is torn down.
 func (i *Instance) startProcess(ctx context.Context) (*process, error) {
+	var listener *os.File
+	if i.opts.Init.Listener != nil {
+		listener = i.opts.Init.Listener.File
+	}
 	p, err := launch(launchConfig{
+		listener:      listener,
 		path:          i.opts.Path,
 		pin:           i.opts.SHA256,
 		logger:        i.logger,
@@ -122,6 +127,10 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 	if err != nil {
 		p.teardown()
 		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if i.opts.Init.Listener != nil && !resp.GetServesListener() {
+		p.teardown()
+		return nil, fmt.Errorf("the plugin does not serve a listener of its own (it was built with an SDK from before chain listeners): remove listen from its config, or rebuild it")
 	}
 	p.handlers, p.internal, p.indexKinds, p.logLevel = resp.GetHandlers(), resp.GetInternalHandlers(), resp.GetIndexKinds(), level
 

@@ -3,6 +3,7 @@ package pluginhost
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -10,6 +11,7 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/httpserve"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -52,6 +54,20 @@ type Init struct {
 	BootstrapTime time.Time
 	// Prefixes are the URL path prefixes routed to a module.
 	Prefixes []string
+	// Listener, when set, is a listening socket the host keeps open for
+	// the instance's whole life and hands to every process it starts,
+	// which serves its handlers there itself (docs/listeners.md).
+	Listener *Listener
+}
+
+// Listener is a listening socket passed to the plugin process.
+type Listener struct {
+	// File is the socket; the instance never closes it.
+	File *os.File
+	// Addr is the bound address.
+	Addr string
+	// Limits are the HTTP limits the plugin serves it with.
+	Limits httpserve.Limits
 }
 
 // request builds the InitializeRequest for a process whose host services
@@ -69,6 +85,10 @@ func (in Init) request(brokerID uint32, logLevel string) *pluginv1.InitializeReq
 		LogLevel:     logLevel,
 		NodeVersion:  in.NodeVersion,
 		Prefixes:     in.Prefixes,
+	}
+	if in.Listener != nil {
+		// launch passes the socket as the process's first inherited file.
+		req.Listener = httpserve.Listener{FD: httpserve.FirstInheritedFD, Addr: in.Listener.Addr, Limits: in.Listener.Limits}.ToProto()
 	}
 	if !in.ChainID.IsZero() {
 		req.ChainId = in.ChainID.String()

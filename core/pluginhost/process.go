@@ -75,6 +75,9 @@ type launchConfig struct {
 	pin      []byte
 	logger   hclog.Logger
 	services host.Services
+	// listener, when set, is passed as the process's first inherited file
+	// (httpserve.FirstInheritedFD).
+	listener *os.File
 	// onUnavailable is called when a call to the plugin fails with
 	// codes.Unavailable: a hint that the process may have died.
 	onUnavailable func()
@@ -91,6 +94,9 @@ func launch(cfg launchConfig) (*process, error) {
 	}
 	cmd := exec.Command(cfg.path)
 	setProcAttr(cmd)
+	if cfg.listener != nil {
+		cmd.ExtraFiles = []*os.File{cfg.listener}
+	}
 	p := &process{cmd: cmd}
 	versioned := make(map[int]plugin.PluginSet)
 	for _, v := range pluginv1.SupportedProtocolVersions() {

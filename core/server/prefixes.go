@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
 // Prefixes routes URL path prefixes to REST modules (docs/modules.md). No
@@ -120,7 +121,7 @@ func (p *Prefixes) List() []string {
 // prefix gets a 404 in the REST error body, one with a dot segment a 400;
 // / redirects to the home prefix when a module set one.
 func (p *Prefixes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := checkSegments(r.URL.Path); err != nil {
+	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
 		WriteRESTError(w, r, http.StatusBadRequest, err)
 		return
 	}

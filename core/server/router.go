@@ -14,6 +14,7 @@ import (
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
 // Chain is what the router needs of a chain.
@@ -95,7 +96,7 @@ func (rt *Router) Handle(name string, h http.Handler) {
 // replaced by its endpoint first; anything else is a 404 in the REST
 // error body. A path with a dot segment is a 400, before any routing.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := checkSegments(r.URL.Path); err != nil {
+	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
 		write := WriteRESTError
 		if r.URL.Path == "/ext" || strings.HasPrefix(r.URL.Path, "/ext/") {
 			write = WriteJSONRPCError
@@ -188,16 +189,4 @@ func (rt *Router) serveIndex(w http.ResponseWriter, r *http.Request, rest string
 		return
 	}
 	rt.metrics.Serve("index/"+chain+"/"+kind, h, w, r)
-}
-
-// checkSegments refuses a path with a "." or ".." segment (sent as such or
-// escaped): routes are chosen by prefix, and a resolved path would name
-// another route than the one the prefix does (docs/bad-input.md).
-func checkSegments(path string) error {
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return fmt.Errorf("path %q has a %q segment: send the path with it resolved", path, seg)
-		}
-	}
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
 // listen starts a server on a free loopback port; the test stops it.
@@ -41,7 +42,7 @@ var ok = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = 
 // key that does not load stops Listen with an error naming the files.
 func TestTLS(t *testing.T) {
 	cert, key, pool := nodetest.SelfSignedCert(t)
-	s := listen(t, Options{Handler: ok, TLSCertFile: cert, TLSKeyFile: key})
+	s := listen(t, Options{Handler: ok, Limits: httpserve.Limits{TLSCertFile: cert, TLSKeyFile: key}})
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	resp, err := client.Get("https://" + s.Addr().String() + "/")
 	if err != nil {
@@ -60,7 +61,7 @@ func TestTLS(t *testing.T) {
 			t.Fatal("plain HTTP was served on the TLS listener")
 		}
 	}
-	_, err = Listen(Options{Addr: "127.0.0.1:0", Handler: ok, TLSCertFile: cert, TLSKeyFile: cert, Log: hclog.NewNullLogger()})
+	_, err = Listen(Options{Addr: "127.0.0.1:0", Handler: ok, Limits: httpserve.Limits{TLSCertFile: cert, TLSKeyFile: cert}, Log: hclog.NewNullLogger()})
 	if err == nil || !strings.Contains(err.Error(), "load the TLS certificate "+cert+" and key "+cert) {
 		t.Fatalf("Listen with a bad key: %v", err)
 	}
@@ -80,7 +81,7 @@ func TestCORS(t *testing.T) {
 		{"off", "https://app.example", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := listen(t, Options{Handler: ok, CORSAllowedOrigins: tc.allowed})
+			s := listen(t, Options{Handler: ok, Limits: httpserve.Limits{CORSAllowedOrigins: tc.allowed}})
 			req, _ := http.NewRequest(http.MethodPost, "http://"+s.Addr().String()+"/", strings.NewReader("{}"))
 			req.Header.Set("Origin", tc.origin)
 			resp, err := http.DefaultClient.Do(req)
@@ -129,7 +130,7 @@ func TestWebSocketCap(t *testing.T) {
 			}
 		}
 	})
-	s := listen(t, Options{Handler: h, MaxWebSockets: 2, WriteTimeout: 100 * time.Millisecond, ReadTimeout: 100 * time.Millisecond})
+	s := listen(t, Options{Handler: h, Limits: httpserve.Limits{MaxWebSockets: 2, WriteTimeout: 100 * time.Millisecond, ReadTimeout: 100 * time.Millisecond}})
 	url := "ws://" + s.Addr().String() + "/ws"
 	dial := func() (*websocket.Conn, *http.Response, error) { return websocket.DefaultDialer.Dial(url, nil) }
 	a, _, err := dial()
@@ -182,7 +183,7 @@ func TestReadTimeout(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	s := listen(t, Options{Handler: h, ReadTimeout: 200 * time.Millisecond, ReadHeaderTimeout: 200 * time.Millisecond})
+	s := listen(t, Options{Handler: h, Limits: httpserve.Limits{ReadTimeout: 200 * time.Millisecond, ReadHeaderTimeout: 200 * time.Millisecond}})
 	conn, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
 		t.Fatal(err)

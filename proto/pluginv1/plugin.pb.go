@@ -59,7 +59,11 @@ type InitializeRequest struct {
 	BootstrapTimeUnixNano int64 `protobuf:"varint,12,opt,name=bootstrap_time_unix_nano,json=bootstrapTimeUnixNano,proto3" json:"bootstrap_time_unix_nano,omitempty"`
 	// Path prefixes the host routes to a module ("/v1/chains"); the module
 	// receives each request with its whole path.
-	Prefixes      []string `protobuf:"bytes,13,rep,name=prefixes,proto3" json:"prefixes,omitempty"`
+	Prefixes []string `protobuf:"bytes,13,rep,name=prefixes,proto3" json:"prefixes,omitempty"`
+	// A listening socket of the chain's own (its config's "listen"), which
+	// the host opened and passed to the process as an inherited file; unset
+	// when the chain has none. Numbered apart from the module fields.
+	Listener      *Listener `protobuf:"bytes,20,opt,name=listener,proto3" json:"listener,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -185,6 +189,143 @@ func (x *InitializeRequest) GetPrefixes() []string {
 	return nil
 }
 
+func (x *InitializeRequest) GetListener() *Listener {
+	if x != nil {
+		return x.Listener
+	}
+	return nil
+}
+
+// Listener is a listening TCP socket the plugin serves its handlers on
+// itself, with the host's HTTP limits (docs/listeners.md).
+type Listener struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// File descriptor number of the socket in the plugin process.
+	Fd uint32 `protobuf:"varint,1,opt,name=fd,proto3" json:"fd,omitempty"`
+	// The address it is bound to, for the plugin's logs.
+	Addr                   string `protobuf:"bytes,2,opt,name=addr,proto3" json:"addr,omitempty"`
+	MaxBodyBytes           int64  `protobuf:"varint,3,opt,name=max_body_bytes,json=maxBodyBytes,proto3" json:"max_body_bytes,omitempty"`
+	ReadHeaderTimeoutNanos int64  `protobuf:"varint,4,opt,name=read_header_timeout_nanos,json=readHeaderTimeoutNanos,proto3" json:"read_header_timeout_nanos,omitempty"`
+	ReadTimeoutNanos       int64  `protobuf:"varint,5,opt,name=read_timeout_nanos,json=readTimeoutNanos,proto3" json:"read_timeout_nanos,omitempty"`
+	WriteTimeoutNanos      int64  `protobuf:"varint,6,opt,name=write_timeout_nanos,json=writeTimeoutNanos,proto3" json:"write_timeout_nanos,omitempty"`
+	IdleTimeoutNanos       int64  `protobuf:"varint,7,opt,name=idle_timeout_nanos,json=idleTimeoutNanos,proto3" json:"idle_timeout_nanos,omitempty"`
+	// PEM files; both set serve HTTPS.
+	TlsCertFile        string   `protobuf:"bytes,8,opt,name=tls_cert_file,json=tlsCertFile,proto3" json:"tls_cert_file,omitempty"`
+	TlsKeyFile         string   `protobuf:"bytes,9,opt,name=tls_key_file,json=tlsKeyFile,proto3" json:"tls_key_file,omitempty"`
+	CorsAllowedOrigins []string `protobuf:"bytes,10,rep,name=cors_allowed_origins,json=corsAllowedOrigins,proto3" json:"cors_allowed_origins,omitempty"`
+	// Most WebSocket connections open at once; 0 is no cap.
+	MaxWebsockets int32 `protobuf:"varint,11,opt,name=max_websockets,json=maxWebsockets,proto3" json:"max_websockets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Listener) Reset() {
+	*x = Listener{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Listener) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Listener) ProtoMessage() {}
+
+func (x *Listener) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Listener.ProtoReflect.Descriptor instead.
+func (*Listener) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Listener) GetFd() uint32 {
+	if x != nil {
+		return x.Fd
+	}
+	return 0
+}
+
+func (x *Listener) GetAddr() string {
+	if x != nil {
+		return x.Addr
+	}
+	return ""
+}
+
+func (x *Listener) GetMaxBodyBytes() int64 {
+	if x != nil {
+		return x.MaxBodyBytes
+	}
+	return 0
+}
+
+func (x *Listener) GetReadHeaderTimeoutNanos() int64 {
+	if x != nil {
+		return x.ReadHeaderTimeoutNanos
+	}
+	return 0
+}
+
+func (x *Listener) GetReadTimeoutNanos() int64 {
+	if x != nil {
+		return x.ReadTimeoutNanos
+	}
+	return 0
+}
+
+func (x *Listener) GetWriteTimeoutNanos() int64 {
+	if x != nil {
+		return x.WriteTimeoutNanos
+	}
+	return 0
+}
+
+func (x *Listener) GetIdleTimeoutNanos() int64 {
+	if x != nil {
+		return x.IdleTimeoutNanos
+	}
+	return 0
+}
+
+func (x *Listener) GetTlsCertFile() string {
+	if x != nil {
+		return x.TlsCertFile
+	}
+	return ""
+}
+
+func (x *Listener) GetTlsKeyFile() string {
+	if x != nil {
+		return x.TlsKeyFile
+	}
+	return ""
+}
+
+func (x *Listener) GetCorsAllowedOrigins() []string {
+	if x != nil {
+		return x.CorsAllowedOrigins
+	}
+	return nil
+}
+
+func (x *Listener) GetMaxWebsockets() int32 {
+	if x != nil {
+		return x.MaxWebsockets
+	}
+	return 0
+}
+
 type InitializeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// HTTP handler names, served at /ext/bc/<chain>/<name> for a VM. A
@@ -196,13 +337,16 @@ type InitializeResponse struct {
 	// Handler names the router never serves: only host chain calls from
 	// other plugins reach them.
 	InternalHandlers []string `protobuf:"bytes,3,rep,name=internal_handlers,json=internalHandlers,proto3" json:"internal_handlers,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// True when the plugin serves the Listener of its InitializeRequest; a
+	// plugin built before listeners existed leaves it false.
+	ServesListener bool `protobuf:"varint,20,opt,name=serves_listener,json=servesListener,proto3" json:"serves_listener,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *InitializeResponse) Reset() {
 	*x = InitializeResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[1]
+	mi := &file_pluginv1_plugin_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -214,7 +358,7 @@ func (x *InitializeResponse) String() string {
 func (*InitializeResponse) ProtoMessage() {}
 
 func (x *InitializeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[1]
+	mi := &file_pluginv1_plugin_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -227,7 +371,7 @@ func (x *InitializeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InitializeResponse.ProtoReflect.Descriptor instead.
 func (*InitializeResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{1}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *InitializeResponse) GetHandlers() []string {
@@ -251,6 +395,13 @@ func (x *InitializeResponse) GetInternalHandlers() []string {
 	return nil
 }
 
+func (x *InitializeResponse) GetServesListener() bool {
+	if x != nil {
+		return x.ServesListener
+	}
+	return false
+}
+
 type Header struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
@@ -261,7 +412,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[2]
+	mi := &file_pluginv1_plugin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -273,7 +424,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[2]
+	mi := &file_pluginv1_plugin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -286,7 +437,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{2}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Header) GetKey() string {
@@ -323,7 +474,7 @@ type HTTPRequest struct {
 
 func (x *HTTPRequest) Reset() {
 	*x = HTTPRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[3]
+	mi := &file_pluginv1_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -335,7 +486,7 @@ func (x *HTTPRequest) String() string {
 func (*HTTPRequest) ProtoMessage() {}
 
 func (x *HTTPRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[3]
+	mi := &file_pluginv1_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -348,7 +499,7 @@ func (x *HTTPRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPRequest.ProtoReflect.Descriptor instead.
 func (*HTTPRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{3}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *HTTPRequest) GetHandler() string {
@@ -429,7 +580,7 @@ type HTTPResponse struct {
 
 func (x *HTTPResponse) Reset() {
 	*x = HTTPResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[4]
+	mi := &file_pluginv1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -441,7 +592,7 @@ func (x *HTTPResponse) String() string {
 func (*HTTPResponse) ProtoMessage() {}
 
 func (x *HTTPResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[4]
+	mi := &file_pluginv1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -454,7 +605,7 @@ func (x *HTTPResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPResponse.ProtoReflect.Descriptor instead.
 func (*HTTPResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HTTPResponse) GetStatus() int32 {
@@ -504,7 +655,7 @@ type HTTPChannelMessage struct {
 
 func (x *HTTPChannelMessage) Reset() {
 	*x = HTTPChannelMessage{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[5]
+	mi := &file_pluginv1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +667,7 @@ func (x *HTTPChannelMessage) String() string {
 func (*HTTPChannelMessage) ProtoMessage() {}
 
 func (x *HTTPChannelMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[5]
+	mi := &file_pluginv1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +680,7 @@ func (x *HTTPChannelMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPChannelMessage.ProtoReflect.Descriptor instead.
 func (*HTTPChannelMessage) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *HTTPChannelMessage) GetId() uint64 {
@@ -649,7 +800,7 @@ type WebSocketFrame struct {
 
 func (x *WebSocketFrame) Reset() {
 	*x = WebSocketFrame{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[6]
+	mi := &file_pluginv1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +812,7 @@ func (x *WebSocketFrame) String() string {
 func (*WebSocketFrame) ProtoMessage() {}
 
 func (x *WebSocketFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[6]
+	mi := &file_pluginv1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +825,7 @@ func (x *WebSocketFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketFrame.ProtoReflect.Descriptor instead.
 func (*WebSocketFrame) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *WebSocketFrame) GetFrame() isWebSocketFrame_Frame {
@@ -762,7 +913,7 @@ type WebSocketOpened struct {
 
 func (x *WebSocketOpened) Reset() {
 	*x = WebSocketOpened{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[7]
+	mi := &file_pluginv1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -774,7 +925,7 @@ func (x *WebSocketOpened) String() string {
 func (*WebSocketOpened) ProtoMessage() {}
 
 func (x *WebSocketOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[7]
+	mi := &file_pluginv1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -787,7 +938,7 @@ func (x *WebSocketOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketOpened.ProtoReflect.Descriptor instead.
 func (*WebSocketOpened) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WebSocketOpened) GetAccepted() bool {
@@ -829,7 +980,7 @@ type WebSocketMessage struct {
 
 func (x *WebSocketMessage) Reset() {
 	*x = WebSocketMessage{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[8]
+	mi := &file_pluginv1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -841,7 +992,7 @@ func (x *WebSocketMessage) String() string {
 func (*WebSocketMessage) ProtoMessage() {}
 
 func (x *WebSocketMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[8]
+	mi := &file_pluginv1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -854,7 +1005,7 @@ func (x *WebSocketMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketMessage.ProtoReflect.Descriptor instead.
 func (*WebSocketMessage) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WebSocketMessage) GetType() int32 {
@@ -881,7 +1032,7 @@ type WebSocketClose struct {
 
 func (x *WebSocketClose) Reset() {
 	*x = WebSocketClose{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[9]
+	mi := &file_pluginv1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -893,7 +1044,7 @@ func (x *WebSocketClose) String() string {
 func (*WebSocketClose) ProtoMessage() {}
 
 func (x *WebSocketClose) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[9]
+	mi := &file_pluginv1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -906,7 +1057,7 @@ func (x *WebSocketClose) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebSocketClose.ProtoReflect.Descriptor instead.
 func (*WebSocketClose) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WebSocketClose) GetCode() int32 {
@@ -931,7 +1082,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[10]
+	mi := &file_pluginv1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -943,7 +1094,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[10]
+	mi := &file_pluginv1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -956,7 +1107,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 type HealthResponse struct {
@@ -972,7 +1123,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[11]
+	mi := &file_pluginv1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +1135,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[11]
+	mi := &file_pluginv1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +1148,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HealthResponse) GetHealthy() bool {
@@ -1029,7 +1180,7 @@ type MetricsRequest struct {
 
 func (x *MetricsRequest) Reset() {
 	*x = MetricsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[12]
+	mi := &file_pluginv1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1041,7 +1192,7 @@ func (x *MetricsRequest) String() string {
 func (*MetricsRequest) ProtoMessage() {}
 
 func (x *MetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[12]
+	mi := &file_pluginv1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1054,7 +1205,7 @@ func (x *MetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricsRequest.ProtoReflect.Descriptor instead.
 func (*MetricsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 type MetricsResponse struct {
@@ -1068,7 +1219,7 @@ type MetricsResponse struct {
 
 func (x *MetricsResponse) Reset() {
 	*x = MetricsResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[13]
+	mi := &file_pluginv1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1231,7 @@ func (x *MetricsResponse) String() string {
 func (*MetricsResponse) ProtoMessage() {}
 
 func (x *MetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[13]
+	mi := &file_pluginv1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1244,7 @@ func (x *MetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricsResponse.ProtoReflect.Descriptor instead.
 func (*MetricsResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MetricsResponse) GetFamilies() []byte {
@@ -1112,7 +1263,7 @@ type SetLogLevelRequest struct {
 
 func (x *SetLogLevelRequest) Reset() {
 	*x = SetLogLevelRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[14]
+	mi := &file_pluginv1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1124,7 +1275,7 @@ func (x *SetLogLevelRequest) String() string {
 func (*SetLogLevelRequest) ProtoMessage() {}
 
 func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[14]
+	mi := &file_pluginv1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1137,7 +1288,7 @@ func (x *SetLogLevelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelRequest.ProtoReflect.Descriptor instead.
 func (*SetLogLevelRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SetLogLevelRequest) GetLevel() string {
@@ -1155,7 +1306,7 @@ type SetLogLevelResponse struct {
 
 func (x *SetLogLevelResponse) Reset() {
 	*x = SetLogLevelResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[15]
+	mi := &file_pluginv1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1318,7 @@ func (x *SetLogLevelResponse) String() string {
 func (*SetLogLevelResponse) ProtoMessage() {}
 
 func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[15]
+	mi := &file_pluginv1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1331,7 @@ func (x *SetLogLevelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLogLevelResponse.ProtoReflect.Descriptor instead.
 func (*SetLogLevelResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 type AcceptedCountRequest struct {
@@ -1192,7 +1343,7 @@ type AcceptedCountRequest struct {
 
 func (x *AcceptedCountRequest) Reset() {
 	*x = AcceptedCountRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[16]
+	mi := &file_pluginv1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1355,7 @@ func (x *AcceptedCountRequest) String() string {
 func (*AcceptedCountRequest) ProtoMessage() {}
 
 func (x *AcceptedCountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[16]
+	mi := &file_pluginv1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1368,7 @@ func (x *AcceptedCountRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptedCountRequest.ProtoReflect.Descriptor instead.
 func (*AcceptedCountRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AcceptedCountRequest) GetKind() string {
@@ -1236,7 +1387,7 @@ type AcceptedCountResponse struct {
 
 func (x *AcceptedCountResponse) Reset() {
 	*x = AcceptedCountResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[17]
+	mi := &file_pluginv1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1248,7 +1399,7 @@ func (x *AcceptedCountResponse) String() string {
 func (*AcceptedCountResponse) ProtoMessage() {}
 
 func (x *AcceptedCountResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[17]
+	mi := &file_pluginv1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1261,7 +1412,7 @@ func (x *AcceptedCountResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptedCountResponse.ProtoReflect.Descriptor instead.
 func (*AcceptedCountResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{17}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AcceptedCountResponse) GetCount() uint64 {
@@ -1281,7 +1432,7 @@ type GetAcceptedRequest struct {
 
 func (x *GetAcceptedRequest) Reset() {
 	*x = GetAcceptedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[18]
+	mi := &file_pluginv1_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1293,7 +1444,7 @@ func (x *GetAcceptedRequest) String() string {
 func (*GetAcceptedRequest) ProtoMessage() {}
 
 func (x *GetAcceptedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[18]
+	mi := &file_pluginv1_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1306,7 +1457,7 @@ func (x *GetAcceptedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAcceptedRequest.ProtoReflect.Descriptor instead.
 func (*GetAcceptedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{18}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetAcceptedRequest) GetKind() string {
@@ -1332,7 +1483,7 @@ type GetAcceptedResponse struct {
 
 func (x *GetAcceptedResponse) Reset() {
 	*x = GetAcceptedResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[19]
+	mi := &file_pluginv1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1344,7 +1495,7 @@ func (x *GetAcceptedResponse) String() string {
 func (*GetAcceptedResponse) ProtoMessage() {}
 
 func (x *GetAcceptedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[19]
+	mi := &file_pluginv1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1357,7 +1508,7 @@ func (x *GetAcceptedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAcceptedResponse.ProtoReflect.Descriptor instead.
 func (*GetAcceptedResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{19}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetAcceptedResponse) GetContainer() *Container {
@@ -1375,7 +1526,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[20]
+	mi := &file_pluginv1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1538,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[20]
+	mi := &file_pluginv1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1551,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{20}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 type ShutdownResponse struct {
@@ -1411,7 +1562,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	mi := &file_pluginv1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1423,7 +1574,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	mi := &file_pluginv1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1436,7 +1587,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{21}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 // Container is an accepted block, vertex or transaction.
@@ -1454,7 +1605,7 @@ type Container struct {
 
 func (x *Container) Reset() {
 	*x = Container{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	mi := &file_pluginv1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1466,7 +1617,7 @@ func (x *Container) String() string {
 func (*Container) ProtoMessage() {}
 
 func (x *Container) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	mi := &file_pluginv1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1479,7 +1630,7 @@ func (x *Container) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Container.ProtoReflect.Descriptor instead.
 func (*Container) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{22}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Container) GetId() []byte {
@@ -1519,7 +1670,7 @@ type GetRequest struct {
 
 func (x *GetRequest) Reset() {
 	*x = GetRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[23]
+	mi := &file_pluginv1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1531,7 +1682,7 @@ func (x *GetRequest) String() string {
 func (*GetRequest) ProtoMessage() {}
 
 func (x *GetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[23]
+	mi := &file_pluginv1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1544,7 +1695,7 @@ func (x *GetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequest.ProtoReflect.Descriptor instead.
 func (*GetRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{23}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetRequest) GetKey() []byte {
@@ -1564,7 +1715,7 @@ type GetResponse struct {
 
 func (x *GetResponse) Reset() {
 	*x = GetResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[24]
+	mi := &file_pluginv1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1727,7 @@ func (x *GetResponse) String() string {
 func (*GetResponse) ProtoMessage() {}
 
 func (x *GetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[24]
+	mi := &file_pluginv1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1740,7 @@ func (x *GetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResponse.ProtoReflect.Descriptor instead.
 func (*GetResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{24}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetResponse) GetValue() []byte {
@@ -1615,7 +1766,7 @@ type HasRequest struct {
 
 func (x *HasRequest) Reset() {
 	*x = HasRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[25]
+	mi := &file_pluginv1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +1778,7 @@ func (x *HasRequest) String() string {
 func (*HasRequest) ProtoMessage() {}
 
 func (x *HasRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[25]
+	mi := &file_pluginv1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +1791,7 @@ func (x *HasRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HasRequest.ProtoReflect.Descriptor instead.
 func (*HasRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{25}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *HasRequest) GetKey() []byte {
@@ -1659,7 +1810,7 @@ type HasResponse struct {
 
 func (x *HasResponse) Reset() {
 	*x = HasResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[26]
+	mi := &file_pluginv1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +1822,7 @@ func (x *HasResponse) String() string {
 func (*HasResponse) ProtoMessage() {}
 
 func (x *HasResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[26]
+	mi := &file_pluginv1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +1835,7 @@ func (x *HasResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HasResponse.ProtoReflect.Descriptor instead.
 func (*HasResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{26}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *HasResponse) GetFound() bool {
@@ -1704,7 +1855,7 @@ type PutRequest struct {
 
 func (x *PutRequest) Reset() {
 	*x = PutRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[27]
+	mi := &file_pluginv1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1716,7 +1867,7 @@ func (x *PutRequest) String() string {
 func (*PutRequest) ProtoMessage() {}
 
 func (x *PutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[27]
+	mi := &file_pluginv1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1729,7 +1880,7 @@ func (x *PutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutRequest.ProtoReflect.Descriptor instead.
 func (*PutRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{27}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *PutRequest) GetKey() []byte {
@@ -1754,7 +1905,7 @@ type PutResponse struct {
 
 func (x *PutResponse) Reset() {
 	*x = PutResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[28]
+	mi := &file_pluginv1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1766,7 +1917,7 @@ func (x *PutResponse) String() string {
 func (*PutResponse) ProtoMessage() {}
 
 func (x *PutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[28]
+	mi := &file_pluginv1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1779,7 +1930,7 @@ func (x *PutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutResponse.ProtoReflect.Descriptor instead.
 func (*PutResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{28}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{29}
 }
 
 type DeleteRequest struct {
@@ -1791,7 +1942,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[29]
+	mi := &file_pluginv1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1803,7 +1954,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[29]
+	mi := &file_pluginv1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1816,7 +1967,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{29}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DeleteRequest) GetKey() []byte {
@@ -1834,7 +1985,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[30]
+	mi := &file_pluginv1_plugin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1846,7 +1997,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[30]
+	mi := &file_pluginv1_plugin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1859,7 +2010,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{30}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{31}
 }
 
 type BatchOp struct {
@@ -1873,7 +2024,7 @@ type BatchOp struct {
 
 func (x *BatchOp) Reset() {
 	*x = BatchOp{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[31]
+	mi := &file_pluginv1_plugin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1885,7 +2036,7 @@ func (x *BatchOp) String() string {
 func (*BatchOp) ProtoMessage() {}
 
 func (x *BatchOp) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[31]
+	mi := &file_pluginv1_plugin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1898,7 +2049,7 @@ func (x *BatchOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchOp.ProtoReflect.Descriptor instead.
 func (*BatchOp) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{31}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *BatchOp) GetKey() []byte {
@@ -1933,7 +2084,7 @@ type WriteBatchRequest struct {
 
 func (x *WriteBatchRequest) Reset() {
 	*x = WriteBatchRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[32]
+	mi := &file_pluginv1_plugin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1945,7 +2096,7 @@ func (x *WriteBatchRequest) String() string {
 func (*WriteBatchRequest) ProtoMessage() {}
 
 func (x *WriteBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[32]
+	mi := &file_pluginv1_plugin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1958,7 +2109,7 @@ func (x *WriteBatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteBatchRequest.ProtoReflect.Descriptor instead.
 func (*WriteBatchRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{32}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *WriteBatchRequest) GetOps() []*BatchOp {
@@ -1983,7 +2134,7 @@ type WriteBatchResponse struct {
 
 func (x *WriteBatchResponse) Reset() {
 	*x = WriteBatchResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[33]
+	mi := &file_pluginv1_plugin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1995,7 +2146,7 @@ func (x *WriteBatchResponse) String() string {
 func (*WriteBatchResponse) ProtoMessage() {}
 
 func (x *WriteBatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[33]
+	mi := &file_pluginv1_plugin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2008,7 +2159,7 @@ func (x *WriteBatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteBatchResponse.ProtoReflect.Descriptor instead.
 func (*WriteBatchResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{33}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{34}
 }
 
 type IterateRequest struct {
@@ -2021,7 +2172,7 @@ type IterateRequest struct {
 
 func (x *IterateRequest) Reset() {
 	*x = IterateRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[34]
+	mi := &file_pluginv1_plugin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2033,7 +2184,7 @@ func (x *IterateRequest) String() string {
 func (*IterateRequest) ProtoMessage() {}
 
 func (x *IterateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[34]
+	mi := &file_pluginv1_plugin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2046,7 +2197,7 @@ func (x *IterateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IterateRequest.ProtoReflect.Descriptor instead.
 func (*IterateRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{34}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *IterateRequest) GetPrefix() []byte {
@@ -2073,7 +2224,7 @@ type KeyValue struct {
 
 func (x *KeyValue) Reset() {
 	*x = KeyValue{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[35]
+	mi := &file_pluginv1_plugin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2085,7 +2236,7 @@ func (x *KeyValue) String() string {
 func (*KeyValue) ProtoMessage() {}
 
 func (x *KeyValue) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[35]
+	mi := &file_pluginv1_plugin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2098,7 +2249,7 @@ func (x *KeyValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyValue.ProtoReflect.Descriptor instead.
 func (*KeyValue) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{35}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *KeyValue) GetKey() []byte {
@@ -2124,7 +2275,7 @@ type IterateResponse struct {
 
 func (x *IterateResponse) Reset() {
 	*x = IterateResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[36]
+	mi := &file_pluginv1_plugin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2136,7 +2287,7 @@ func (x *IterateResponse) String() string {
 func (*IterateResponse) ProtoMessage() {}
 
 func (x *IterateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[36]
+	mi := &file_pluginv1_plugin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2149,7 +2300,7 @@ func (x *IterateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IterateResponse.ProtoReflect.Descriptor instead.
 func (*IterateResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{36}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *IterateResponse) GetPairs() []*KeyValue {
@@ -2171,7 +2322,7 @@ type AcceptRequest struct {
 
 func (x *AcceptRequest) Reset() {
 	*x = AcceptRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[37]
+	mi := &file_pluginv1_plugin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2183,7 +2334,7 @@ func (x *AcceptRequest) String() string {
 func (*AcceptRequest) ProtoMessage() {}
 
 func (x *AcceptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[37]
+	mi := &file_pluginv1_plugin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2196,7 +2347,7 @@ func (x *AcceptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptRequest.ProtoReflect.Descriptor instead.
 func (*AcceptRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{37}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AcceptRequest) GetKind() string {
@@ -2237,7 +2388,7 @@ type AcceptResponse struct {
 
 func (x *AcceptResponse) Reset() {
 	*x = AcceptResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[38]
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2249,7 +2400,7 @@ func (x *AcceptResponse) String() string {
 func (*AcceptResponse) ProtoMessage() {}
 
 func (x *AcceptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[38]
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2262,7 +2413,7 @@ func (x *AcceptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptResponse.ProtoReflect.Descriptor instead.
 func (*AcceptResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{38}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AcceptResponse) GetIndex() uint64 {
@@ -2292,7 +2443,7 @@ type AcceptBatchRequest struct {
 
 func (x *AcceptBatchRequest) Reset() {
 	*x = AcceptBatchRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2304,7 +2455,7 @@ func (x *AcceptBatchRequest) String() string {
 func (*AcceptBatchRequest) ProtoMessage() {}
 
 func (x *AcceptBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2317,7 +2468,7 @@ func (x *AcceptBatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptBatchRequest.ProtoReflect.Descriptor instead.
 func (*AcceptBatchRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AcceptBatchRequest) GetContainers() []*IndexEntry {
@@ -2353,7 +2504,7 @@ type IndexEntry struct {
 
 func (x *IndexEntry) Reset() {
 	*x = IndexEntry{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2365,7 +2516,7 @@ func (x *IndexEntry) String() string {
 func (*IndexEntry) ProtoMessage() {}
 
 func (x *IndexEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2378,7 +2529,7 @@ func (x *IndexEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexEntry.ProtoReflect.Descriptor instead.
 func (*IndexEntry) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *IndexEntry) GetKind() string {
@@ -2418,7 +2569,7 @@ type SharedMemoryRequests struct {
 
 func (x *SharedMemoryRequests) Reset() {
 	*x = SharedMemoryRequests{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2430,7 +2581,7 @@ func (x *SharedMemoryRequests) String() string {
 func (*SharedMemoryRequests) ProtoMessage() {}
 
 func (x *SharedMemoryRequests) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2443,7 +2594,7 @@ func (x *SharedMemoryRequests) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryRequests.ProtoReflect.Descriptor instead.
 func (*SharedMemoryRequests) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SharedMemoryRequests) GetPeerChainId() []byte {
@@ -2480,7 +2631,7 @@ type SharedMemoryElement struct {
 
 func (x *SharedMemoryElement) Reset() {
 	*x = SharedMemoryElement{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2492,7 +2643,7 @@ func (x *SharedMemoryElement) String() string {
 func (*SharedMemoryElement) ProtoMessage() {}
 
 func (x *SharedMemoryElement) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2505,7 +2656,7 @@ func (x *SharedMemoryElement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryElement.ProtoReflect.Descriptor instead.
 func (*SharedMemoryElement) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SharedMemoryElement) GetKey() []byte {
@@ -2539,7 +2690,7 @@ type AcceptBatchResponse struct {
 
 func (x *AcceptBatchResponse) Reset() {
 	*x = AcceptBatchResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2551,7 +2702,7 @@ func (x *AcceptBatchResponse) String() string {
 func (*AcceptBatchResponse) ProtoMessage() {}
 
 func (x *AcceptBatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2564,7 +2715,7 @@ func (x *AcceptBatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptBatchResponse.ProtoReflect.Descriptor instead.
 func (*AcceptBatchResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *AcceptBatchResponse) GetAccepted() []*AcceptResponse {
@@ -2588,7 +2739,7 @@ type FeedRequest struct {
 
 func (x *FeedRequest) Reset() {
 	*x = FeedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[44]
+	mi := &file_pluginv1_plugin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2600,7 +2751,7 @@ func (x *FeedRequest) String() string {
 func (*FeedRequest) ProtoMessage() {}
 
 func (x *FeedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[44]
+	mi := &file_pluginv1_plugin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2613,7 +2764,7 @@ func (x *FeedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FeedRequest.ProtoReflect.Descriptor instead.
 func (*FeedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{44}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *FeedRequest) GetChain() string {
@@ -2652,7 +2803,7 @@ type ListChainsRequest struct {
 
 func (x *ListChainsRequest) Reset() {
 	*x = ListChainsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[45]
+	mi := &file_pluginv1_plugin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2815,7 @@ func (x *ListChainsRequest) String() string {
 func (*ListChainsRequest) ProtoMessage() {}
 
 func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[45]
+	mi := &file_pluginv1_plugin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2828,7 @@ func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsRequest.ProtoReflect.Descriptor instead.
 func (*ListChainsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{45}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{46}
 }
 
 type ChainInfo struct {
@@ -2697,7 +2848,7 @@ type ChainInfo struct {
 
 func (x *ChainInfo) Reset() {
 	*x = ChainInfo{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[46]
+	mi := &file_pluginv1_plugin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2709,7 +2860,7 @@ func (x *ChainInfo) String() string {
 func (*ChainInfo) ProtoMessage() {}
 
 func (x *ChainInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[46]
+	mi := &file_pluginv1_plugin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2722,7 +2873,7 @@ func (x *ChainInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainInfo.ProtoReflect.Descriptor instead.
 func (*ChainInfo) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{46}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ChainInfo) GetId() string {
@@ -2790,7 +2941,7 @@ type ListChainsResponse struct {
 
 func (x *ListChainsResponse) Reset() {
 	*x = ListChainsResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[47]
+	mi := &file_pluginv1_plugin_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2802,7 +2953,7 @@ func (x *ListChainsResponse) String() string {
 func (*ListChainsResponse) ProtoMessage() {}
 
 func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[47]
+	mi := &file_pluginv1_plugin_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2815,7 +2966,7 @@ func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsResponse.ProtoReflect.Descriptor instead.
 func (*ListChainsResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{47}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListChainsResponse) GetChains() []*ChainInfo {
@@ -2834,7 +2985,7 @@ type ResolveRequest struct {
 
 func (x *ResolveRequest) Reset() {
 	*x = ResolveRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[48]
+	mi := &file_pluginv1_plugin_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2846,7 +2997,7 @@ func (x *ResolveRequest) String() string {
 func (*ResolveRequest) ProtoMessage() {}
 
 func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[48]
+	mi := &file_pluginv1_plugin_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2859,7 +3010,7 @@ func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveRequest.ProtoReflect.Descriptor instead.
 func (*ResolveRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{48}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ResolveRequest) GetAlias() string {
@@ -2878,7 +3029,7 @@ type ResolveResponse struct {
 
 func (x *ResolveResponse) Reset() {
 	*x = ResolveResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[49]
+	mi := &file_pluginv1_plugin_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2890,7 +3041,7 @@ func (x *ResolveResponse) String() string {
 func (*ResolveResponse) ProtoMessage() {}
 
 func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[49]
+	mi := &file_pluginv1_plugin_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2903,7 +3054,7 @@ func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveResponse.ProtoReflect.Descriptor instead.
 func (*ResolveResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{49}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ResolveResponse) GetChain() *ChainInfo {
@@ -2921,7 +3072,7 @@ type WatchChainsRequest struct {
 
 func (x *WatchChainsRequest) Reset() {
 	*x = WatchChainsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[50]
+	mi := &file_pluginv1_plugin_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2933,7 +3084,7 @@ func (x *WatchChainsRequest) String() string {
 func (*WatchChainsRequest) ProtoMessage() {}
 
 func (x *WatchChainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[50]
+	mi := &file_pluginv1_plugin_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2946,7 +3097,7 @@ func (x *WatchChainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchChainsRequest.ProtoReflect.Descriptor instead.
 func (*WatchChainsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{50}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{51}
 }
 
 type ChainEvent struct {
@@ -2961,7 +3112,7 @@ type ChainEvent struct {
 
 func (x *ChainEvent) Reset() {
 	*x = ChainEvent{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[51]
+	mi := &file_pluginv1_plugin_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2973,7 +3124,7 @@ func (x *ChainEvent) String() string {
 func (*ChainEvent) ProtoMessage() {}
 
 func (x *ChainEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[51]
+	mi := &file_pluginv1_plugin_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2986,7 +3137,7 @@ func (x *ChainEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainEvent.ProtoReflect.Descriptor instead.
 func (*ChainEvent) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{51}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ChainEvent) GetKind() string {
@@ -3018,7 +3169,7 @@ type ChainCallRequest struct {
 
 func (x *ChainCallRequest) Reset() {
 	*x = ChainCallRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[52]
+	mi := &file_pluginv1_plugin_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3030,7 +3181,7 @@ func (x *ChainCallRequest) String() string {
 func (*ChainCallRequest) ProtoMessage() {}
 
 func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[52]
+	mi := &file_pluginv1_plugin_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3043,7 +3194,7 @@ func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallRequest.ProtoReflect.Descriptor instead.
 func (*ChainCallRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{52}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ChainCallRequest) GetChain() string {
@@ -3084,7 +3235,7 @@ type ChainCallResponse struct {
 
 func (x *ChainCallResponse) Reset() {
 	*x = ChainCallResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[53]
+	mi := &file_pluginv1_plugin_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3096,7 +3247,7 @@ func (x *ChainCallResponse) String() string {
 func (*ChainCallResponse) ProtoMessage() {}
 
 func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[53]
+	mi := &file_pluginv1_plugin_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3109,7 +3260,7 @@ func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallResponse.ProtoReflect.Descriptor instead.
 func (*ChainCallResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{53}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ChainCallResponse) GetStatus() int32 {
@@ -3136,7 +3287,7 @@ type SharedMemoryGetRequest struct {
 
 func (x *SharedMemoryGetRequest) Reset() {
 	*x = SharedMemoryGetRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[54]
+	mi := &file_pluginv1_plugin_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3148,7 +3299,7 @@ func (x *SharedMemoryGetRequest) String() string {
 func (*SharedMemoryGetRequest) ProtoMessage() {}
 
 func (x *SharedMemoryGetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[54]
+	mi := &file_pluginv1_plugin_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3161,7 +3312,7 @@ func (x *SharedMemoryGetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryGetRequest.ProtoReflect.Descriptor instead.
 func (*SharedMemoryGetRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{54}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *SharedMemoryGetRequest) GetPeerChainId() []byte {
@@ -3187,7 +3338,7 @@ type SharedMemoryGetResponse struct {
 
 func (x *SharedMemoryGetResponse) Reset() {
 	*x = SharedMemoryGetResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[55]
+	mi := &file_pluginv1_plugin_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3199,7 +3350,7 @@ func (x *SharedMemoryGetResponse) String() string {
 func (*SharedMemoryGetResponse) ProtoMessage() {}
 
 func (x *SharedMemoryGetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[55]
+	mi := &file_pluginv1_plugin_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3212,7 +3363,7 @@ func (x *SharedMemoryGetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryGetResponse.ProtoReflect.Descriptor instead.
 func (*SharedMemoryGetResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{55}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SharedMemoryGetResponse) GetValues() [][]byte {
@@ -3237,7 +3388,7 @@ type SharedMemoryIndexedRequest struct {
 
 func (x *SharedMemoryIndexedRequest) Reset() {
 	*x = SharedMemoryIndexedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[56]
+	mi := &file_pluginv1_plugin_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3249,7 +3400,7 @@ func (x *SharedMemoryIndexedRequest) String() string {
 func (*SharedMemoryIndexedRequest) ProtoMessage() {}
 
 func (x *SharedMemoryIndexedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[56]
+	mi := &file_pluginv1_plugin_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3262,7 +3413,7 @@ func (x *SharedMemoryIndexedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryIndexedRequest.ProtoReflect.Descriptor instead.
 func (*SharedMemoryIndexedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{56}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *SharedMemoryIndexedRequest) GetPeerChainId() []byte {
@@ -3312,7 +3463,7 @@ type SharedMemoryIndexedResponse struct {
 
 func (x *SharedMemoryIndexedResponse) Reset() {
 	*x = SharedMemoryIndexedResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[57]
+	mi := &file_pluginv1_plugin_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3324,7 +3475,7 @@ func (x *SharedMemoryIndexedResponse) String() string {
 func (*SharedMemoryIndexedResponse) ProtoMessage() {}
 
 func (x *SharedMemoryIndexedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[57]
+	mi := &file_pluginv1_plugin_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3337,7 +3488,7 @@ func (x *SharedMemoryIndexedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryIndexedResponse.ProtoReflect.Descriptor instead.
 func (*SharedMemoryIndexedResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{57}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *SharedMemoryIndexedResponse) GetValues() [][]byte {
@@ -3365,7 +3516,7 @@ var File_pluginv1_plugin_proto protoreflect.FileDescriptor
 
 const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x15pluginv1/plugin.proto\x12\x13chainhost.plugin.v1\"\x97\x03\n" +
+	"\x15pluginv1/plugin.proto\x12\x13chainhost.plugin.v1\"\xd2\x03\n" +
 	"\x11InitializeRequest\x12$\n" +
 	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x19\n" +
@@ -3381,12 +3532,28 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	" \x01(\tR\blogLevel\x12!\n" +
 	"\fnode_version\x18\v \x01(\tR\vnodeVersion\x127\n" +
 	"\x18bootstrap_time_unix_nano\x18\f \x01(\x03R\x15bootstrapTimeUnixNano\x12\x1a\n" +
-	"\bprefixes\x18\r \x03(\tR\bprefixes\"~\n" +
+	"\bprefixes\x18\r \x03(\tR\bprefixes\x129\n" +
+	"\blistener\x18\x14 \x01(\v2\x1d.chainhost.plugin.v1.ListenerR\blistener\"\xba\x03\n" +
+	"\bListener\x12\x0e\n" +
+	"\x02fd\x18\x01 \x01(\rR\x02fd\x12\x12\n" +
+	"\x04addr\x18\x02 \x01(\tR\x04addr\x12$\n" +
+	"\x0emax_body_bytes\x18\x03 \x01(\x03R\fmaxBodyBytes\x129\n" +
+	"\x19read_header_timeout_nanos\x18\x04 \x01(\x03R\x16readHeaderTimeoutNanos\x12,\n" +
+	"\x12read_timeout_nanos\x18\x05 \x01(\x03R\x10readTimeoutNanos\x12.\n" +
+	"\x13write_timeout_nanos\x18\x06 \x01(\x03R\x11writeTimeoutNanos\x12,\n" +
+	"\x12idle_timeout_nanos\x18\a \x01(\x03R\x10idleTimeoutNanos\x12\"\n" +
+	"\rtls_cert_file\x18\b \x01(\tR\vtlsCertFile\x12 \n" +
+	"\ftls_key_file\x18\t \x01(\tR\n" +
+	"tlsKeyFile\x120\n" +
+	"\x14cors_allowed_origins\x18\n" +
+	" \x03(\tR\x12corsAllowedOrigins\x12%\n" +
+	"\x0emax_websockets\x18\v \x01(\x05R\rmaxWebsockets\"\xa7\x01\n" +
 	"\x12InitializeResponse\x12\x1a\n" +
 	"\bhandlers\x18\x01 \x03(\tR\bhandlers\x12\x1f\n" +
 	"\vindex_kinds\x18\x02 \x03(\tR\n" +
 	"indexKinds\x12+\n" +
-	"\x11internal_handlers\x18\x03 \x03(\tR\x10internalHandlers\"2\n" +
+	"\x11internal_handlers\x18\x03 \x03(\tR\x10internalHandlers\x12'\n" +
+	"\x0fserves_listener\x18\x14 \x01(\bR\x0eservesListener\"2\n" +
 	"\x06Header\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x16\n" +
 	"\x06values\x18\x02 \x03(\tR\x06values\"\x91\x02\n" +
@@ -3623,144 +3790,146 @@ func file_pluginv1_plugin_proto_rawDescGZIP() []byte {
 	return file_pluginv1_plugin_proto_rawDescData
 }
 
-var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_pluginv1_plugin_proto_goTypes = []any{
 	(*InitializeRequest)(nil),           // 0: chainhost.plugin.v1.InitializeRequest
-	(*InitializeResponse)(nil),          // 1: chainhost.plugin.v1.InitializeResponse
-	(*Header)(nil),                      // 2: chainhost.plugin.v1.Header
-	(*HTTPRequest)(nil),                 // 3: chainhost.plugin.v1.HTTPRequest
-	(*HTTPResponse)(nil),                // 4: chainhost.plugin.v1.HTTPResponse
-	(*HTTPChannelMessage)(nil),          // 5: chainhost.plugin.v1.HTTPChannelMessage
-	(*WebSocketFrame)(nil),              // 6: chainhost.plugin.v1.WebSocketFrame
-	(*WebSocketOpened)(nil),             // 7: chainhost.plugin.v1.WebSocketOpened
-	(*WebSocketMessage)(nil),            // 8: chainhost.plugin.v1.WebSocketMessage
-	(*WebSocketClose)(nil),              // 9: chainhost.plugin.v1.WebSocketClose
-	(*HealthRequest)(nil),               // 10: chainhost.plugin.v1.HealthRequest
-	(*HealthResponse)(nil),              // 11: chainhost.plugin.v1.HealthResponse
-	(*MetricsRequest)(nil),              // 12: chainhost.plugin.v1.MetricsRequest
-	(*MetricsResponse)(nil),             // 13: chainhost.plugin.v1.MetricsResponse
-	(*SetLogLevelRequest)(nil),          // 14: chainhost.plugin.v1.SetLogLevelRequest
-	(*SetLogLevelResponse)(nil),         // 15: chainhost.plugin.v1.SetLogLevelResponse
-	(*AcceptedCountRequest)(nil),        // 16: chainhost.plugin.v1.AcceptedCountRequest
-	(*AcceptedCountResponse)(nil),       // 17: chainhost.plugin.v1.AcceptedCountResponse
-	(*GetAcceptedRequest)(nil),          // 18: chainhost.plugin.v1.GetAcceptedRequest
-	(*GetAcceptedResponse)(nil),         // 19: chainhost.plugin.v1.GetAcceptedResponse
-	(*ShutdownRequest)(nil),             // 20: chainhost.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),            // 21: chainhost.plugin.v1.ShutdownResponse
-	(*Container)(nil),                   // 22: chainhost.plugin.v1.Container
-	(*GetRequest)(nil),                  // 23: chainhost.plugin.v1.GetRequest
-	(*GetResponse)(nil),                 // 24: chainhost.plugin.v1.GetResponse
-	(*HasRequest)(nil),                  // 25: chainhost.plugin.v1.HasRequest
-	(*HasResponse)(nil),                 // 26: chainhost.plugin.v1.HasResponse
-	(*PutRequest)(nil),                  // 27: chainhost.plugin.v1.PutRequest
-	(*PutResponse)(nil),                 // 28: chainhost.plugin.v1.PutResponse
-	(*DeleteRequest)(nil),               // 29: chainhost.plugin.v1.DeleteRequest
-	(*DeleteResponse)(nil),              // 30: chainhost.plugin.v1.DeleteResponse
-	(*BatchOp)(nil),                     // 31: chainhost.plugin.v1.BatchOp
-	(*WriteBatchRequest)(nil),           // 32: chainhost.plugin.v1.WriteBatchRequest
-	(*WriteBatchResponse)(nil),          // 33: chainhost.plugin.v1.WriteBatchResponse
-	(*IterateRequest)(nil),              // 34: chainhost.plugin.v1.IterateRequest
-	(*KeyValue)(nil),                    // 35: chainhost.plugin.v1.KeyValue
-	(*IterateResponse)(nil),             // 36: chainhost.plugin.v1.IterateResponse
-	(*AcceptRequest)(nil),               // 37: chainhost.plugin.v1.AcceptRequest
-	(*AcceptResponse)(nil),              // 38: chainhost.plugin.v1.AcceptResponse
-	(*AcceptBatchRequest)(nil),          // 39: chainhost.plugin.v1.AcceptBatchRequest
-	(*IndexEntry)(nil),                  // 40: chainhost.plugin.v1.IndexEntry
-	(*SharedMemoryRequests)(nil),        // 41: chainhost.plugin.v1.SharedMemoryRequests
-	(*SharedMemoryElement)(nil),         // 42: chainhost.plugin.v1.SharedMemoryElement
-	(*AcceptBatchResponse)(nil),         // 43: chainhost.plugin.v1.AcceptBatchResponse
-	(*FeedRequest)(nil),                 // 44: chainhost.plugin.v1.FeedRequest
-	(*ListChainsRequest)(nil),           // 45: chainhost.plugin.v1.ListChainsRequest
-	(*ChainInfo)(nil),                   // 46: chainhost.plugin.v1.ChainInfo
-	(*ListChainsResponse)(nil),          // 47: chainhost.plugin.v1.ListChainsResponse
-	(*ResolveRequest)(nil),              // 48: chainhost.plugin.v1.ResolveRequest
-	(*ResolveResponse)(nil),             // 49: chainhost.plugin.v1.ResolveResponse
-	(*WatchChainsRequest)(nil),          // 50: chainhost.plugin.v1.WatchChainsRequest
-	(*ChainEvent)(nil),                  // 51: chainhost.plugin.v1.ChainEvent
-	(*ChainCallRequest)(nil),            // 52: chainhost.plugin.v1.ChainCallRequest
-	(*ChainCallResponse)(nil),           // 53: chainhost.plugin.v1.ChainCallResponse
-	(*SharedMemoryGetRequest)(nil),      // 54: chainhost.plugin.v1.SharedMemoryGetRequest
-	(*SharedMemoryGetResponse)(nil),     // 55: chainhost.plugin.v1.SharedMemoryGetResponse
-	(*SharedMemoryIndexedRequest)(nil),  // 56: chainhost.plugin.v1.SharedMemoryIndexedRequest
-	(*SharedMemoryIndexedResponse)(nil), // 57: chainhost.plugin.v1.SharedMemoryIndexedResponse
+	(*Listener)(nil),                    // 1: chainhost.plugin.v1.Listener
+	(*InitializeResponse)(nil),          // 2: chainhost.plugin.v1.InitializeResponse
+	(*Header)(nil),                      // 3: chainhost.plugin.v1.Header
+	(*HTTPRequest)(nil),                 // 4: chainhost.plugin.v1.HTTPRequest
+	(*HTTPResponse)(nil),                // 5: chainhost.plugin.v1.HTTPResponse
+	(*HTTPChannelMessage)(nil),          // 6: chainhost.plugin.v1.HTTPChannelMessage
+	(*WebSocketFrame)(nil),              // 7: chainhost.plugin.v1.WebSocketFrame
+	(*WebSocketOpened)(nil),             // 8: chainhost.plugin.v1.WebSocketOpened
+	(*WebSocketMessage)(nil),            // 9: chainhost.plugin.v1.WebSocketMessage
+	(*WebSocketClose)(nil),              // 10: chainhost.plugin.v1.WebSocketClose
+	(*HealthRequest)(nil),               // 11: chainhost.plugin.v1.HealthRequest
+	(*HealthResponse)(nil),              // 12: chainhost.plugin.v1.HealthResponse
+	(*MetricsRequest)(nil),              // 13: chainhost.plugin.v1.MetricsRequest
+	(*MetricsResponse)(nil),             // 14: chainhost.plugin.v1.MetricsResponse
+	(*SetLogLevelRequest)(nil),          // 15: chainhost.plugin.v1.SetLogLevelRequest
+	(*SetLogLevelResponse)(nil),         // 16: chainhost.plugin.v1.SetLogLevelResponse
+	(*AcceptedCountRequest)(nil),        // 17: chainhost.plugin.v1.AcceptedCountRequest
+	(*AcceptedCountResponse)(nil),       // 18: chainhost.plugin.v1.AcceptedCountResponse
+	(*GetAcceptedRequest)(nil),          // 19: chainhost.plugin.v1.GetAcceptedRequest
+	(*GetAcceptedResponse)(nil),         // 20: chainhost.plugin.v1.GetAcceptedResponse
+	(*ShutdownRequest)(nil),             // 21: chainhost.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),            // 22: chainhost.plugin.v1.ShutdownResponse
+	(*Container)(nil),                   // 23: chainhost.plugin.v1.Container
+	(*GetRequest)(nil),                  // 24: chainhost.plugin.v1.GetRequest
+	(*GetResponse)(nil),                 // 25: chainhost.plugin.v1.GetResponse
+	(*HasRequest)(nil),                  // 26: chainhost.plugin.v1.HasRequest
+	(*HasResponse)(nil),                 // 27: chainhost.plugin.v1.HasResponse
+	(*PutRequest)(nil),                  // 28: chainhost.plugin.v1.PutRequest
+	(*PutResponse)(nil),                 // 29: chainhost.plugin.v1.PutResponse
+	(*DeleteRequest)(nil),               // 30: chainhost.plugin.v1.DeleteRequest
+	(*DeleteResponse)(nil),              // 31: chainhost.plugin.v1.DeleteResponse
+	(*BatchOp)(nil),                     // 32: chainhost.plugin.v1.BatchOp
+	(*WriteBatchRequest)(nil),           // 33: chainhost.plugin.v1.WriteBatchRequest
+	(*WriteBatchResponse)(nil),          // 34: chainhost.plugin.v1.WriteBatchResponse
+	(*IterateRequest)(nil),              // 35: chainhost.plugin.v1.IterateRequest
+	(*KeyValue)(nil),                    // 36: chainhost.plugin.v1.KeyValue
+	(*IterateResponse)(nil),             // 37: chainhost.plugin.v1.IterateResponse
+	(*AcceptRequest)(nil),               // 38: chainhost.plugin.v1.AcceptRequest
+	(*AcceptResponse)(nil),              // 39: chainhost.plugin.v1.AcceptResponse
+	(*AcceptBatchRequest)(nil),          // 40: chainhost.plugin.v1.AcceptBatchRequest
+	(*IndexEntry)(nil),                  // 41: chainhost.plugin.v1.IndexEntry
+	(*SharedMemoryRequests)(nil),        // 42: chainhost.plugin.v1.SharedMemoryRequests
+	(*SharedMemoryElement)(nil),         // 43: chainhost.plugin.v1.SharedMemoryElement
+	(*AcceptBatchResponse)(nil),         // 44: chainhost.plugin.v1.AcceptBatchResponse
+	(*FeedRequest)(nil),                 // 45: chainhost.plugin.v1.FeedRequest
+	(*ListChainsRequest)(nil),           // 46: chainhost.plugin.v1.ListChainsRequest
+	(*ChainInfo)(nil),                   // 47: chainhost.plugin.v1.ChainInfo
+	(*ListChainsResponse)(nil),          // 48: chainhost.plugin.v1.ListChainsResponse
+	(*ResolveRequest)(nil),              // 49: chainhost.plugin.v1.ResolveRequest
+	(*ResolveResponse)(nil),             // 50: chainhost.plugin.v1.ResolveResponse
+	(*WatchChainsRequest)(nil),          // 51: chainhost.plugin.v1.WatchChainsRequest
+	(*ChainEvent)(nil),                  // 52: chainhost.plugin.v1.ChainEvent
+	(*ChainCallRequest)(nil),            // 53: chainhost.plugin.v1.ChainCallRequest
+	(*ChainCallResponse)(nil),           // 54: chainhost.plugin.v1.ChainCallResponse
+	(*SharedMemoryGetRequest)(nil),      // 55: chainhost.plugin.v1.SharedMemoryGetRequest
+	(*SharedMemoryGetResponse)(nil),     // 56: chainhost.plugin.v1.SharedMemoryGetResponse
+	(*SharedMemoryIndexedRequest)(nil),  // 57: chainhost.plugin.v1.SharedMemoryIndexedRequest
+	(*SharedMemoryIndexedResponse)(nil), // 58: chainhost.plugin.v1.SharedMemoryIndexedResponse
 }
 var file_pluginv1_plugin_proto_depIdxs = []int32{
-	2,  // 0: chainhost.plugin.v1.HTTPRequest.headers:type_name -> chainhost.plugin.v1.Header
-	2,  // 1: chainhost.plugin.v1.HTTPResponse.headers:type_name -> chainhost.plugin.v1.Header
-	3,  // 2: chainhost.plugin.v1.HTTPChannelMessage.request:type_name -> chainhost.plugin.v1.HTTPRequest
-	4,  // 3: chainhost.plugin.v1.HTTPChannelMessage.response:type_name -> chainhost.plugin.v1.HTTPResponse
-	3,  // 4: chainhost.plugin.v1.WebSocketFrame.open:type_name -> chainhost.plugin.v1.HTTPRequest
-	7,  // 5: chainhost.plugin.v1.WebSocketFrame.opened:type_name -> chainhost.plugin.v1.WebSocketOpened
-	8,  // 6: chainhost.plugin.v1.WebSocketFrame.message:type_name -> chainhost.plugin.v1.WebSocketMessage
-	9,  // 7: chainhost.plugin.v1.WebSocketFrame.close:type_name -> chainhost.plugin.v1.WebSocketClose
-	2,  // 8: chainhost.plugin.v1.WebSocketOpened.headers:type_name -> chainhost.plugin.v1.Header
-	22, // 9: chainhost.plugin.v1.GetAcceptedResponse.container:type_name -> chainhost.plugin.v1.Container
-	31, // 10: chainhost.plugin.v1.WriteBatchRequest.ops:type_name -> chainhost.plugin.v1.BatchOp
-	35, // 11: chainhost.plugin.v1.IterateResponse.pairs:type_name -> chainhost.plugin.v1.KeyValue
-	31, // 12: chainhost.plugin.v1.AcceptRequest.state:type_name -> chainhost.plugin.v1.BatchOp
-	40, // 13: chainhost.plugin.v1.AcceptBatchRequest.containers:type_name -> chainhost.plugin.v1.IndexEntry
-	31, // 14: chainhost.plugin.v1.AcceptBatchRequest.state:type_name -> chainhost.plugin.v1.BatchOp
-	41, // 15: chainhost.plugin.v1.AcceptBatchRequest.shared_memory:type_name -> chainhost.plugin.v1.SharedMemoryRequests
-	42, // 16: chainhost.plugin.v1.SharedMemoryRequests.puts:type_name -> chainhost.plugin.v1.SharedMemoryElement
-	38, // 17: chainhost.plugin.v1.AcceptBatchResponse.accepted:type_name -> chainhost.plugin.v1.AcceptResponse
-	46, // 18: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
-	46, // 19: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
-	46, // 20: chainhost.plugin.v1.ChainEvent.chain:type_name -> chainhost.plugin.v1.ChainInfo
-	0,  // 21: chainhost.plugin.v1.Plugin.Initialize:input_type -> chainhost.plugin.v1.InitializeRequest
-	3,  // 22: chainhost.plugin.v1.Plugin.ServeHTTP:input_type -> chainhost.plugin.v1.HTTPRequest
-	5,  // 23: chainhost.plugin.v1.Plugin.ServeHTTPChannel:input_type -> chainhost.plugin.v1.HTTPChannelMessage
-	6,  // 24: chainhost.plugin.v1.Plugin.ServeWebSocket:input_type -> chainhost.plugin.v1.WebSocketFrame
-	10, // 25: chainhost.plugin.v1.Plugin.Health:input_type -> chainhost.plugin.v1.HealthRequest
-	12, // 26: chainhost.plugin.v1.Plugin.Metrics:input_type -> chainhost.plugin.v1.MetricsRequest
-	14, // 27: chainhost.plugin.v1.Plugin.SetLogLevel:input_type -> chainhost.plugin.v1.SetLogLevelRequest
-	16, // 28: chainhost.plugin.v1.Plugin.AcceptedCount:input_type -> chainhost.plugin.v1.AcceptedCountRequest
-	18, // 29: chainhost.plugin.v1.Plugin.GetAccepted:input_type -> chainhost.plugin.v1.GetAcceptedRequest
-	20, // 30: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
-	23, // 31: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
-	25, // 32: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
-	27, // 33: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
-	29, // 34: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
-	32, // 35: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
-	34, // 36: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
-	37, // 37: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
-	44, // 38: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
-	39, // 39: chainhost.plugin.v1.Index.AcceptBatch:input_type -> chainhost.plugin.v1.AcceptBatchRequest
-	45, // 40: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
-	48, // 41: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
-	50, // 42: chainhost.plugin.v1.ChainRegistry.Watch:input_type -> chainhost.plugin.v1.WatchChainsRequest
-	52, // 43: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
-	54, // 44: chainhost.plugin.v1.SharedMemory.Get:input_type -> chainhost.plugin.v1.SharedMemoryGetRequest
-	56, // 45: chainhost.plugin.v1.SharedMemory.Indexed:input_type -> chainhost.plugin.v1.SharedMemoryIndexedRequest
-	1,  // 46: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
-	4,  // 47: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
-	5,  // 48: chainhost.plugin.v1.Plugin.ServeHTTPChannel:output_type -> chainhost.plugin.v1.HTTPChannelMessage
-	6,  // 49: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
-	11, // 50: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
-	13, // 51: chainhost.plugin.v1.Plugin.Metrics:output_type -> chainhost.plugin.v1.MetricsResponse
-	15, // 52: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
-	17, // 53: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
-	19, // 54: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
-	21, // 55: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
-	24, // 56: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
-	26, // 57: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
-	28, // 58: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
-	30, // 59: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
-	33, // 60: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
-	36, // 61: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
-	38, // 62: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
-	22, // 63: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
-	43, // 64: chainhost.plugin.v1.Index.AcceptBatch:output_type -> chainhost.plugin.v1.AcceptBatchResponse
-	47, // 65: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
-	49, // 66: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
-	51, // 67: chainhost.plugin.v1.ChainRegistry.Watch:output_type -> chainhost.plugin.v1.ChainEvent
-	53, // 68: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
-	55, // 69: chainhost.plugin.v1.SharedMemory.Get:output_type -> chainhost.plugin.v1.SharedMemoryGetResponse
-	57, // 70: chainhost.plugin.v1.SharedMemory.Indexed:output_type -> chainhost.plugin.v1.SharedMemoryIndexedResponse
-	46, // [46:71] is the sub-list for method output_type
-	21, // [21:46] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	1,  // 0: chainhost.plugin.v1.InitializeRequest.listener:type_name -> chainhost.plugin.v1.Listener
+	3,  // 1: chainhost.plugin.v1.HTTPRequest.headers:type_name -> chainhost.plugin.v1.Header
+	3,  // 2: chainhost.plugin.v1.HTTPResponse.headers:type_name -> chainhost.plugin.v1.Header
+	4,  // 3: chainhost.plugin.v1.HTTPChannelMessage.request:type_name -> chainhost.plugin.v1.HTTPRequest
+	5,  // 4: chainhost.plugin.v1.HTTPChannelMessage.response:type_name -> chainhost.plugin.v1.HTTPResponse
+	4,  // 5: chainhost.plugin.v1.WebSocketFrame.open:type_name -> chainhost.plugin.v1.HTTPRequest
+	8,  // 6: chainhost.plugin.v1.WebSocketFrame.opened:type_name -> chainhost.plugin.v1.WebSocketOpened
+	9,  // 7: chainhost.plugin.v1.WebSocketFrame.message:type_name -> chainhost.plugin.v1.WebSocketMessage
+	10, // 8: chainhost.plugin.v1.WebSocketFrame.close:type_name -> chainhost.plugin.v1.WebSocketClose
+	3,  // 9: chainhost.plugin.v1.WebSocketOpened.headers:type_name -> chainhost.plugin.v1.Header
+	23, // 10: chainhost.plugin.v1.GetAcceptedResponse.container:type_name -> chainhost.plugin.v1.Container
+	32, // 11: chainhost.plugin.v1.WriteBatchRequest.ops:type_name -> chainhost.plugin.v1.BatchOp
+	36, // 12: chainhost.plugin.v1.IterateResponse.pairs:type_name -> chainhost.plugin.v1.KeyValue
+	32, // 13: chainhost.plugin.v1.AcceptRequest.state:type_name -> chainhost.plugin.v1.BatchOp
+	41, // 14: chainhost.plugin.v1.AcceptBatchRequest.containers:type_name -> chainhost.plugin.v1.IndexEntry
+	32, // 15: chainhost.plugin.v1.AcceptBatchRequest.state:type_name -> chainhost.plugin.v1.BatchOp
+	42, // 16: chainhost.plugin.v1.AcceptBatchRequest.shared_memory:type_name -> chainhost.plugin.v1.SharedMemoryRequests
+	43, // 17: chainhost.plugin.v1.SharedMemoryRequests.puts:type_name -> chainhost.plugin.v1.SharedMemoryElement
+	39, // 18: chainhost.plugin.v1.AcceptBatchResponse.accepted:type_name -> chainhost.plugin.v1.AcceptResponse
+	47, // 19: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
+	47, // 20: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
+	47, // 21: chainhost.plugin.v1.ChainEvent.chain:type_name -> chainhost.plugin.v1.ChainInfo
+	0,  // 22: chainhost.plugin.v1.Plugin.Initialize:input_type -> chainhost.plugin.v1.InitializeRequest
+	4,  // 23: chainhost.plugin.v1.Plugin.ServeHTTP:input_type -> chainhost.plugin.v1.HTTPRequest
+	6,  // 24: chainhost.plugin.v1.Plugin.ServeHTTPChannel:input_type -> chainhost.plugin.v1.HTTPChannelMessage
+	7,  // 25: chainhost.plugin.v1.Plugin.ServeWebSocket:input_type -> chainhost.plugin.v1.WebSocketFrame
+	11, // 26: chainhost.plugin.v1.Plugin.Health:input_type -> chainhost.plugin.v1.HealthRequest
+	13, // 27: chainhost.plugin.v1.Plugin.Metrics:input_type -> chainhost.plugin.v1.MetricsRequest
+	15, // 28: chainhost.plugin.v1.Plugin.SetLogLevel:input_type -> chainhost.plugin.v1.SetLogLevelRequest
+	17, // 29: chainhost.plugin.v1.Plugin.AcceptedCount:input_type -> chainhost.plugin.v1.AcceptedCountRequest
+	19, // 30: chainhost.plugin.v1.Plugin.GetAccepted:input_type -> chainhost.plugin.v1.GetAcceptedRequest
+	21, // 31: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
+	24, // 32: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
+	26, // 33: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
+	28, // 34: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
+	30, // 35: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
+	33, // 36: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
+	35, // 37: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
+	38, // 38: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
+	45, // 39: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
+	40, // 40: chainhost.plugin.v1.Index.AcceptBatch:input_type -> chainhost.plugin.v1.AcceptBatchRequest
+	46, // 41: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
+	49, // 42: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
+	51, // 43: chainhost.plugin.v1.ChainRegistry.Watch:input_type -> chainhost.plugin.v1.WatchChainsRequest
+	53, // 44: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
+	55, // 45: chainhost.plugin.v1.SharedMemory.Get:input_type -> chainhost.plugin.v1.SharedMemoryGetRequest
+	57, // 46: chainhost.plugin.v1.SharedMemory.Indexed:input_type -> chainhost.plugin.v1.SharedMemoryIndexedRequest
+	2,  // 47: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
+	5,  // 48: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
+	6,  // 49: chainhost.plugin.v1.Plugin.ServeHTTPChannel:output_type -> chainhost.plugin.v1.HTTPChannelMessage
+	7,  // 50: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
+	12, // 51: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
+	14, // 52: chainhost.plugin.v1.Plugin.Metrics:output_type -> chainhost.plugin.v1.MetricsResponse
+	16, // 53: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
+	18, // 54: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
+	20, // 55: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
+	22, // 56: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
+	25, // 57: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
+	27, // 58: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
+	29, // 59: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
+	31, // 60: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
+	34, // 61: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
+	37, // 62: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
+	39, // 63: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
+	23, // 64: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
+	44, // 65: chainhost.plugin.v1.Index.AcceptBatch:output_type -> chainhost.plugin.v1.AcceptBatchResponse
+	48, // 66: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
+	50, // 67: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
+	52, // 68: chainhost.plugin.v1.ChainRegistry.Watch:output_type -> chainhost.plugin.v1.ChainEvent
+	54, // 69: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
+	56, // 70: chainhost.plugin.v1.SharedMemory.Get:output_type -> chainhost.plugin.v1.SharedMemoryGetResponse
+	58, // 71: chainhost.plugin.v1.SharedMemory.Indexed:output_type -> chainhost.plugin.v1.SharedMemoryIndexedResponse
+	47, // [47:72] is the sub-list for method output_type
+	22, // [22:47] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_pluginv1_plugin_proto_init() }
@@ -3768,14 +3937,14 @@ func file_pluginv1_plugin_proto_init() {
 	if File_pluginv1_plugin_proto != nil {
 		return
 	}
-	file_pluginv1_plugin_proto_msgTypes[5].OneofWrappers = []any{
+	file_pluginv1_plugin_proto_msgTypes[6].OneofWrappers = []any{
 		(*HTTPChannelMessage_Request)(nil),
 		(*HTTPChannelMessage_Response)(nil),
 		(*HTTPChannelMessage_Credit)(nil),
 		(*HTTPChannelMessage_Cancel)(nil),
 		(*HTTPChannelMessage_Abort)(nil),
 	}
-	file_pluginv1_plugin_proto_msgTypes[6].OneofWrappers = []any{
+	file_pluginv1_plugin_proto_msgTypes[7].OneofWrappers = []any{
 		(*WebSocketFrame_Open)(nil),
 		(*WebSocketFrame_Opened)(nil),
 		(*WebSocketFrame_Message)(nil),
@@ -3787,7 +3956,7 @@ func file_pluginv1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pluginv1_plugin_proto_rawDesc), len(file_pluginv1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   58,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   6,
 		},

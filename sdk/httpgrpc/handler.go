@@ -119,7 +119,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusServiceUnavailable, err)
 		return
 	}
-	body, err := h.readBody(w, r)
+	body, err := ReadBody(w, r, h.opts.MaxBodyBytes)
 	if err != nil {
 		code := http.StatusBadRequest
 		if errors.Is(err, ErrBodyTooLarge) {
@@ -260,9 +260,11 @@ func (h *handler) client() (pluginv1.PluginClient, error) {
 	return c, nil
 }
 
-// readBody reads the request body up to the cap.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	limit := h.opts.MaxBodyBytes
+// ReadBody reads the request body whole, up to limit bytes: a body over it
+// is an error wrapping ErrBodyTooLarge, which the router answers with 413.
+// A chain's own listener reads bodies with it too, so that both paths
+// refuse the same bodies with the same words.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrBodyTooLarge, r.ContentLength, limit)
 	}
