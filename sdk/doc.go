@@ -9,7 +9,10 @@
 //	func (v *vm) Shutdown(ctx context.Context) error         { return nil }
 //
 //	func main() {
-//		sdk.Serve(sdk.ServeOpts{Description: sdk.Description{Name: "myvm", Version: "0.1.0"}, Plugin: &vm{}})
+//		if err := sdk.Serve(sdk.ServeOpts{Description: sdk.Description{Name: "myvm", Version: "0.1.0"}, Plugin: &vm{}}); err != nil {
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
 //	}
 //
 // Env carries the chain's identity, genesis and config, a logger (write logs

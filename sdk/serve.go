@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/memtrim"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
 )
 
 // orphanShutdownTimeout bounds the Shutdown a plugin gets when it finds its
@@ -53,43 +55,46 @@ func (o ServeOpts) target() (Plugin, Description, error) {
 	return nil, d, errors.New("ServeOpts: neither Plugin nor Module is set")
 }
 
-// Serve runs the plugin binary and exits the process; call it from main.
+// Serve runs the plugin binary; call it from main and exit non-zero when
+// it returns an error, so that main's defers run first:
 //
-// `<binary> describe` prints the Description as JSON and exits 0. Started
-// by chainhost (with go-plugin's magic cookie in the environment), Serve
-// speaks the plugin protocol until the host stops it or dies. Run by hand,
-// it prints what the binary is and exits 1. All logs go to stderr as hclog
-// JSON, which the host reads into its own log; stdout is go-plugin's
-// handshake channel and must not be written to.
-func Serve(opts ServeOpts) {
-	os.Exit(serve(opts, os.Args, os.Stdout, os.Stderr))
+//	if err := sdk.Serve(opts); err != nil {
+//		fmt.Fprintln(os.Stderr, err)
+//		os.Exit(1)
+//	}
+//
+// `<binary> describe` prints the Description as JSON and returns nil.
+// Started by chainhost (with go-plugin's magic cookie in the environment),
+// Serve speaks the plugin protocol until the host stops the plugin, then
+// returns what the plugin's Shutdown returned; if the host dies instead, it
+// shuts the plugin down and returns an error. Run by hand, it returns an
+// error that says what the binary is. All logs go to stderr as hclog JSON,
+// which the host reads into its own log; stdout is go-plugin's handshake
+// channel and must not be written to.
+func Serve(opts ServeOpts) error {
+	return serve(opts, os.Args, os.Stdout, os.Stderr)
 }
 
-// serve is Serve with its process surroundings passed in; it returns the
-// exit code.
-func serve(opts ServeOpts, args []string, stdout, stderr *os.File) int {
+// serve is Serve with its process surroundings passed in.
+func serve(opts ServeOpts, args []string, stdout, stderr *os.File) error {
 	p, d, targetErr := opts.target()
 	desc, err := d.wire()
 	if err != nil {
-		fmt.Fprintf(stderr, "chainhost plugin: %v\n", err)
-		return 1
+		return fmt.Errorf("chainhost plugin: %w", err)
 	}
 	if len(args) > 1 && args[1] == pluginv1.DescribeCommand {
 		if err := writeDescription(stdout, desc); err != nil {
-			fmt.Fprintf(stderr, "chainhost plugin %s: %v\n", desc.Name, err)
-			return 1
+			return fmt.Errorf("chainhost plugin %s: %w", desc.Name, err)
 		}
-		return 0
+		return nil
 	}
 	if os.Getenv(pluginv1.MagicCookieKey) != pluginv1.MagicCookieValue {
-		fmt.Fprintln(stderr, notStartedByHost(desc, args))
-		return 1
+		return errors.New(notStartedByHost(desc, args))
 	}
 	if targetErr != nil {
-		fmt.Fprintf(stderr, "chainhost plugin %s: %v\n", desc.Name, targetErr)
-		return 1
+		return fmt.Errorf("chainhost plugin %s: %w", desc.Name, targetErr)
 	}
-	return servePlugin(p, stderr)
+	return servePlugin(p, stdout, stderr)
 }
 
 // writeDescription prints desc as one line of JSON.
@@ -115,14 +120,15 @@ func notStartedByHost(desc pluginv1.Description, args []string) string {
 }
 
 // servePlugin speaks the plugin protocol over go-plugin until the host
-// stops the plugin, and watches for the host dying.
-func servePlugin(p Plugin, stderr *os.File) int {
+// stops the plugin, and watches for the host dying. stdout and stderr are
+// the process's own files: go-plugin swaps os.Stdout and os.Stderr for
+// pipes to the host while it serves, and servePlugin puts them back.
+func servePlugin(p Plugin, stdout, stderr *os.File) error {
 	// The host owns the plugin's lifecycle: a Ctrl-C or a service manager's
 	// SIGTERM sent to the whole process group must not kill the plugin
 	// before the host has shut it down cleanly. The watchdog and the
 	// parent-death signal still end it if the host dies.
 	signal.Ignore(os.Interrupt, syscall.SIGTERM)
-	// stderr is the real file: go-plugin swaps os.Stderr for a pipe later.
 	logger := hclog.New(&hclog.LoggerOptions{Output: stderr, JSONFormat: true, Level: hclog.Info})
 
 	var broker atomic.Pointer[plugin.GRPCBroker]
@@ -136,22 +142,31 @@ func servePlugin(p Plugin, stderr *os.File) int {
 			return grpcplugin.DialHost(b, id)
 		},
 	})
-	shutdown := func(why string) {
+	shutdown := func(why string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), orphanShutdownTimeout)
 		defer cancel()
 		if err := srv.shutdown(ctx); err != nil {
 			logger.Error("plugin shutdown failed", "reason", why, "error", err)
+			return fmt.Errorf("chainhost plugin: %s: %w", why, err)
 		}
+		return nil
 	}
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go memtrim.Run(ctx, memtrim.Options{})
-	go watchParent(ctx, watchInterval, os.Getppid(), os.Getppid, func() {
-		logger.Warn("host process is gone; shutting down")
-		shutdown("host gone")
-		os.Exit(1)
-	})
+	var grpcSrv grpcStopper
+	var orphanErr error
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchParent(ctx, watchInterval, os.Getppid(), os.Getppid, func() {
+			logger.Warn("host process is gone; shutting down")
+			orphanErr = errors.Join(errHostGone, shutdown("host gone"))
+			// Ending the gRPC server is what makes plugin.Serve return.
+			grpcSrv.stop()
+		})
+	}()
 
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: grpcplugin.Handshake(),
@@ -163,9 +178,48 @@ func servePlugin(p Plugin, stderr *os.File) int {
 				}},
 			},
 		},
-		GRPCServer: grpcplugin.NewGRPCServer,
+		GRPCServer: grpcSrv.newServer,
 		Logger:     logger,
 	})
-	shutdown("host stopped the plugin")
-	return 0
+	os.Stdout, os.Stderr = stdout, stderr
+	stop()
+	<-watched
+	if orphanErr != nil {
+		return orphanErr
+	}
+	return shutdown("host stopped the plugin")
+}
+
+// errHostGone is what Serve returns when the host died under the plugin.
+var errHostGone = errors.New("chainhost plugin: host process is gone")
+
+// grpcStopper builds the gRPC server go-plugin serves on and stops it on
+// request, which makes plugin.Serve return; a stop asked for before the
+// server exists stops it as soon as it does.
+type grpcStopper struct {
+	mu      sync.Mutex
+	srv     *grpc.Server
+	stopped bool
+}
+
+// newServer is go-plugin's GRPCServer factory.
+func (s *grpcStopper) newServer(opts []grpc.ServerOption) *grpc.Server {
+	srv := grpcplugin.NewGRPCServer(opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.srv = srv
+	if s.stopped {
+		srv.Stop()
+	}
+	return srv
+}
+
+// stop ends the server, now or when it is built.
+func (s *grpcStopper) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	if s.srv != nil {
+		s.srv.Stop()
+	}
 }

@@ -44,6 +44,10 @@ func buildTinyVM(t *testing.T) string {
 	return bin
 }
 
+// serveResultEnv names the file where tinyvm's main writes what Serve
+// returned.
+const serveResultEnv = "TINYVM_SERVE_RESULT"
+
 // envWithout returns the process environment without the magic cookie,
 // plus extra.
 func envWithout(extra ...string) []string {
@@ -133,10 +137,13 @@ func TestPluginBinary(t *testing.T) {
 // testServed starts the binary the way the node does and talks to it.
 func testServed(t *testing.T, bin string) {
 	logs := &syncbuf.Buffer{}
+	result := filepath.Join(t.TempDir(), "serve-result")
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), serveResultEnv+"="+result)
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcplugin.Handshake(),
 		VersionedPlugins: map[int]plugin.PluginSet{pluginv1.ProtocolVersion: {pluginv1.PluginName: &grpcplugin.Plugin{}}},
-		Cmd:              exec.Command(bin),
+		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		GRPCDialOptions:  grpcplugin.DialOptions(),
@@ -188,6 +195,10 @@ func testServed(t *testing.T, bin string) {
 	<-hostSrv.Done()
 	if b, err := os.ReadFile(filepath.Join(dataDir, "shutdown")); err != nil || string(b) != "ok" {
 		t.Errorf("Plugin.Shutdown did not run when the host stopped the plugin: %v", err)
+	}
+	// Serve returned nil to main, which went on to write it down.
+	if b, err := os.ReadFile(result); err != nil || string(b) != "<nil>" {
+		t.Errorf("main after Serve: %q, %v; want Serve to return <nil>", b, err)
 	}
 	// The plugin's JSON logs on stderr reached the host's logger, at the
 	// level Initialize asked for.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,7 +28,8 @@ func TestPluginBinaryExitsWhenHostDies(t *testing.T) {
 		t.Skipf("no sh: %v", err)
 	}
 	cmd := exec.Command(sh, "-c", `"$0" >/dev/null 2>&1 & echo $!; sleep 1`, bin)
-	cmd.Env = envWithout(pluginv1.MagicCookieKey + "=" + pluginv1.MagicCookieValue)
+	result := filepath.Join(t.TempDir(), "serve-result")
+	cmd.Env = envWithout(pluginv1.MagicCookieKey+"="+pluginv1.MagicCookieValue, serveResultEnv+"="+result)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("start plugin from sh: %v", err)
@@ -43,6 +45,11 @@ func TestPluginBinaryExitsWhenHostDies(t *testing.T) {
 		}
 		return nil
 	})
+	// Serve returned to main, which could run its defers: tinyvm wrote
+	// down the error.
+	if b, err := os.ReadFile(result); err != nil || !strings.Contains(string(b), "host process is gone") {
+		t.Errorf("main after Serve: %q, %v; want Serve's host-gone error", b, err)
+	}
 }
 
 // alive reports whether pid runs and is no zombie.

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/chainhost/chainhost/plugins/dataapi"
@@ -16,8 +17,11 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "migrate" {
 		os.Exit(migrate.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	sdk.Serve(sdk.ServeOpts{
+	if err := sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: dataapi.Name, Version: "0.1.0", Prefixes: api.Prefixes},
 		Module:      dataapi.New(dataapi.Options{}),
-	})
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }

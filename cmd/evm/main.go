@@ -2,14 +2,20 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/chainhost/chainhost/plugins/evm"
 	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	sdk.Serve(sdk.ServeOpts{
+	if err := sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: evmapi.VMName, Version: evm.Version},
 		Plugin:      evm.New(),
-	})
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }

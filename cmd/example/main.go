@@ -2,13 +2,19 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/chainhost/chainhost/plugins/example"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	sdk.Serve(sdk.ServeOpts{
+	if err := sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: "example", Version: "0.1.0", Aliases: []string{"kv"}},
 		Plugin:      example.New(),
-	})
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }

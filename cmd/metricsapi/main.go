@@ -3,14 +3,20 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/chainhost/chainhost/plugins/metricsapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	sdk.Serve(sdk.ServeOpts{
+	if err := sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes},
 		Module:      metricsapi.New(metricsapi.Options{}),
-	})
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }

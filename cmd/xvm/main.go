@@ -2,13 +2,19 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/chainhost/chainhost/plugins/xvm"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	sdk.Serve(sdk.ServeOpts{
+	if err := sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: xvm.VMName, Version: "0.1.0", Aliases: []string{"avm"}},
 		Plugin:      xvm.New(),
-	})
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }

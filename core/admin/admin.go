@@ -23,10 +23,10 @@ import (
 	"github.com/chainhost/chainhost/sdk/profile"
 )
 
-// MutexProfileFraction is the rate of mutex contention events sampled while
+// mutexProfileFraction is the rate of mutex contention events sampled while
 // the admin API is on (see runtime.SetMutexProfileFraction), so that
 // admin.lockProfile has content.
-const MutexProfileFraction = 1
+const mutexProfileFraction = 1
 
 // Options configures the service.
 type Options struct {
@@ -53,8 +53,8 @@ type Service struct {
 	loadMu sync.Mutex
 }
 
-// Empty is the `{}` result of the methods that return nothing.
-type Empty struct{}
+// empty is the `{}` result of the methods that return nothing.
+type empty struct{}
 
 // New returns the service and turns on mutex profiling.
 func New(opts Options) *Service {
@@ -62,7 +62,7 @@ func New(opts Options) *Service {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	runtime.SetMutexProfileFraction(MutexProfileFraction)
+	runtime.SetMutexProfileFraction(mutexProfileFraction)
 	return &Service{opts: opts, log: log, prof: profile.New(opts.ProfileDir)}
 }
 
@@ -87,43 +87,43 @@ func (s *Service) Close() error {
 	return s.prof.Close()
 }
 
-func (s *Service) startCPUProfiler(context.Context, struct{}) (Empty, error) {
+func (s *Service) startCPUProfiler(context.Context, struct{}) (empty, error) {
 	if err := s.prof.StartCPU(); err != nil {
 		if errors.Is(err, profile.ErrCPURunning) {
-			return Empty{}, fmt.Errorf("%w: call admin.stopCPUProfiler first", err)
+			return empty{}, fmt.Errorf("%w: call admin.stopCPUProfiler first", err)
 		}
-		return Empty{}, err
+		return empty{}, err
 	}
 	s.log.Info("CPU profiler started", "dir", s.opts.ProfileDir)
-	return Empty{}, nil
+	return empty{}, nil
 }
 
-func (s *Service) stopCPUProfiler(context.Context, struct{}) (Empty, error) {
+func (s *Service) stopCPUProfiler(context.Context, struct{}) (empty, error) {
 	path, err := s.prof.StopCPU()
 	if errors.Is(err, profile.ErrCPUNotRunning) {
-		return Empty{}, fmt.Errorf("%w: call admin.startCPUProfiler first", err)
+		return empty{}, fmt.Errorf("%w: call admin.startCPUProfiler first", err)
 	}
 	if err != nil {
-		return Empty{}, err
+		return empty{}, err
 	}
 	s.log.Info("CPU profile written", "file", path)
-	return Empty{}, nil
+	return empty{}, nil
 }
 
-func (s *Service) memoryProfile(context.Context, struct{}) (Empty, error) {
+func (s *Service) memoryProfile(context.Context, struct{}) (empty, error) {
 	path, err := s.prof.Memory()
 	if err != nil {
-		return Empty{}, err
+		return empty{}, err
 	}
 	s.log.Info("memory profile written", "file", path)
-	return Empty{}, nil
+	return empty{}, nil
 }
 
-func (s *Service) lockProfile(context.Context, struct{}) (Empty, error) {
+func (s *Service) lockProfile(context.Context, struct{}) (empty, error) {
 	path, err := s.prof.Lock()
 	if err != nil {
-		return Empty{}, err
+		return empty{}, err
 	}
 	s.log.Info("lock profile written", "file", path)
-	return Empty{}, nil
+	return empty{}, nil
 }

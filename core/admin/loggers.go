@@ -9,64 +9,64 @@ import (
 	"github.com/chainhost/chainhost/sdk/loglevel"
 )
 
-// LoggerArgs are the params of admin.getLoggerLevel.
-type LoggerArgs struct {
+// loggerArgs are the params of admin.getLoggerLevel.
+type loggerArgs struct {
 	LoggerName string `json:"loggerName"`
 }
 
-// SetLoggerArgs are the params of admin.setLoggerLevel; a nil level is
+// setLoggerArgs are the params of admin.setLoggerLevel; a nil level is
 // left unchanged.
-type SetLoggerArgs struct {
+type setLoggerArgs struct {
 	LoggerName   string  `json:"loggerName"`
 	LogLevel     *string `json:"logLevel"`
 	DisplayLevel *string `json:"displayLevel"`
 }
 
-// LoggerLevels is the result of admin.getLoggerLevel.
-type LoggerLevels struct {
+// loggerLevels is the result of admin.getLoggerLevel.
+type loggerLevels struct {
 	LoggerLevels map[string]logging.LevelPair `json:"loggerLevels"`
 }
 
 // getLoggerLevel returns the levels of one logger, or of all.
-func (s *Service) getLoggerLevel(_ context.Context, a LoggerArgs) (LoggerLevels, error) {
+func (s *Service) getLoggerLevel(_ context.Context, a loggerArgs) (loggerLevels, error) {
 	if a.LoggerName == "" {
-		return LoggerLevels{LoggerLevels: s.opts.Logs.All()}, nil
+		return loggerLevels{LoggerLevels: s.opts.Logs.All()}, nil
 	}
 	p, err := s.opts.Logs.Levels(a.LoggerName)
 	if err != nil {
-		return LoggerLevels{}, s.unknownLogger(a.LoggerName)
+		return loggerLevels{}, s.unknownLogger(a.LoggerName)
 	}
-	return LoggerLevels{LoggerLevels: map[string]logging.LevelPair{a.LoggerName: p}}, nil
+	return loggerLevels{LoggerLevels: map[string]logging.LevelPair{a.LoggerName: p}}, nil
 }
 
 // setLoggerLevel changes the levels of one logger, or of all; plugin
 // processes get the change before the call returns.
-func (s *Service) setLoggerLevel(_ context.Context, a SetLoggerArgs) (Empty, error) {
+func (s *Service) setLoggerLevel(_ context.Context, a setLoggerArgs) (empty, error) {
 	if a.LogLevel == nil && a.DisplayLevel == nil {
-		return Empty{}, jsonrpc.InvalidParams("logLevel and displayLevel are both omitted: give at least one")
+		return empty{}, jsonrpc.InvalidParams("logLevel and displayLevel are both omitted: give at least one")
 	}
 	logLevel, err := parseLevel("logLevel", a.LogLevel)
 	if err != nil {
-		return Empty{}, err
+		return empty{}, err
 	}
 	displayLevel, err := parseLevel("displayLevel", a.DisplayLevel)
 	if err != nil {
-		return Empty{}, err
+		return empty{}, err
 	}
 	if a.LoggerName != "" {
 		if _, err := s.opts.Logs.Levels(a.LoggerName); err != nil {
-			return Empty{}, s.unknownLogger(a.LoggerName)
+			return empty{}, s.unknownLogger(a.LoggerName)
 		}
 	}
 	if err := s.opts.Logs.SetLevels(a.LoggerName, logLevel, displayLevel); err != nil {
-		return Empty{}, err
+		return empty{}, err
 	}
 	name := a.LoggerName
 	if name == "" {
 		name = "all loggers"
 	}
 	s.log.Info("logger levels changed", "logger", name, "logLevel", deref(a.LogLevel), "displayLevel", deref(a.DisplayLevel))
-	return Empty{}, nil
+	return empty{}, nil
 }
 
 // unknownLogger is the error for a logger name the registry does not hold.

@@ -7,10 +7,10 @@ import (
 	"github.com/chainhost/chainhost/core/chains"
 )
 
-// LoadVMsResult is the result of admin.loadVMs: the VMs registered by this
+// loadVMsResult is the result of admin.loadVMs: the VMs registered by this
 // call, by CB58 VM ID, with their name and aliases; and the binaries that
 // failed, by file name, with why (left out when none failed).
-type LoadVMsResult struct {
+type loadVMsResult struct {
 	NewVMs    map[string][]string `json:"newVMs"`
 	FailedVMs map[string]string   `json:"failedVMs,omitempty"`
 }
@@ -18,15 +18,15 @@ type LoadVMsResult struct {
 // loadVMs registers the plugins added to the plugin dir since the last
 // scan, retrying binaries that failed before, then starts the chains and
 // the modules that were waiting for one of them.
-func (s *Service) loadVMs(ctx context.Context, _ struct{}) (LoadVMsResult, error) {
+func (s *Service) loadVMs(ctx context.Context, _ struct{}) (loadVMsResult, error) {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	scan, err := s.opts.Plugins.Scan(ctx)
 	if err != nil {
-		return LoadVMsResult{}, err
+		return loadVMsResult{}, err
 	}
 	failed := scan.Failed
-	res := LoadVMsResult{NewVMs: map[string][]string{}}
+	res := loadVMsResult{NewVMs: map[string][]string{}}
 	for _, mod := range scan.Modules {
 		s.log.Info("module plugin registered", "name", mod.Desc.Name, "version", mod.Desc.Version, "path", mod.Path)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// MaxLen is the longest alias accepted (docs/api/admin.md).
-const MaxLen = 512
+// maxLen is the longest alias accepted (docs/api/admin.md).
+const maxLen = 512
 
 // Chains is the chain alias table. It is safe for concurrent use.
 type Chains struct {
@@ -54,8 +54,8 @@ func Validate(alias string) error {
 	switch {
 	case alias == "":
 		return errors.New("alias is empty")
-	case len(alias) > MaxLen:
-		return fmt.Errorf("alias is %d characters long, at most %d allowed", len(alias), MaxLen)
+	case len(alias) > maxLen:
+		return fmt.Errorf("alias is %d characters long, at most %d allowed", len(alias), maxLen)
 	case alias == "." || alias == "..":
 		return fmt.Errorf("alias %q is a relative path segment, which clients resolve away", alias)
 	case strings.IndexFunc(alias, notInSegment) >= 0:

@@ -11,11 +11,11 @@ import (
 // topKey is a top-level key of the embedded defaults.
 var topKey = regexp.MustCompile(`^([a-z0-9-]+):`)
 
-// Descriptions returns what each top-level key means: the first sentence
+// descriptions returns what each top-level key means: the first sentence
 // of the comment above it in configs/default.yaml, which is the one place
 // a key is described. The flags' help shows it; the Config field docs and
 // the README's table say the same, which a test checks.
-func Descriptions() map[string]string {
+func descriptions() map[string]string {
 	out := map[string]string{}
 	var comment []string
 	sc := bufio.NewScanner(strings.NewReader(string(configs.Default())))

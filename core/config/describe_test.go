@@ -33,7 +33,7 @@ func configKeys() map[string]string {
 // and the Config field's doc and the README's configuration table say it
 // too, so none of them can drift from the others.
 func TestKeyDescriptions(t *testing.T) {
-	desc := Descriptions()
+	desc := descriptions()
 	keys := configKeys()
 	for _, key := range keys {
 		if desc[key] == "" {

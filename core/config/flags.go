@@ -10,7 +10,7 @@ const flagConfig = "config"
 
 // FlagSet returns a new set of the host's flags: --config and one flag per
 // scalar key, named like the key, showing the embedded default and the
-// key's description (Descriptions). `chains`,
+// key's description (descriptions). `chains`,
 // `modules`, `plugin-sha256` and `http-cors-allowed-origins` are set in a
 // config file or the environment only.
 func FlagSet() *pflag.FlagSet {
@@ -18,7 +18,7 @@ func FlagSet() *pflag.FlagSet {
 	if err != nil {
 		panic(err) // the embedded defaults are tested; this is a build defect
 	}
-	desc := Descriptions()
+	desc := descriptions()
 	fs := pflag.NewFlagSet("chainhost", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.String(flagConfig, "", "config file (YAML, JSON or TOML, chosen by the extension); also CHAINHOST_CONFIG")

@@ -18,11 +18,11 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// EnvPrefix starts the name of every environment variable Load reads.
-const EnvPrefix = "CHAINHOST_"
+// envPrefix starts the name of every environment variable Load reads.
+const envPrefix = "CHAINHOST_"
 
 // envConfig names the config file when --config is not given.
-const envConfig = EnvPrefix + "CONFIG"
+const envConfig = envPrefix + "CONFIG"
 
 // LoadOptions are the inputs of Load.
 type LoadOptions struct {
@@ -66,7 +66,7 @@ func Load(opts LoadOptions) (*Config, error) {
 
 	environ := opts.Environ
 	envProvider := env.Provider(".", env.Opt{
-		Prefix:        EnvPrefix,
+		Prefix:        envPrefix,
 		TransformFunc: envKey,
 		EnvironFunc:   func() []string { return environ },
 	})
@@ -121,7 +121,7 @@ func loadFile(k *koanf.Koanf, path string) error {
 // envKey maps CHAINHOST_HTTP_PORT to http-port and CHAINHOST_A__B_C to
 // a.b-c; CHAINHOST_CONFIG is the config file, not a key.
 func envKey(name, value string) (string, any) {
-	key, _ := strings.CutPrefix(name, EnvPrefix)
+	key, _ := strings.CutPrefix(name, envPrefix)
 	if key == "" || name == envConfig {
 		return "", nil
 	}

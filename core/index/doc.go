@@ -28,7 +28,7 @@
 //
 // # The API
 //
-// NewService and NewHandler serve the six index.* methods over one index.
+// newService and NewHandler serve the six index.* methods over one index.
 // Their wire rules (field formats, params, the order of the range rules,
 // the errors of a miss, the header of an incomplete index) are written once,
 // in docs/index.md; docs/api/index.md lists the methods.

@@ -62,9 +62,9 @@ type isAcceptedResult struct {
 // service answers the index methods over one index.
 type service struct{ ix *Index }
 
-// NewService returns a JSON-RPC server with the index methods of
+// newService returns a JSON-RPC server with the index methods of
 // docs/api/index.md over ix. It does not mark incompleteness; NewHandler does.
-func NewService(ix *Index, opts ServiceOptions) *jsonrpc.Server {
+func newService(ix *Index, opts ServiceOptions) *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{
 		MaxBatchSize: opts.MaxBatchSize,
 		OnCall:       opts.OnCall,
@@ -81,10 +81,10 @@ func NewService(ix *Index, opts ServiceOptions) *jsonrpc.Server {
 }
 
 // NewHandler returns the HTTP handler of the index API over ix: the
-// NewService server, whose responses carry HeaderIncomplete when
+// newService server, whose responses carry HeaderIncomplete when
 // opts.Incomplete.
 func NewHandler(ix *Index, opts ServiceOptions) http.Handler {
-	s := NewService(ix, opts)
+	s := newService(ix, opts)
 	if !opts.Incomplete {
 		return s
 	}

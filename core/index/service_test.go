@@ -291,7 +291,7 @@ func TestServiceOptions(t *testing.T) {
 
 	want := []string{"index.getContainerByID", "index.getContainerByIndex", "index.getContainerRange",
 		"index.getIndex", "index.getLastAccepted", "index.isAccepted"}
-	if got := NewService(ix, ServiceOptions{}).Methods(); !slices.Equal(got, want) {
+	if got := newService(ix, ServiceOptions{}).Methods(); !slices.Equal(got, want) {
 		t.Fatalf("methods %v, want %v", got, want)
 	}
 }

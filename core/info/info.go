@@ -19,8 +19,8 @@ type Options struct {
 	RPC       jsonrpc.Options
 }
 
-// NodeVersion is the result of info.getNodeVersion.
-type NodeVersion struct {
+// nodeVersion is the result of info.getNodeVersion.
+type nodeVersion struct {
 	Version            string            `json:"version"`
 	RPCProtocolVersion jsonrpc.Uint64    `json:"rpcProtocolVersion"`
 	VMVersions         map[string]string `json:"vmVersions"`
@@ -29,8 +29,8 @@ type NodeVersion struct {
 // NewService returns the info JSON-RPC server.
 func NewService(o Options) *jsonrpc.Server {
 	s := jsonrpc.NewServer(o.RPC)
-	s.Register("info.getNodeVersion", jsonrpc.Method(func(context.Context, struct{}) (NodeVersion, error) {
-		v := NodeVersion{Version: version.Version, RPCProtocolVersion: pluginv1.ProtocolVersion, VMVersions: map[string]string{}}
+	s.Register("info.getNodeVersion", jsonrpc.Method(func(context.Context, struct{}) (nodeVersion, error) {
+		v := nodeVersion{Version: version.Version, RPCProtocolVersion: pluginv1.ProtocolVersion, VMVersions: map[string]string{}}
 		for _, vm := range o.Plugins.VMs() {
 			v.VMVersions[vm.Desc.Name] = vm.Desc.Version
 		}

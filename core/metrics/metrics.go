@@ -45,11 +45,11 @@ func New() *Metrics {
 		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chainhost_plugin_restarts_total",
 			Help: "Restarts of plugin processes after they died.",
-		}, []string{PluginLabel}),
+		}, []string{pluginLabel}),
 		pluginState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "chainhost_plugin_up",
 			Help: "1 while a plugin process is running and initialized, else 0.",
-		}, []string{PluginLabel}),
+		}, []string{pluginLabel}),
 	}
 	m.reg.MustRegister(m.requests.Collectors()...)
 	m.reg.MustRegister(m.rpcCalls, m.rpcLatency, m.restarts, m.pluginState,

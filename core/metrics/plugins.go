@@ -12,13 +12,13 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// PluginLabel is the label that names the plugin (a chain's alias or a
+// pluginLabel is the label that names the plugin (a chain's alias or a
 // module's name) on every metric a plugin exports.
-const PluginLabel = "plugin"
+const pluginLabel = "plugin"
 
 // PluginSource is one plugin whose own metrics the exporter serves.
 type PluginSource struct {
-	// Name is the plugin's name, the value of PluginLabel.
+	// Name is the plugin's name, the value of pluginLabel.
 	Name string
 	// Gather returns the plugin's metric families; it must give up when
 	// ctx ends.
@@ -87,12 +87,12 @@ func (g pluginGatherer) Gather() ([]*dto.MetricFamily, error) {
 }
 
 // withPluginLabel returns a copy of mf whose every metric carries
-// PluginLabel=name, in place of any such label the plugin set.
+// pluginLabel=name, in place of any such label the plugin set.
 func withPluginLabel(mf *dto.MetricFamily, name string) *dto.MetricFamily {
 	out := proto.Clone(mf).(*dto.MetricFamily)
 	for _, metric := range out.Metric {
-		labels := slices.DeleteFunc(metric.Label, func(l *dto.LabelPair) bool { return l.GetName() == PluginLabel })
-		labels = append(labels, &dto.LabelPair{Name: proto.String(PluginLabel), Value: proto.String(name)})
+		labels := slices.DeleteFunc(metric.Label, func(l *dto.LabelPair) bool { return l.GetName() == pluginLabel })
+		labels = append(labels, &dto.LabelPair{Name: proto.String(pluginLabel), Value: proto.String(name)})
 		sort.Slice(labels, func(i, j int) bool { return labels[i].GetName() < labels[j].GetName() })
 		metric.Label = labels
 	}

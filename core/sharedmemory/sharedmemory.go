@@ -18,8 +18,8 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// MaxPage is the most values one Indexed call returns.
-const MaxPage = 1024
+// maxPage is the most values one Indexed call returns.
+const maxPage = 1024
 
 // Key prefixes inside the namespace of one (importing, exporting) pair.
 const (
@@ -155,13 +155,13 @@ func (m *Memory) Get(to, from ids.ID, keys [][]byte) ([][]byte, error) {
 	return out, nil
 }
 
-// Indexed returns at most limit (1 to MaxPage; other values mean MaxPage)
+// Indexed returns at most limit (1 to maxPage; other values mean maxPage)
 // values that chain from put for chain to and that have any of traits,
 // ordered by trait, then key, starting after (startTrait, startKey); see
 // host.SharedMemory.
 func (m *Memory) Indexed(to, from ids.ID, traits [][]byte, startTrait, startKey []byte, limit int) ([][]byte, []byte, []byte, error) {
-	if limit < 1 || limit > MaxPage {
-		limit = MaxPage
+	if limit < 1 || limit > maxPage {
+		limit = maxPage
 	}
 	ns := m.pair(to, from)
 	sorted := slices.Clone(traits)

@@ -20,10 +20,10 @@ const Name = "faultvm"
 
 // Handler names, below /ext/bc/<chain>/.
 const (
-	// RPCHandler serves the fault.* methods.
-	RPCHandler = "rpc"
-	// WSHandler serves them over WebSocket.
-	WSHandler = "ws"
+	// rpcHandler serves the fault.* methods.
+	rpcHandler = "rpc"
+	// wsHandler serves them over WebSocket.
+	wsHandler = "ws"
 	// StreamHandler starts an answer and hangs.
 	StreamHandler = "stream"
 	// CutHandler starts an answer, then panics.
@@ -138,7 +138,7 @@ func (vm *VM) Handlers() map[string]http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"ok":true}`))
 	})
-	return map[string]http.Handler{RPCHandler: s, WSHandler: s.WebSocketHandler(), StreamHandler: stream, CutHandler: cut, GarbageHandler: garbage}
+	return map[string]http.Handler{rpcHandler: s, wsHandler: s.WebSocketHandler(), StreamHandler: stream, CutHandler: cut, GarbageHandler: garbage}
 }
 
 // Shutdown has nothing to flush.

@@ -46,28 +46,28 @@ type Config struct {
 	NFTMetadata NFTMetadataConfig `json:"nft-metadata"`
 	// Store chooses the store: an embedded engine, or PostgreSQL.
 	Store StoreConfig `json:"store"`
-	// Role is what the module does: RoleFull indexes and serves, RoleAPI
+	// Role is what the module does: roleFull indexes and serves, roleAPI
 	// only serves, from a PostgreSQL database that an indexer writes.
 	Role string `json:"role"`
 	// PageTokenKey signs page tokens: 64 hex digits, the same on every
 	// instance behind one load balancer; "" keeps a key of the module's
 	// own in its data directory.
 	PageTokenKey string `json:"page-token-key"`
-	// UpstreamURL is, for RoleAPI, the base URL of the node that runs the
+	// UpstreamURL is, for roleAPI, the base URL of the node that runs the
 	// chains (the indexer's): native balances and vertices are read there.
 	UpstreamURL string `json:"upstream-url"`
 }
 
 // The roles of a module (docs/data-api.md, "Scaling out").
 const (
-	// RoleFull indexes the node's chains and serves the API.
-	RoleFull = "full"
-	// RoleAPI serves the API from what another instance indexes.
-	RoleAPI = "api"
+	// roleFull indexes the node's chains and serves the API.
+	roleFull = "full"
+	// roleAPI serves the API from what another instance indexes.
+	roleAPI = "api"
 )
 
-// EnginePostgres is the store engine of the PostgreSQL backend.
-const EnginePostgres = "postgres"
+// enginePostgres is the store engine of the PostgreSQL backend.
+const enginePostgres = "postgres"
 
 // IndexerConfig tunes the indexer.
 type IndexerConfig struct {
@@ -141,8 +141,8 @@ func (d Duration) check(key string, problems []string) []string {
 	return problems
 }
 
-// DefaultConfig returns the config of a module whose config is empty.
-func DefaultConfig() Config {
+// defaultConfig returns the config of a module whose config is empty.
+func defaultConfig() Config {
 	return Config{
 		RateLimit:    rest.LimitConfig{Anonymous: rest.Limit{PerSecond: 20, Burst: 40}},
 		PageTokenTTL: Duration{D: 24 * time.Hour},
@@ -151,14 +151,14 @@ func DefaultConfig() Config {
 			Timeout: Duration{D: 5 * time.Second}, MaxBytes: 1 << 20, IPFSGateway: "https://ipfs.io/ipfs/", Parallel: 8,
 		},
 		Store: StoreConfig{Engine: kvstore.EnginePebble, CacheMB: 64, MaxConns: 8},
-		Role:  RoleFull,
+		Role:  roleFull,
 	}
 }
 
 // ParseConfig reads the module's config over the defaults: strict JSON,
 // where an unknown key is an error naming it; empty is the defaults.
 func ParseConfig(b []byte) (Config, error) {
-	cfg := DefaultConfig()
+	cfg := defaultConfig()
 	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
@@ -212,11 +212,11 @@ func (c Config) Validate() error {
 		}
 	}
 	problems = c.Store.check(problems)
-	if c.Role != RoleFull && c.Role != RoleAPI {
-		problems = append(problems, fmt.Sprintf("role: must be %s or %s, got %q", RoleFull, RoleAPI, c.Role))
+	if c.Role != roleFull && c.Role != roleAPI {
+		problems = append(problems, fmt.Sprintf("role: must be %s or %s, got %q", roleFull, roleAPI, c.Role))
 	}
-	if c.Role == RoleAPI && c.Store.Engine != EnginePostgres {
-		problems = append(problems, fmt.Sprintf("role: %s needs store.engine %s (an embedded store has one process), got %q", RoleAPI, EnginePostgres, c.Store.Engine))
+	if c.Role == roleAPI && c.Store.Engine != enginePostgres {
+		problems = append(problems, fmt.Sprintf("role: %s needs store.engine %s (an embedded store has one process), got %q", roleAPI, enginePostgres, c.Store.Engine))
 	}
 	if _, err := c.pageTokenKey(); err != nil {
 		problems = append(problems, err.Error())
@@ -224,14 +224,14 @@ func (c Config) Validate() error {
 	if u, err := url.Parse(c.UpstreamURL); c.UpstreamURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		problems = append(problems, fmt.Sprintf("upstream-url: must be an http or https URL, got %q", c.UpstreamURL))
 	}
-	if c.Role == RoleAPI && c.PageTokenKey == "" {
-		problems = append(problems, fmt.Sprintf("page-token-key: role %s needs the key every instance of the database signs page tokens with", RoleAPI))
+	if c.Role == roleAPI && c.PageTokenKey == "" {
+		problems = append(problems, fmt.Sprintf("page-token-key: role %s needs the key every instance of the database signs page tokens with", roleAPI))
 	}
 	switch {
-	case c.Role == RoleAPI && c.UpstreamURL == "":
-		problems = append(problems, fmt.Sprintf("upstream-url: role %s needs the URL of the node that runs the chains (native balances and vertices are read there)", RoleAPI))
-	case c.Role == RoleFull && c.UpstreamURL != "":
-		problems = append(problems, fmt.Sprintf("upstream-url: only for role %s (role %s runs on the node of the chains)", RoleAPI, RoleFull))
+	case c.Role == roleAPI && c.UpstreamURL == "":
+		problems = append(problems, fmt.Sprintf("upstream-url: role %s needs the URL of the node that runs the chains (native balances and vertices are read there)", roleAPI))
+	case c.Role == roleFull && c.UpstreamURL != "":
+		problems = append(problems, fmt.Sprintf("upstream-url: only for role %s (role %s runs on the node of the chains)", roleAPI, roleFull))
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
@@ -244,16 +244,16 @@ func (c StoreConfig) check(problems []string) []string {
 	switch c.Engine {
 	case kvstore.EnginePebble, kvstore.EngineLevelDB:
 		if c.URL != "" {
-			problems = append(problems, fmt.Sprintf("store.url: only for store.engine %s", EnginePostgres))
+			problems = append(problems, fmt.Sprintf("store.url: only for store.engine %s", enginePostgres))
 		}
-	case EnginePostgres:
+	case enginePostgres:
 		if c.URL == "" {
 			problems = append(problems, "store.url: store.engine postgres needs the database's connection URL (postgres://user@host:5432/db)")
 		} else if _, err := pgx.ParseConfig(c.URL); err != nil {
 			problems = append(problems, "store.url: "+err.Error())
 		}
 	default:
-		problems = append(problems, fmt.Sprintf("store.engine: must be %s, %s or %s, got %q", kvstore.EnginePebble, kvstore.EngineLevelDB, EnginePostgres, c.Engine))
+		problems = append(problems, fmt.Sprintf("store.engine: must be %s, %s or %s, got %q", kvstore.EnginePebble, kvstore.EngineLevelDB, enginePostgres, c.Engine))
 	}
 	if c.CacheMB < 8 {
 		problems = append(problems, fmt.Sprintf("store.cache-mb: must be at least 8, got %d", c.CacheMB))

@@ -100,7 +100,7 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	services := env.Host
 	var chains func() []indexer.Chain
 	var up *upstream
-	if cfg.Role == RoleAPI {
+	if cfg.Role == roleAPI {
 		if up, err = newUpstream(cfg.UpstreamURL); err != nil {
 			return err
 		}
@@ -152,11 +152,11 @@ const verticesPrefix = "/v1/networks/"
 // data directory, or PostgreSQL (read-only in the API role).
 func (m *Module) openStore(ctx context.Context, dataDir string) (err error) {
 	sc := m.cfg.Store
-	if sc.Engine != EnginePostgres {
+	if sc.Engine != enginePostgres {
 		m.store, err = kvstore.Open(filepath.Join(dataDir, "store"), kvstore.Options{Engine: sc.Engine, CacheMB: sc.CacheMB})
 		return err
 	}
-	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == RoleAPI, MaxConns: sc.MaxConns})
+	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == roleAPI, MaxConns: sc.MaxConns})
 	if err != nil {
 		return err
 	}

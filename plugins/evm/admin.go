@@ -12,14 +12,14 @@ import (
 type adminAPI struct {
 	prof   *profile.Profiler
 	level  *slog.LevelVar
-	config Config
+	config config
 }
 
 // empty is the `{}` result of the admin methods.
 type empty struct{}
 
-// LevelArgs is the argument of admin_setLogLevel.
-type LevelArgs struct {
+// levelArgs is the argument of admin_setLogLevel.
+type levelArgs struct {
 	// Level is a log level name.
 	Level string `json:"level"`
 }
@@ -48,7 +48,7 @@ func (a *adminAPI) LockProfile() (empty, error) {
 }
 
 // SetLogLevel is admin_setLogLevel [{level}].
-func (a *adminAPI) SetLogLevel(args LevelArgs) (empty, error) {
+func (a *adminAPI) SetLogLevel(args levelArgs) (empty, error) {
 	l, err := parseLevel(args.Level)
 	if err != nil {
 		return empty{}, err
@@ -58,8 +58,8 @@ func (a *adminAPI) SetLogLevel(args LevelArgs) (empty, error) {
 }
 
 // GetVMConfig is admin_getVMConfig: the effective chain config.
-func (a *adminAPI) GetVMConfig() map[string]Config {
-	return map[string]Config{"config": a.config}
+func (a *adminAPI) GetVMConfig() map[string]config {
+	return map[string]config{"config": a.config}
 }
 
 // stop ends a running CPU profile at shutdown, writing it.

@@ -70,7 +70,7 @@ type atomicVM struct {
 	store  *atomicStore
 	chain  *core.BlockChain
 	shared host.SharedMemory
-	fee    AtomicFee
+	fee    atomicFee
 	hrp    string
 	log    hclog.Logger
 	// producing is false on a chain that builds no block: it takes no
@@ -94,7 +94,7 @@ type atomicVM struct {
 // newAtomicVM returns the atomic side of a chain; shared memory and batch
 // appends are the host's (an older host offers neither: every atomic
 // request then fails, saying so).
-func newAtomicVM(env *sdk.Env, cfg Config, store *atomicStore, chain *core.BlockChain, producing bool, wake func()) *atomicVM {
+func newAtomicVM(env *sdk.Env, cfg config, store *atomicStore, chain *core.BlockChain, producing bool, wake func()) *atomicVM {
 	dropped, _ := lru.New[ids.ID, *atx.Tx](maxDroppedRemember)
 	a := &atomicVM{env: env, store: store, chain: chain, shared: env.Host.SharedMemory, fee: cfg.AtomicTxFee,
 		hrp: avax.HRP(env.NetworkID), log: env.Logger, producing: producing, wake: wake,

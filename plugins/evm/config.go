@@ -12,47 +12,47 @@ import (
 
 // Block production modes of Config.BlockProduction.
 const (
-	// ProduceAuto builds a block as soon as transactions are pending.
-	ProduceAuto = "auto"
-	// ProduceInterval builds a block every BlockInterval, empty or not.
-	ProduceInterval = "interval"
-	// ProduceManual builds blocks only on evm_mine.
-	ProduceManual = "manual"
-	// ProduceNone builds no block at all (a chain serving imported history,
+	// produceAuto builds a block as soon as transactions are pending.
+	produceAuto = "auto"
+	// produceInterval builds a block every BlockInterval, empty or not.
+	produceInterval = "interval"
+	// produceManual builds blocks only on evm_mine.
+	produceManual = "manual"
+	// produceNone builds no block at all (a chain serving imported history,
 	// the conformance mode).
-	ProduceNone = "none"
+	produceNone = "none"
 )
 
-// Duration is a time.Duration written in JSON as a Go duration string
+// duration is a time.Duration written in JSON as a Go duration string
 // ("2s", "500ms"); a JSON number is taken as seconds.
-type Duration time.Duration
+type duration time.Duration
 
 // MarshalJSON writes the duration as a string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+func (d duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // UnmarshalJSON reads a duration string or a number of seconds.
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (d *duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		var secs float64
 		if err2 := json.Unmarshal(b, &secs); err2 != nil {
 			return fmt.Errorf("duration must be a string like \"2s\" or a number of seconds: %s", b)
 		}
-		*d = Duration(secs * float64(time.Second))
+		*d = duration(secs * float64(time.Second))
 		return nil
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
 		return fmt.Errorf("duration %q: %w", s, err)
 	}
-	*d = Duration(v)
+	*d = duration(v)
 	return nil
 }
 
-// AtomicFee is the fee rule of atomic transactions (docs/evm.md): coreth's
+// atomicFee is the fee rule of atomic transactions (docs/evm.md): coreth's
 // dynamic fee (Dynamic), or Fixed nAVAX per transaction. In JSON it is the
 // string "dynamic" or a number of nAVAX.
-type AtomicFee struct {
+type atomicFee struct {
 	Dynamic bool
 	Fixed   uint64
 }
@@ -61,7 +61,7 @@ type AtomicFee struct {
 const atomicFeeDynamic = "dynamic"
 
 // MarshalJSON writes "dynamic" or the fixed fee.
-func (f AtomicFee) MarshalJSON() ([]byte, error) {
+func (f atomicFee) MarshalJSON() ([]byte, error) {
 	if f.Dynamic {
 		return json.Marshal(atomicFeeDynamic)
 	}
@@ -70,23 +70,23 @@ func (f AtomicFee) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads "dynamic" or a number of nAVAX (a JSON number or a
 // decimal string).
-func (f *AtomicFee) UnmarshalJSON(b []byte) error {
+func (f *atomicFee) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil && strings.EqualFold(s, atomicFeeDynamic) {
-		*f = AtomicFee{Dynamic: true}
+		*f = atomicFee{Dynamic: true}
 		return nil
 	}
-	var q Quantity
+	var q quantity
 	if err := q.UnmarshalJSON(b); err != nil {
 		return fmt.Errorf(`atomic-tx-fee must be "dynamic" or a number of nAVAX, got %s`, b)
 	}
-	*f = AtomicFee{Fixed: uint64(q)}
+	*f = atomicFee{Fixed: uint64(q)}
 	return nil
 }
 
-// Config is the chain config of an EVM chain (the chain's `config` in the
+// config is the chain config of an EVM chain (the chain's `config` in the
 // node config, handed over as JSON). docs/evm.md describes every key.
-type Config struct {
+type config struct {
 	// PruningEnabled keeps only recent state (path scheme); false keeps the
 	// state of every block (hash scheme, archival), so proofs at any height.
 	PruningEnabled bool `json:"pruning-enabled"`
@@ -102,7 +102,7 @@ type Config struct {
 	// BlockProduction is auto, interval, manual or none.
 	BlockProduction string `json:"block-production"`
 	// BlockInterval is the block period in interval mode.
-	BlockInterval Duration `json:"block-interval"`
+	BlockInterval duration `json:"block-interval"`
 	// DebugAPIEnabled serves debug_* (off on a public node).
 	DebugAPIEnabled bool `json:"debug-api-enabled"`
 	// PersonalAPIEnabled serves personal_* on a keystore in the chain's
@@ -130,11 +130,11 @@ type Config struct {
 	// RPCTxFeeCap caps the fee of a transaction sent by RPC, in ether; 0 is no cap.
 	RPCTxFeeCap float64 `json:"rpc-tx-fee-cap"`
 	// RPCEVMTimeout bounds eth_call; 0 is no bound.
-	RPCEVMTimeout Duration `json:"rpc-evm-timeout"`
+	RPCEVMTimeout duration `json:"rpc-evm-timeout"`
 	// RPCTraceTimeout bounds each debug_trace* call, whatever timeout the
 	// caller passes; 0 leaves go-ethereum's rule (the caller's timeout, 5s
 	// a transaction by default).
-	RPCTraceTimeout Duration `json:"rpc-trace-timeout"`
+	RPCTraceTimeout duration `json:"rpc-trace-timeout"`
 	// RPCTraceMaxSize is the largest answer of one debug_trace* call, in
 	// bytes; 0 is no cap. It also caps go-ethereum's struct logger, so that
 	// a long trace stops growing in memory.
@@ -163,21 +163,21 @@ type Config struct {
 	// import; empty keeps the imported chain's last block.
 	ImportHead string `json:"import-head"`
 	// AtomicTxFee is the fee rule of atomic transactions.
-	AtomicTxFee AtomicFee `json:"atomic-tx-fee"`
+	AtomicTxFee atomicFee `json:"atomic-tx-fee"`
 	// AVAXAssetID is the ID of the asset atomic transactions move; empty
 	// asks the chain aliased X for its AVAX asset when first needed.
 	AVAXAssetID string `json:"avax-asset-id"`
 }
 
-// DefaultConfig returns the config of a chain whose config sets nothing.
-func DefaultConfig() Config {
-	return Config{
+// defaultConfig returns the config of a chain whose config sets nothing.
+func defaultConfig() config {
+	return config{
 		HistoricalProofQueryWindow: 43200,
 		APIMaxBatchSize:            40,
 		APIMaxBatchResponseSize:    25 * 1000 * 1000,
 		APIMaxRequestSize:          5 * 1024 * 1024,
-		BlockProduction:            ProduceAuto,
-		BlockInterval:              Duration(2 * time.Second),
+		BlockProduction:            produceAuto,
+		BlockInterval:              duration(2 * time.Second),
 		DebugAPIEnabled:            true,
 		TxPoolGlobalSlots:          20000,
 		TxPoolAccountSlots:         10000,
@@ -185,40 +185,40 @@ func DefaultConfig() Config {
 		TxPoolAccountQueue:         1000,
 		RPCGasCap:                  50_000_000,
 		RPCTxFeeCap:                100,
-		RPCEVMTimeout:              Duration(5 * time.Second),
-		RPCTraceTimeout:            Duration(5 * time.Second),
+		RPCEVMTimeout:              duration(5 * time.Second),
+		RPCTraceTimeout:            duration(5 * time.Second),
 		RPCTraceMaxSize:            25 * 1000 * 1000,
 		RPCWSMaxSubscriptions:      100,
 		RPCLogsQueryLimit:          1000,
 		CacheMB:                    64,
 		LogLevel:                   "warn",
-		AtomicTxFee:                AtomicFee{Dynamic: true},
+		AtomicTxFee:                atomicFee{Dynamic: true},
 	}
 }
 
-// ParseConfig reads a chain config over the defaults; unknown keys are an
+// parseConfig reads a chain config over the defaults; unknown keys are an
 // error, as in the node's own config.
-func ParseConfig(raw []byte) (Config, error) {
-	cfg := DefaultConfig()
+func parseConfig(raw []byte) (config, error) {
+	cfg := defaultConfig()
 	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
 		dec := json.NewDecoder(bytes.NewReader(t))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
-			return Config{}, fmt.Errorf("evm chain config: %w", err)
+			return config{}, fmt.Errorf("evm chain config: %w", err)
 		}
 	}
 	if err := cfg.validate(); err != nil {
-		return Config{}, fmt.Errorf("evm chain config: %w", err)
+		return config{}, fmt.Errorf("evm chain config: %w", err)
 	}
 	return cfg, nil
 }
 
-func (c *Config) validate() error {
+func (c *config) validate() error {
 	c.BlockProduction = strings.ToLower(c.BlockProduction)
 	switch c.BlockProduction {
-	case ProduceAuto, ProduceManual, ProduceNone:
-	case ProduceInterval:
-		if c.BlockInterval < Duration(time.Second) {
+	case produceAuto, produceManual, produceNone:
+	case produceInterval:
+		if c.BlockInterval < duration(time.Second) {
 			return fmt.Errorf("block-interval must be at least 1s in interval mode, got %s", time.Duration(c.BlockInterval))
 		}
 	default:

@@ -13,20 +13,20 @@ func TestParseConfig(t *testing.T) {
 	tests := []struct {
 		name    string
 		raw     string
-		check   func(Config) bool
+		check   func(config) bool
 		wantErr string
 	}{
-		{name: "empty gives defaults", raw: ``, check: func(c Config) bool {
-			return c.HistoricalProofQueryWindow == 43200 && c.APIMaxBatchSize == 40 && c.BlockProduction == ProduceAuto && !c.PruningEnabled && c.DebugAPIEnabled && !c.PersonalAPIEnabled
+		{name: "empty gives defaults", raw: ``, check: func(c config) bool {
+			return c.HistoricalProofQueryWindow == 43200 && c.APIMaxBatchSize == 40 && c.BlockProduction == produceAuto && !c.PruningEnabled && c.DebugAPIEnabled && !c.PersonalAPIEnabled
 		}},
-		{name: "null gives defaults", raw: `null`, check: func(c Config) bool { return c.APIMaxBatchSize == 40 }},
-		{name: "interval", raw: `{"block-production":"Interval","block-interval":"3s"}`, check: func(c Config) bool {
-			return c.BlockProduction == ProduceInterval && time.Duration(c.BlockInterval) == 3*time.Second
+		{name: "null gives defaults", raw: `null`, check: func(c config) bool { return c.APIMaxBatchSize == 40 }},
+		{name: "interval", raw: `{"block-production":"Interval","block-interval":"3s"}`, check: func(c config) bool {
+			return c.BlockProduction == produceInterval && time.Duration(c.BlockInterval) == 3*time.Second
 		}},
-		{name: "interval in seconds", raw: `{"block-production":"interval","block-interval":2}`, check: func(c Config) bool {
+		{name: "interval in seconds", raw: `{"block-production":"interval","block-interval":2}`, check: func(c config) bool {
 			return time.Duration(c.BlockInterval) == 2*time.Second
 		}},
-		{name: "window 0", raw: `{"historical-proof-query-window":0,"pruning-enabled":true}`, check: func(c Config) bool {
+		{name: "window 0", raw: `{"historical-proof-query-window":0,"pruning-enabled":true}`, check: func(c config) bool {
 			return c.HistoricalProofQueryWindow == 0 && c.PruningEnabled
 		}},
 		{name: "unknown key", raw: `{"pruning":true}`, wantErr: "unknown field"},
@@ -35,20 +35,20 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero batch", raw: `{"api-max-batch-size":0}`, wantErr: "api-max-batch-size"},
 		{name: "bad level", raw: `{"log-level":"loud"}`, wantErr: "log level"},
 		{name: "head without file", raw: `{"import-head":"0x01"}`, wantErr: "import-chain-file"},
-		{name: "atomic fee dynamic by default", raw: `{}`, check: func(c Config) bool { return c.AtomicTxFee.Dynamic && c.AVAXAssetID == "" }},
-		{name: "atomic fee fixed", raw: `{"atomic-tx-fee":1000000}`, check: func(c Config) bool {
+		{name: "atomic fee dynamic by default", raw: `{}`, check: func(c config) bool { return c.AtomicTxFee.Dynamic && c.AVAXAssetID == "" }},
+		{name: "atomic fee fixed", raw: `{"atomic-tx-fee":1000000}`, check: func(c config) bool {
 			return !c.AtomicTxFee.Dynamic && c.AtomicTxFee.Fixed == 1000000
 		}},
-		{name: "atomic fee as a string", raw: `{"atomic-tx-fee":"250"}`, check: func(c Config) bool { return c.AtomicTxFee.Fixed == 250 }},
-		{name: "atomic fee dynamic", raw: `{"atomic-tx-fee":"Dynamic"}`, check: func(c Config) bool { return c.AtomicTxFee.Dynamic }},
+		{name: "atomic fee as a string", raw: `{"atomic-tx-fee":"250"}`, check: func(c config) bool { return c.AtomicTxFee.Fixed == 250 }},
+		{name: "atomic fee dynamic", raw: `{"atomic-tx-fee":"Dynamic"}`, check: func(c config) bool { return c.AtomicTxFee.Dynamic }},
 		{name: "bad atomic fee", raw: `{"atomic-tx-fee":"cheap"}`, wantErr: `atomic-tx-fee must be "dynamic" or a number of nAVAX`},
-		{name: "asset ID", raw: `{"avax-asset-id":"D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"}`, check: func(c Config) bool { return c.AVAXAssetID != "" }},
-		{name: "trace and subscription limits by default", raw: `{}`, check: func(c Config) bool {
+		{name: "asset ID", raw: `{"avax-asset-id":"D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"}`, check: func(c config) bool { return c.AVAXAssetID != "" }},
+		{name: "trace and subscription limits by default", raw: `{}`, check: func(c config) bool {
 			return time.Duration(c.RPCTraceTimeout) == 5*time.Second && c.RPCWSMaxSubscriptions == 100 && c.RPCTraceMaxSize == 25_000_000
 		}},
-		{name: "trace size cap", raw: `{"rpc-trace-max-size":0}`, check: func(c Config) bool { return c.RPCTraceMaxSize == 0 }},
+		{name: "trace size cap", raw: `{"rpc-trace-max-size":0}`, check: func(c config) bool { return c.RPCTraceMaxSize == 0 }},
 		{name: "negative trace size cap", raw: `{"rpc-trace-max-size":-1}`, wantErr: "rpc-trace-max-size"},
-		{name: "trace limit", raw: `{"rpc-trace-timeout":"250ms","rpc-ws-max-subscriptions":0}`, check: func(c Config) bool {
+		{name: "trace limit", raw: `{"rpc-trace-timeout":"250ms","rpc-ws-max-subscriptions":0}`, check: func(c config) bool {
 			return time.Duration(c.RPCTraceTimeout) == 250*time.Millisecond && c.RPCWSMaxSubscriptions == 0
 		}},
 		{name: "negative trace limit", raw: `{"rpc-trace-timeout":"-1s"}`, wantErr: "rpc-trace-timeout"},
@@ -57,7 +57,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseConfig([]byte(tt.raw))
+			c, err := parseConfig([]byte(tt.raw))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)

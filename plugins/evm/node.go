@@ -37,7 +37,7 @@ const chainDB = "chaindata"
 // newStack makes the in-process go-ethereum node: no HTTP, WebSocket or
 // IPC listener and no peer-to-peer networking, with its database (leveldb)
 // in the chain's own directory. Services are attached by attachEth.
-func newStack(dataDir, version string, cfg Config) (*node.Node, error) {
+func newStack(dataDir, version string, cfg config) (*node.Node, error) {
 	nodeCfg := node.DefaultConfig
 	nodeCfg.Name = "chainhost-evm"
 	nodeCfg.Version = version
@@ -64,7 +64,7 @@ func newStack(dataDir, version string, cfg Config) (*node.Node, error) {
 // atomic transactions of store's blocks. It returns the service and the
 // APIs to serve: eth's own, the filters and the tracers, which geth's
 // command line would otherwise add.
-func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *frameStore, store *atomicStore) (*eth.Ethereum, []rpc.API, error) {
+func attachEth(stack *node.Node, genesis *core.Genesis, cfg config, frames *frameStore, store *atomicStore) (*eth.Ethereum, []rpc.API, error) {
 	ec := ethconfig.Defaults
 	ec.Genesis = genesis
 	ec.NetworkId = genesis.Config.ChainID.Uint64()
@@ -116,7 +116,7 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg Config, frames *fram
 // accepted blocks it lost in a crash (recoverAccepted). It records call
 // frames into frames, the re-imported blocks' included, and applies the
 // atomic transactions store holds for the blocks it executes.
-func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg Config, frames *frameStore, store *atomicStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg config, frames *frameStore, store *atomicStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
 	reported, err := readReported(ctx, env.Host.DB)
 	if err != nil {
 		return nil, nil, nil, err

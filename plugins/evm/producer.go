@@ -67,7 +67,7 @@ func newProducer(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicVM, 
 	}
 	st := &producerState{mode: mode, interval: interval}
 	if b == nil {
-		st.mode = ProduceManual
+		st.mode = produceManual
 	}
 	p.watching.Add(1)
 	go p.watchTxs()
@@ -117,7 +117,7 @@ func (p *producer) loop(st *producerState) {
 	st.resetTimer()
 	defer st.stopTimer()
 	// Transactions may already wait (after a restart).
-	if st.mode == ProduceAuto {
+	if st.mode == produceAuto {
 		p.drain()
 	}
 	for {
@@ -129,7 +129,7 @@ func (p *producer) loop(st *producerState) {
 		case <-p.stop:
 			return
 		case <-p.txSignal:
-			if st.mode == ProduceAuto {
+			if st.mode == produceAuto {
 				p.drain()
 			}
 		case <-tick:
@@ -271,7 +271,7 @@ func (p *producer) SetMode(ctx context.Context, mode string, interval time.Durat
 			st.interval = interval
 		}
 		st.resetTimer()
-		if mode == ProduceAuto {
+		if mode == produceAuto {
 			p.drain()
 		}
 	})
@@ -296,7 +296,7 @@ func (p *producer) Stop() {
 
 func (st *producerState) resetTimer() {
 	st.stopTimer()
-	if st.mode == ProduceInterval && st.interval > 0 {
+	if st.mode == produceInterval && st.interval > 0 {
 		st.timer = time.NewTimer(st.interval)
 	}
 }

@@ -24,7 +24,7 @@ const (
 )
 
 // namespaces returns the namespaces the chain config allows.
-func (c Config) namespaces() []string {
+func (c config) namespaces() []string {
 	ns := []string{nsWeb3, nsNet, nsEth, nsTxPool}
 	if c.DebugAPIEnabled {
 		ns = append(ns, nsDebug)
@@ -86,7 +86,7 @@ func newIndexerServer(apis []rpc.API, blocks *blocksAPI) (*rpc.Server, error) {
 // newPublicServer serves the allowed namespaces of apis, then extra on top:
 // a service registered later under the same namespace replaces methods of
 // the same name, which is how chainhost adds and wraps methods.
-func newPublicServer(cfg Config, apis, extra []rpc.API) (*rpc.Server, error) {
+func newPublicServer(cfg config, apis, extra []rpc.API) (*rpc.Server, error) {
 	allowed := cfg.namespaces()
 	srv := rpc.NewServer()
 	srv.SetBatchLimits(cfg.APIMaxBatchSize, cfg.APIMaxBatchResponseSize)
@@ -108,7 +108,7 @@ func newPublicServer(cfg Config, apis, extra []rpc.API) (*rpc.Server, error) {
 // subscriptions and traces to the chain's limits (rpc-ws-max-subscriptions,
 // rpc-trace-timeout, rpc-trace-max-size), to register over go-ethereum's own in apis. inner
 // serves what they delegate.
-func limitedAPIs(cfg Config, apis []rpc.API, inner *rpc.Client) ([]rpc.API, error) {
+func limitedAPIs(cfg config, apis []rpc.API, inner *rpc.Client) ([]rpc.API, error) {
 	f, err := serviceOf[*filters.FilterAPI](apis)
 	if err != nil {
 		return nil, err

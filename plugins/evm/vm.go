@@ -40,7 +40,7 @@ const Version = "0.1.0"
 // VM is one EVM chain.
 type VM struct {
 	env *sdk.Env
-	cfg Config
+	cfg config
 
 	stack    *node.Node
 	backend  *eth.Ethereum
@@ -68,7 +68,7 @@ func New() *VM { return &VM{} }
 // in this order; a failed step shuts down what the earlier ones started.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	vm.env = env
-	cfg, err := ParseConfig(env.Config)
+	cfg, err := parseConfig(env.Config)
 	if err != nil {
 		return err
 	}
@@ -93,9 +93,9 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err := vm.importChainFile(); err != nil {
 		return err
 	}
-	vm.atomic = newAtomicVM(env, cfg, store, chain, cfg.BlockProduction != ProduceNone, func() { vm.producer.wake() })
+	vm.atomic = newAtomicVM(env, cfg, store, chain, cfg.BlockProduction != produceNone, func() { vm.producer.wake() })
 	var blocks *builder
-	if cfg.BlockProduction != ProduceNone {
+	if cfg.BlockProduction != produceNone {
 		blocks = newBuilder(chain, vm.backend.TxPool(), vm.atomic, genesis.GasLimit, env.Logger)
 	}
 	if err := vm.startReporter(ctx, store); err != nil {
@@ -118,7 +118,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 }
 
 // routeGethLogs sends go-ethereum's logs to the chain's logger, at the
-// level of the chain config (validated by ParseConfig); admin_setLogLevel
+// level of the chain config (validated by parseConfig); admin_setLogLevel
 // changes the returned level.
 func routeGethLogs(out hclog.Logger, name string) *slog.LevelVar {
 	level := new(slog.LevelVar)

@@ -30,8 +30,8 @@ var (
 	keyValue = []byte("k/") // k/<key> -> value
 )
 
-// Block is one accepted put.
-type Block struct {
+// block is one accepted put.
+type block struct {
 	Height jsonrpc.Uint64 `json:"height"`
 	Parent ids.ID         `json:"parent"`
 	Time   int64          `json:"time"`
@@ -134,7 +134,7 @@ func (vm *VM) put(ctx context.Context, a putArgs) (putReply, error) {
 	}
 	vm.mu.Lock()
 	defer vm.mu.Unlock()
-	blk := Block{Height: jsonrpc.Uint64(vm.count), Parent: vm.parent, Time: time.Now().Unix(), Key: a.Key, Value: a.Value}
+	blk := block{Height: jsonrpc.Uint64(vm.count), Parent: vm.parent, Time: time.Now().Unix(), Key: a.Key, Value: a.Value}
 	raw, err := json.Marshal(blk)
 	if err != nil {
 		return putReply{}, err
@@ -197,7 +197,7 @@ func (vm *VM) subscribe(ctx context.Context, _ struct{}) (string, error) {
 	return id, nil
 }
 
-func (vm *VM) notify(b Block, id ids.ID) {
+func (vm *VM) notify(b block, id ids.ID) {
 	vm.subsMu.Lock()
 	defer vm.subsMu.Unlock()
 	for sub, n := range vm.subs {

@@ -35,9 +35,9 @@ const Name = "exampleapi"
 // Prefix is the one path prefix the module serves.
 const Prefix = "/v1/example"
 
-// Config is the module's config, the `config:` of its entry in the node
+// config is the module's config, the `config:` of its entry in the node
 // config.
-type Config struct {
+type config struct {
 	// RateLimit sets the API keys and the request rates (docs/rest.md).
 	RateLimit rest.LimitConfig `json:"rate-limit"`
 }
@@ -72,7 +72,7 @@ func New() *Module { return &Module{chains: map[ids.ID]host.ChainInfo{}} }
 // watching them.
 func (m *Module) Initialize(ctx context.Context, env *sdk.Env) error {
 	m.env = env
-	var cfg Config
+	var cfg config
 	dec := json.NewDecoder(bytes.NewReader(env.Config))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
@@ -202,8 +202,8 @@ func (m *Module) listChains(*http.Request) (any, error) {
 	return map[string]any{"chains": out}, nil
 }
 
-// Container is one indexed container in the answer of /containers.
-type Container struct {
+// container is one indexed container in the answer of /containers.
+type container struct {
 	Index     uint64    `json:"index"`
 	ID        string    `json:"id"`
 	Timestamp time.Time `json:"timestamp"`
@@ -213,7 +213,7 @@ type Container struct {
 // containersPage is the answer of /containers; NextPageToken is left out
 // on the last page.
 type containersPage struct {
-	Containers    []Container `json:"containers"`
+	Containers    []container `json:"containers"`
 	NextPageToken string      `json:"nextPageToken,omitempty"`
 }
 
@@ -251,14 +251,14 @@ func (m *Module) listContainers(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	page := containersPage{Containers: []Container{}}
+	page := containersPage{Containers: []container{}}
 	more := false
 	err = m.env.Host.Index.Feed(r.Context(), info.ID.String(), kind, cur.Next, false, func(c host.Container) error {
 		if len(page.Containers) == pageSize {
 			more = true
 			return host.ErrStop
 		}
-		page.Containers = append(page.Containers, Container{Index: c.Index, ID: c.ID.String(), Timestamp: c.Timestamp, Size: len(c.Bytes)})
+		page.Containers = append(page.Containers, container{Index: c.Index, ID: c.ID.String(), Timestamp: c.Timestamp, Size: len(c.Bytes)})
 		return nil
 	})
 	switch {

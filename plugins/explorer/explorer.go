@@ -25,9 +25,9 @@ const Name = "explorer"
 // others.
 const Prefix = "/explorer"
 
-// Config is the module's config: it has no keys yet, and refuses unknown
+// config is the module's config: it has no keys yet, and refuses unknown
 // ones like every module.
-type Config struct{}
+type config struct{}
 
 // Options configures a Module.
 type Options struct {
@@ -54,7 +54,7 @@ func New(opts Options) *Module {
 
 // Initialize checks the config and loads the embedded assets.
 func (m *Module) Initialize(_ context.Context, env *sdk.Env) error {
-	var cfg Config
+	var cfg config
 	dec := json.NewDecoder(bytes.NewReader(env.Config))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {

@@ -34,7 +34,7 @@ type clockState struct {
 // block. vm.mu is held.
 func (vm *VM) nowLocked() uint64 {
 	t := vm.clock.Manual
-	if vm.cfg.Clock == ClockWall {
+	if vm.cfg.Clock == clockWall {
 		t = uint64(max(vm.wall().Unix()+vm.clock.Offset, 0))
 	}
 	return max(t, vm.state.Time)
@@ -48,7 +48,7 @@ func (vm *VM) setClockLocked(ctx context.Context, t uint64) error {
 		return fmt.Errorf("the clock cannot go back: %d is before the chain's time %d", t, now)
 	}
 	c := vm.clock
-	if vm.cfg.Clock == ClockWall {
+	if vm.cfg.Clock == clockWall {
 		c.Offset += int64(t - now)
 	} else {
 		c.Manual = t
@@ -101,7 +101,7 @@ func (vm *VM) sleepLocked(err error) time.Duration {
 		return retryDelay
 	}
 	next, ok := vm.state.nextEvent(uint64(vm.cfg.L1FeeRate))
-	if !ok || vm.cfg.Clock == ClockManual {
+	if !ok || vm.cfg.Clock == clockManual {
 		return maxSleep
 	}
 	at := time.Unix(int64(next)-vm.clock.Offset, 0)
@@ -207,7 +207,7 @@ func (vm *VM) acceptLocked(ctx context.Context, t uint64, batch []*pending) (map
 		host.Op{Key: blockIDKey(blk.ID()), Value: u64(blk.Height)},
 		jsonOp([]byte(keyMeta), d.meta))
 	_, err = vm.index.AcceptBatch(ctx, host.AcceptBatch{
-		Containers: []host.NewContainer{{Kind: KindBlock, ID: blk.ID(), Bytes: blk.Bytes()}},
+		Containers: []host.NewContainer{{Kind: kindBlock, ID: blk.ID(), Bytes: blk.Bytes()}},
 		State:      ops,
 	})
 	if err != nil {

@@ -11,14 +11,14 @@ import (
 // Clock modes: the chain's clock follows wall time (moved forward by the
 // dev methods), or moves only with the dev methods.
 const (
-	ClockWall   = "wall"
-	ClockManual = "manual"
+	clockWall   = "wall"
+	clockManual = "manual"
 )
 
-// Config is the chain config of a P-Chain (the chain's `config` in the
+// config is the chain config of a P-Chain (the chain's `config` in the
 // node config, as JSON). docs/pchain.md describes every key. Amounts are
 // in nAVAX, durations in seconds.
-type Config struct {
+type config struct {
 	// TxFee is burned by every transaction but CreateSubnetTx and
 	// CreateChainTx.
 	TxFee jsonrpc.Uint64 `json:"tx-fee"`
@@ -47,7 +47,7 @@ type Config struct {
 	// L1FeeRate is what each active L1 validator pays per second from its
 	// balance.
 	L1FeeRate jsonrpc.Uint64 `json:"l1-fee-rate"`
-	// Clock is ClockWall or ClockManual.
+	// Clock is clockWall or clockManual.
 	Clock string `json:"clock"`
 	// DevAPIEnabled serves the dev methods that move the clock.
 	DevAPIEnabled bool `json:"dev-api-enabled"`
@@ -59,11 +59,11 @@ type Config struct {
 	MempoolSize int `json:"mempool-size"`
 }
 
-// DefaultConfig returns the config of a chain whose config sets nothing:
+// defaultConfig returns the config of a chain whose config sets nothing:
 // avalanchego's local network's values, but the L1 fee rate: mainnet's and
 // Fuji's minimum price (the local network's is 1 nAVAX per second).
-func DefaultConfig() Config {
-	return Config{
+func defaultConfig() config {
+	return config{
 		TxFee:                    1_000_000,
 		CreateSubnetTxFee:        100_000_000,
 		CreateChainTxFee:         100_000_000,
@@ -76,45 +76,45 @@ func DefaultConfig() Config {
 		MaxStakeDuration:         365 * 24 * 3600,
 		MaxFutureStartTime:       14 * 24 * 3600,
 		L1FeeRate:                512,
-		Clock:                    ClockWall,
+		Clock:                    clockWall,
 		MaxBlockTxs:              256,
 		IssueWait:                30,
 		MempoolSize:              4096,
 	}
 }
 
-// ParseConfig reads a chain config over the defaults; unknown keys are an
+// parseConfig reads a chain config over the defaults; unknown keys are an
 // error, as in the node's own config.
-func ParseConfig(raw []byte) (Config, error) {
-	cfg := DefaultConfig()
+func parseConfig(raw []byte) (config, error) {
+	cfg := defaultConfig()
 	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
 		dec := json.NewDecoder(bytes.NewReader(t))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
-			return Config{}, fmt.Errorf("pvm chain config: %w", err)
+			return config{}, fmt.Errorf("pvm chain config: %w", err)
 		}
 	}
 	switch {
-	case cfg.Clock != ClockWall && cfg.Clock != ClockManual:
-		return Config{}, fmt.Errorf("pvm chain config: clock must be %q or %q, got %q", ClockWall, ClockManual, cfg.Clock)
+	case cfg.Clock != clockWall && cfg.Clock != clockManual:
+		return config{}, fmt.Errorf("pvm chain config: clock must be %q or %q, got %q", clockWall, clockManual, cfg.Clock)
 	case cfg.MinStakeDuration < 1:
-		return Config{}, fmt.Errorf("pvm chain config: min-stake-duration must be at least 1 second")
+		return config{}, fmt.Errorf("pvm chain config: min-stake-duration must be at least 1 second")
 	case cfg.MaxStakeDuration < cfg.MinStakeDuration:
-		return Config{}, fmt.Errorf("pvm chain config: max-stake-duration %d is below min-stake-duration %d", cfg.MaxStakeDuration, cfg.MinStakeDuration)
+		return config{}, fmt.Errorf("pvm chain config: max-stake-duration %d is below min-stake-duration %d", cfg.MaxStakeDuration, cfg.MinStakeDuration)
 	case cfg.MinValidatorStake < 1 || cfg.MaxValidatorStake < cfg.MinValidatorStake:
-		return Config{}, fmt.Errorf("pvm chain config: want 1 <= min-validator-stake <= max-validator-stake")
+		return config{}, fmt.Errorf("pvm chain config: want 1 <= min-validator-stake <= max-validator-stake")
 	case cfg.MinDelegatorStake < 1:
-		return Config{}, fmt.Errorf("pvm chain config: min-delegator-stake must be at least 1")
+		return config{}, fmt.Errorf("pvm chain config: min-delegator-stake must be at least 1")
 	case cfg.MaxValidatorWeightFactor < 1:
-		return Config{}, fmt.Errorf("pvm chain config: max-validator-weight-factor must be at least 1")
+		return config{}, fmt.Errorf("pvm chain config: max-validator-weight-factor must be at least 1")
 	case cfg.L1FeeRate < 1:
-		return Config{}, fmt.Errorf("pvm chain config: l1-fee-rate must be at least 1")
+		return config{}, fmt.Errorf("pvm chain config: l1-fee-rate must be at least 1")
 	case cfg.MaxBlockTxs < 1:
-		return Config{}, fmt.Errorf("pvm chain config: max-block-txs must be at least 1, got %d", cfg.MaxBlockTxs)
+		return config{}, fmt.Errorf("pvm chain config: max-block-txs must be at least 1, got %d", cfg.MaxBlockTxs)
 	case cfg.MempoolSize < 1:
-		return Config{}, fmt.Errorf("pvm chain config: mempool-size must be at least 1, got %d", cfg.MempoolSize)
+		return config{}, fmt.Errorf("pvm chain config: mempool-size must be at least 1, got %d", cfg.MempoolSize)
 	case cfg.MinDelegationFee > 1_000_000:
-		return Config{}, fmt.Errorf("pvm chain config: min-delegation-fee %d is more than 100%% (1000000)", cfg.MinDelegationFee)
+		return config{}, fmt.Errorf("pvm chain config: min-delegation-fee %d is more than 100%% (1000000)", cfg.MinDelegationFee)
 	}
 	return cfg, nil
 }

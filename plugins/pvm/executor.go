@@ -26,9 +26,9 @@ func rejected(id ids.ID, format string, args ...any) error {
 	return fmt.Errorf("%w: tx %s: %s", ErrRejected, id, fmt.Sprintf(format, args...))
 }
 
-// RegisterExpiryWindow is how far ahead of the chain's time a register
+// registerExpiryWindow is how far ahead of the chain's time a register
 // message may expire, as in avalanchego.
-const RegisterExpiryWindow = pvmapi.SecondsPerDay
+const registerExpiryWindow = pvmapi.SecondsPerDay
 
 // execution is one transaction applied to a diff at the diff's time: its
 // checks first, then its changes, so that a refused transaction changes
@@ -489,8 +489,8 @@ func (e *execution) register(u *txs.RegisterL1ValidatorTx) (func(), error) {
 	switch {
 	case r.Expiry <= e.now:
 		return nil, rejected(e.id, "the register message expired at %d (now %d)", r.Expiry, e.now)
-	case r.Expiry-e.now > RegisterExpiryWindow:
-		return nil, rejected(e.id, "the register message expires at %d, more than %ds after now (%d)", r.Expiry, RegisterExpiryWindow, e.now)
+	case r.Expiry-e.now > registerExpiryWindow:
+		return nil, rejected(e.id, "the register message expires at %d, more than %ds after now (%d)", r.Expiry, registerExpiryWindow, e.now)
 	}
 	if _, ok := e.d.expiries[id]; ok {
 		return nil, rejected(e.id, "the register message of validation ID %s was issued already (a replay)", id)

@@ -12,31 +12,31 @@ import (
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// Genesis is a P-Chain's genesis (the chain's `genesis` in the node
+// genesis is a P-Chain's genesis (the chain's `genesis` in the node
 // config): the AVAX asset, the chain's time, the funded addresses and the
 // primary network's first validators.
-type Genesis struct {
+type genesis struct {
 	// AVAXAssetID is the ID of AVAX, the X-Chain's asset the P-Chain
 	// holds and stakes.
 	AVAXAssetID string `json:"avaxAssetID"`
 	// Timestamp is the chain's time at genesis, unix seconds.
 	Timestamp jsonrpc.Uint64 `json:"timestamp"`
 	// Allocations are the chain's first UTXOs.
-	Allocations []GenesisAllocation `json:"allocations"`
+	Allocations []genesisAllocation `json:"allocations"`
 	// Validators validate the primary network from genesis.
-	Validators []GenesisValidator `json:"validators"`
+	Validators []genesisValidator `json:"validators"`
 }
 
-// GenesisAllocation is an amount of nAVAX an address ("P-local1..." or
+// genesisAllocation is an amount of nAVAX an address ("P-local1..." or
 // "local1...") holds at genesis.
-type GenesisAllocation struct {
+type genesisAllocation struct {
 	Address string         `json:"address"`
 	Amount  jsonrpc.Uint64 `json:"amount"`
 }
 
-// GenesisValidator validates the primary network from genesis until
+// genesisValidator validates the primary network from genesis until
 // EndTime with Weight, whose stake goes to RewardAddress at the end.
-type GenesisValidator struct {
+type genesisValidator struct {
 	NodeID        string         `json:"nodeID"`
 	Weight        jsonrpc.Uint64 `json:"weight"`
 	EndTime       jsonrpc.Uint64 `json:"endTime"`
@@ -45,11 +45,11 @@ type GenesisValidator struct {
 	DelegationFee uint32 `json:"delegationFee"`
 	// Signer is the validator's BLS key and proof of possession, hex;
 	// without it the validator has no BLS key.
-	Signer *GenesisSigner `json:"signer"`
+	Signer *genesisSigner `json:"signer"`
 }
 
-// GenesisSigner is a BLS public key and its proof of possession, "0x" hex.
-type GenesisSigner struct {
+// genesisSigner is a BLS public key and its proof of possession, "0x" hex.
+type genesisSigner struct {
 	PublicKey         string `json:"publicKey"`
 	ProofOfPossession string `json:"proofOfPossession"`
 }
@@ -72,7 +72,7 @@ type genesisState struct {
 // each validator is an AddValidatorTx (AddPermissionlessValidatorTx with a
 // signer) without inputs whose stake is owned by its reward address.
 func parseGenesis(raw []byte, networkID uint32) (*genesisState, error) {
-	var g Genesis
+	var g genesis
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&g); err != nil {
@@ -139,7 +139,7 @@ func parseGenesis(raw []byte, networkID uint32) (*genesisState, error) {
 	return gs, nil
 }
 
-func parseGenesisSigner(s *GenesisSigner) (*txs.ProofOfPossession, error) {
+func parseGenesisSigner(s *genesisSigner) (*txs.ProofOfPossession, error) {
 	pk, err := avax.DecodePrefixedHex(s.PublicKey)
 	if err != nil {
 		return nil, fmt.Errorf("publicKey: %w", err)

@@ -29,13 +29,13 @@ import (
 // VMName is the name the P-Chain VM describes itself with.
 const VMName = pvmapi.VMName
 
-// KindBlock is the one index kind the VM reports: its blocks.
-const KindBlock = "block"
+// kindBlock is the one index kind the VM reports: its blocks.
+const kindBlock = "block"
 
 // VM is the P-Chain VM.
 type VM struct {
 	env     *sdk.Env
-	cfg     Config
+	cfg     config
 	db      db
 	index   host.BatchIndex
 	hrp     string
@@ -65,7 +65,7 @@ func New() *VM { return &VM{wall: time.Now} }
 // Initialize reads the config and genesis, writes the genesis state on a
 // new chain, and starts the block builder.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
-	cfg, err := ParseConfig(env.Config)
+	cfg, err := parseConfig(env.Config)
 	if err != nil {
 		return err
 	}
@@ -179,13 +179,13 @@ func (vm *VM) Shutdown(context.Context) error {
 }
 
 // IndexKinds are the kinds the VM reports: its blocks.
-func (vm *VM) IndexKinds() []string { return []string{KindBlock} }
+func (vm *VM) IndexKinds() []string { return []string{kindBlock} }
 
 // AcceptedCount reads the count of blocks (from height 1) from the stored
 // state, without the VM's lock (the host calls it while the VM may wait
 // on an append).
 func (vm *VM) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
-	if kind != KindBlock {
+	if kind != kindBlock {
 		return 0, fmt.Errorf("pvm has no index kind %q", kind)
 	}
 	m, _, err := readMeta(ctx, vm.db)
@@ -195,7 +195,7 @@ func (vm *VM) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
 // GetAccepted returns the block at height position+1 (the genesis block,
 // height 0, is not indexed).
 func (vm *VM) GetAccepted(ctx context.Context, kind string, pos uint64) (host.Container, error) {
-	if kind != KindBlock {
+	if kind != kindBlock {
 		return host.Container{}, fmt.Errorf("pvm has no index kind %q: %w", kind, host.ErrNotFound)
 	}
 	b, err := vm.db.block(ctx, pos+1)

@@ -9,35 +9,35 @@ import (
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// Duration is a time.Duration written in JSON as a Go duration string
+// duration is a time.Duration written in JSON as a Go duration string
 // ("2s", "500ms"); a JSON number is taken as seconds.
-type Duration time.Duration
+type duration time.Duration
 
 // MarshalJSON writes the duration as a string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+func (d duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // UnmarshalJSON reads a duration string or a number of seconds.
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (d *duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		var secs float64
 		if err2 := json.Unmarshal(b, &secs); err2 != nil {
 			return fmt.Errorf("duration must be a string like \"2s\" or a number of seconds: %s", b)
 		}
-		*d = Duration(secs * float64(time.Second))
+		*d = duration(secs * float64(time.Second))
 		return nil
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
 		return fmt.Errorf("duration %q: %w", s, err)
 	}
-	*d = Duration(v)
+	*d = duration(v)
 	return nil
 }
 
-// Config is the chain config of an X-Chain (the chain's `config` in the
+// config is the chain config of an X-Chain (the chain's `config` in the
 // node config, as JSON). docs/xvm.md describes every key.
-type Config struct {
+type config struct {
 	// TxFee is burned by every transaction, in the fee asset's smallest
 	// unit (avalanchego's local network: 1,000,000 nAVAX).
 	TxFee jsonrpc.Uint64 `json:"tx-fee"`
@@ -54,40 +54,40 @@ type Config struct {
 	// IssueWait is how long issueTx waits for its transaction to be
 	// accepted before it answers with the ID of a transaction still
 	// processing.
-	IssueWait Duration `json:"issue-wait"`
+	IssueWait duration `json:"issue-wait"`
 	// MempoolSize is the most transactions waiting for a block.
 	MempoolSize int `json:"mempool-size"`
 }
 
-// DefaultConfig returns the config of a chain whose config sets nothing.
-func DefaultConfig() Config {
-	return Config{
+// defaultConfig returns the config of a chain whose config sets nothing.
+func defaultConfig() config {
+	return config{
 		TxFee:            1_000_000,
 		CreateAssetTxFee: 1_000_000,
 		MaxBlockTxs:      256,
-		IssueWait:        Duration(30 * time.Second),
+		IssueWait:        duration(30 * time.Second),
 		MempoolSize:      4096,
 	}
 }
 
-// ParseConfig reads a chain config over the defaults; unknown keys are an
+// parseConfig reads a chain config over the defaults; unknown keys are an
 // error, as in the node's own config.
-func ParseConfig(raw []byte) (Config, error) {
-	cfg := DefaultConfig()
+func parseConfig(raw []byte) (config, error) {
+	cfg := defaultConfig()
 	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
 		dec := json.NewDecoder(bytes.NewReader(t))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
-			return Config{}, fmt.Errorf("xvm chain config: %w", err)
+			return config{}, fmt.Errorf("xvm chain config: %w", err)
 		}
 	}
 	switch {
 	case cfg.MaxBlockTxs < 1:
-		return Config{}, fmt.Errorf("xvm chain config: max-block-txs must be at least 1, got %d", cfg.MaxBlockTxs)
+		return config{}, fmt.Errorf("xvm chain config: max-block-txs must be at least 1, got %d", cfg.MaxBlockTxs)
 	case cfg.MempoolSize < 1:
-		return Config{}, fmt.Errorf("xvm chain config: mempool-size must be at least 1, got %d", cfg.MempoolSize)
+		return config{}, fmt.Errorf("xvm chain config: mempool-size must be at least 1, got %d", cfg.MempoolSize)
 	case cfg.IssueWait < 0:
-		return Config{}, fmt.Errorf("xvm chain config: issue-wait must not be negative")
+		return config{}, fmt.Errorf("xvm chain config: issue-wait must not be negative")
 	}
 	return cfg, nil
 }

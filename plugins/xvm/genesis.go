@@ -11,17 +11,17 @@ import (
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// Genesis is an X-Chain's genesis (the chain's `genesis` in the node
+// genesis is an X-Chain's genesis (the chain's `genesis` in the node
 // config): its assets. The first asset pays the fees.
-type Genesis struct {
-	Assets []GenesisAsset `json:"assets"`
+type genesis struct {
+	Assets []genesisAsset `json:"assets"`
 	// Timestamp is the time of the chain's first block (height 0) when it
 	// has no vertex phase, in unix seconds.
 	Timestamp jsonrpc.Uint64 `json:"timestamp"`
 }
 
-// GenesisAsset defines an asset and who holds it at genesis.
-type GenesisAsset struct {
+// genesisAsset defines an asset and who holds it at genesis.
+type genesisAsset struct {
 	// Alias names the asset in the API ("AVAX") besides its ID.
 	Alias        string `json:"alias"`
 	Name         string `json:"name"`
@@ -29,17 +29,17 @@ type GenesisAsset struct {
 	Denomination uint8  `json:"denomination"`
 	// Memo is hex ("0x...") put in the asset's creating transaction.
 	Memo         string         `json:"memo"`
-	InitialState GenesisHolders `json:"initialState"`
+	InitialState genesisHolders `json:"initialState"`
 }
 
-// GenesisHolders lists the holders of a fixed-cap asset.
-type GenesisHolders struct {
-	FixedCap []GenesisHolder `json:"fixedCap"`
+// genesisHolders lists the holders of a fixed-cap asset.
+type genesisHolders struct {
+	FixedCap []genesisHolder `json:"fixedCap"`
 }
 
-// GenesisHolder is an amount held by an address ("X-local1...", or
+// genesisHolder is an amount held by an address ("X-local1...", or
 // "local1..." without the chain).
-type GenesisHolder struct {
+type genesisHolder struct {
 	Amount  jsonrpc.Uint64 `json:"amount"`
 	Address string         `json:"address"`
 }
@@ -56,15 +56,15 @@ type asset struct {
 // avalanchego builds genesis assets: network ID, an empty blockchain ID,
 // the memo, and one secp256k1fx initial state whose outputs (one per
 // holder, threshold 1) are sorted.
-func parseGenesis(raw []byte, networkID uint32) (Genesis, []asset, error) {
-	var g Genesis
+func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
+	var g genesis
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&g); err != nil {
-		return Genesis{}, nil, fmt.Errorf("xvm genesis: %w", err)
+		return genesis{}, nil, fmt.Errorf("xvm genesis: %w", err)
 	}
 	if len(g.Assets) == 0 {
-		return Genesis{}, nil, fmt.Errorf("xvm genesis: no assets (the first pays the fees)")
+		return genesis{}, nil, fmt.Errorf("xvm genesis: no assets (the first pays the fees)")
 	}
 	hrp := avax.HRP(networkID)
 	seen := map[string]bool{}
@@ -72,24 +72,24 @@ func parseGenesis(raw []byte, networkID uint32) (Genesis, []asset, error) {
 	for i, a := range g.Assets {
 		where := fmt.Sprintf("xvm genesis: assets[%d]", i)
 		if a.Alias == "" || a.Name == "" || a.Symbol == "" {
-			return Genesis{}, nil, fmt.Errorf("%s: alias, name and symbol are required", where)
+			return genesis{}, nil, fmt.Errorf("%s: alias, name and symbol are required", where)
 		}
 		if seen[a.Alias] {
-			return Genesis{}, nil, fmt.Errorf("%s: alias %q used twice", where, a.Alias)
+			return genesis{}, nil, fmt.Errorf("%s: alias %q used twice", where, a.Alias)
 		}
 		seen[a.Alias] = true
 		memo, err := decodeHexOrEmpty(a.Memo)
 		if err != nil {
-			return Genesis{}, nil, fmt.Errorf("%s: memo: %w", where, err)
+			return genesis{}, nil, fmt.Errorf("%s: memo: %w", where, err)
 		}
 		state := txs.InitialState{FxIndex: 0}
 		for j, h := range a.InitialState.FixedCap {
 			addr, err := parseGenesisAddress(h.Address, hrp)
 			if err != nil {
-				return Genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: %w", where, j, err)
+				return genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: %w", where, j, err)
 			}
 			if h.Amount == 0 {
-				return Genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: amount must be positive", where, j)
+				return genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: amount must be positive", where, j)
 			}
 			state.Outs = append(state.Outs, avax.TransferOutput{
 				Amt:          uint64(h.Amount),

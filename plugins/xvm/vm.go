@@ -37,7 +37,7 @@ const (
 // VM is the X-Chain VM.
 type VM struct {
 	env    *sdk.Env
-	cfg    Config
+	cfg    config
 	db     host.Database
 	index  host.BatchIndex
 	shared host.SharedMemory
@@ -70,7 +70,7 @@ func New() *VM { return &VM{now: time.Now} }
 // Initialize reads the config and genesis, writes the genesis state on a
 // new chain, and starts the block builder.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
-	cfg, err := ParseConfig(env.Config)
+	cfg, err := parseConfig(env.Config)
 	if err != nil {
 		return err
 	}

@@ -10,5 +10,5 @@
 // HTTP and WebSocket requests go through the host's httpgrpc proxy; Accept,
 // the database and the chain registry are the memory host's. The harness
 // shuts the plugin down when the test ends and fails the test when Shutdown
-// fails.
+// fails. ExampleStart is a whole test of the example VM, run by go test.
 package plugintest

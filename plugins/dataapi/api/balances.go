@@ -19,8 +19,8 @@ import (
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
-// Currencies are the values of the currency parameter.
-var Currencies = []string{"usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"}
+// currencies are the values of the currency parameter.
+var currencies = []string{"usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"}
 
 // maxContractFilter is the most addresses contractAddresses may list.
 const maxContractFilter = 500
@@ -213,7 +213,7 @@ func (s *Server) listErc20Balances(r *http.Request) (any, error) {
 	var currency string
 	br, err := s.readBalances(r, "listErc20", true, func(q *rest.Params) ([]common.Address, []string, error) {
 		spam := q.Bool("filterSpamTokens", true)
-		currency = q.Enum("currency", "usd", Currencies...)
+		currency = q.Enum("currency", "usd", currencies...)
 		filter, scope, err := contractFilter(q, "contractAddresses", true)
 		return filter, append(scope, strconv.FormatBool(spam)), err
 	})
@@ -283,9 +283,9 @@ func erc1155Balance(c indexer.Chain, tok store.Token, nft store.NFT, bal *big.In
 	}
 }
 
-// ListCollectibleBalancesResponse is the answer of
+// listCollectibleBalancesResponse is the answer of
 // balances:listCollectibles.
-type ListCollectibleBalancesResponse struct {
+type listCollectibleBalancesResponse struct {
 	NextPageToken       string `json:"nextPageToken,omitempty"`
 	CollectibleBalances []any  `json:"collectibleBalances"`
 }
@@ -304,14 +304,14 @@ func (s *Server) listCollectibles(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	out := ListCollectibleBalancesResponse{CollectibleBalances: make([]any, 0, len(rows))}
+	out := listCollectibleBalancesResponse{CollectibleBalances: make([]any, 0, len(rows))}
 	for _, b := range rows {
 		if b.Token.Kind == store.KindERC1155 {
 			out.CollectibleBalances = append(out.CollectibleBalances, erc1155Balance(br.chain, b.Token, b.NFT, b.Balance))
 			continue
 		}
 		t := erc721Token(b.Token, b.NFT)
-		out.CollectibleBalances = append(out.CollectibleBalances, Erc721TokenBalance{
+		out.CollectibleBalances = append(out.CollectibleBalances, erc721TokenBalance{
 			Address: t.Address, Name: t.Name, Symbol: t.Symbol, ErcType: t.ErcType, TokenID: t.TokenID,
 			TokenURI: t.TokenURI, Metadata: t.Metadata, OwnerAddress: address(br.holder), ChainID: dec(br.chain.EVMChainID),
 		})

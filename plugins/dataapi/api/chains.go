@@ -35,14 +35,14 @@ type TokenConfig struct {
 	Description string  `json:"description"`
 }
 
-// Features are the values of the feature filter and of enabledFeatures.
-var Features = []string{"nftIndexing", "webhooks", "teleporter"}
+// features are the values of the feature filter and of enabledFeatures.
+var features = []string{"nftIndexing", "webhooks", "teleporter"}
 
 // Validate checks the config of the chain named name.
 func (c ChainConfig) Validate(name string) error {
 	for i, f := range c.Features {
-		if !slices.Contains(Features, f) {
-			return fmt.Errorf("chains.%s.features[%d]: must be one of %s, got %q", name, i, strings.Join(Features, "|"), f)
+		if !slices.Contains(features, f) {
+			return fmt.Errorf("chains.%s.features[%d]: must be one of %s, got %q", name, i, strings.Join(features, "|"), f)
 		}
 	}
 	if t := c.NetworkToken; t != nil && t.Decimals != nil && *t.Decimals > 255 {
@@ -188,7 +188,7 @@ type ListChainsResponse struct {
 func (s *Server) listChains(r *http.Request) (any, error) {
 	q := rest.Query(r)
 	network := q.Enum("network", "", rest.Networks...)
-	feature := q.Enum("feature", "", Features...)
+	feature := q.Enum("feature", "", features...)
 	if err := q.Err(); err != nil {
 		return nil, err
 	}

@@ -262,8 +262,8 @@ type Erc1155TokenBalance struct {
 	Balance  string          `json:"balance"`
 }
 
-// Erc721TokenBalance is an ERC-721 item of balances:listCollectibles.
-type Erc721TokenBalance struct {
+// erc721TokenBalance is an ERC-721 item of balances:listCollectibles.
+type erc721TokenBalance struct {
 	Address      string         `json:"address"`
 	Name         string         `json:"name"`
 	Symbol       string         `json:"symbol"`

@@ -10,11 +10,11 @@ import (
 	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 )
 
-// CREATE3 is the internal transaction type of a CREATE run by a contract
+// create3 is the internal transaction type of a CREATE run by a contract
 // that the same transaction made with CREATE2: the CREATE3 pattern, where a
 // CREATE2 proxy deploys the real contract so that its address depends on
 // the salt only.
-const CREATE3 = "CREATE3"
+const create3 = "CREATE3"
 
 // creation is a contract creation a transaction made.
 type creation struct {
@@ -64,7 +64,7 @@ func frames(tx *evmapi.Transaction) ([]store.InternalTx, []creation) {
 			}
 		case evmapi.CreateType, evmapi.Create2Type:
 			if typ == evmapi.CreateType && create2[f.From] {
-				typ = CREATE3
+				typ = create3
 			}
 			if !reverted {
 				created = append(created, creation{frame: uint64(i), address: f.To, factory: f.From})

@@ -22,9 +22,9 @@ import (
 	"github.com/chainhost/chainhost/sdk/host"
 )
 
-// MaxBatch is the most calls one JSON-RPC batch carries: the EVM's default
+// maxBatch is the most calls one JSON-RPC batch carries: the EVM's default
 // api-max-batch-size.
-const MaxBatch = 40
+const maxBatch = 40
 
 // Error is a JSON-RPC error the chain answered.
 type Error struct {
@@ -153,13 +153,13 @@ type Result struct {
 	Err  error
 }
 
-// CallMany runs calls in batches of MaxBatch and returns their results in
+// CallMany runs calls in batches of maxBatch and returns their results in
 // order. The error is for a batch that failed whole (the chain is
 // unreachable); a call that failed alone has its Result.Err.
 func (c *Client) CallMany(ctx context.Context, calls []Call) ([]Result, error) {
 	out := make([]Result, len(calls))
-	for start := 0; start < len(calls); start += MaxBatch {
-		end := min(start+MaxBatch, len(calls))
+	for start := 0; start < len(calls); start += maxBatch {
+		end := min(start+maxBatch, len(calls))
 		if err := c.callBatch(ctx, calls[start:end], out[start:end]); err != nil {
 			return nil, err
 		}

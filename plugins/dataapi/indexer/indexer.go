@@ -109,9 +109,9 @@ func New(opts Options) (*Indexer, error) {
 	}, nil
 }
 
-// IsEVM reports whether a chain is one the indexer follows: it runs the EVM
+// isEVM reports whether a chain is one the indexer follows: it runs the EVM
 // and has its internal indexer handler.
-func IsEVM(c host.ChainInfo) bool {
+func isEVM(c host.ChainInfo) bool {
 	return c.VMName == evmapi.VMName && slices.Contains(c.InternalHandlers, evmapi.IndexerHandler)
 }
 
@@ -177,7 +177,7 @@ func (x *Indexer) watch(ctx context.Context) {
 // see records a chain of the registry, starting a follower for a new EVM
 // chain and waking the follower of one that started.
 func (x *Indexer) see(ctx context.Context, info host.ChainInfo, states map[ids.ID]store.ChainState) {
-	if !IsEVM(info) {
+	if !isEVM(info) {
 		return
 	}
 	x.mu.Lock()

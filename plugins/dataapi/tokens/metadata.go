@@ -18,17 +18,17 @@ import (
 
 // Metadata index statuses: the contract's NftTokenMetadataStatus values.
 const (
-	StatusUnknown             = "UNKNOWN"
-	StatusMissingToken        = "MISSING_TOKEN"
-	StatusInvalidTokenURI     = "INVALID_TOKEN_URI"
-	StatusInvalidScheme       = "INVALID_TOKEN_URI_SCHEME"
-	StatusUnreachable         = "UNREACHABLE_TOKEN_URI"
-	StatusThrottled           = "THROTTLED_TOKEN_URI"
-	StatusTooLarge            = "METADATA_CONTENT_TOO_LARGE"
-	StatusInvalidMetadata     = "INVALID_METADATA"
-	StatusInvalidMetadataJSON = "INVALID_METADATA_JSON"
-	StatusIndexed             = "INDEXED"
-	StatusUnindexed           = "UNINDEXED"
+	statusUnknown             = "UNKNOWN"
+	statusMissingToken        = "MISSING_TOKEN"
+	statusInvalidTokenURI     = "INVALID_TOKEN_URI"
+	statusInvalidScheme       = "INVALID_TOKEN_URI_SCHEME"
+	statusUnreachable         = "UNREACHABLE_TOKEN_URI"
+	statusThrottled           = "THROTTLED_TOKEN_URI"
+	statusTooLarge            = "METADATA_CONTENT_TOO_LARGE"
+	statusInvalidMetadata     = "INVALID_METADATA"
+	statusInvalidMetadataJSON = "INVALID_METADATA_JSON"
+	statusIndexed             = "INDEXED"
+	statusUnindexed           = "UNINDEXED"
 )
 
 // FetchOptions says whether and how NFT metadata documents are fetched
@@ -58,11 +58,11 @@ type metadataReader struct {
 // read returns the metadata of the document at uri.
 func (m *metadataReader) read(ctx context.Context, uri string) store.NFTMetadata {
 	if strings.TrimSpace(uri) == "" {
-		return store.NFTMetadata{Status: StatusInvalidTokenURI}
+		return store.NFTMetadata{Status: statusInvalidTokenURI}
 	}
 	u, err := url.Parse(uri)
 	if err != nil {
-		return store.NFTMetadata{Status: StatusInvalidTokenURI}
+		return store.NFTMetadata{Status: statusInvalidTokenURI}
 	}
 	var doc []byte
 	switch strings.ToLower(u.Scheme) {
@@ -73,17 +73,17 @@ func (m *metadataReader) read(ctx context.Context, uri string) store.NFTMetadata
 		}
 	case "http", "https", "ipfs":
 		if !m.opts.Enabled {
-			return store.NFTMetadata{Status: StatusUnindexed}
+			return store.NFTMetadata{Status: statusUnindexed}
 		}
 		var status string
 		if doc, status = m.fetch(ctx, u); status != "" {
 			return store.NFTMetadata{Status: status}
 		}
 	default:
-		return store.NFTMetadata{Status: StatusInvalidScheme}
+		return store.NFTMetadata{Status: statusInvalidScheme}
 	}
 	md := parseMetadata(doc)
-	if md.Status == StatusIndexed {
+	if md.Status == statusIndexed {
 		md.UpdatedAt = uint64(m.now().Unix())
 	}
 	return md
@@ -94,29 +94,29 @@ func (m *metadataReader) read(ctx context.Context, uri string) store.NFTMetadata
 func dataURI(uri string, maxBytes int64) ([]byte, string) {
 	header, payload, ok := strings.Cut(uri[len("data:"):], ",")
 	if !ok {
-		return nil, StatusInvalidTokenURI
+		return nil, statusInvalidTokenURI
 	}
 	var doc []byte
 	if strings.HasSuffix(strings.ToLower(header), ";base64") {
 		if int64(base64.StdEncoding.DecodedLen(len(payload))) > maxBytes+3 {
-			return nil, StatusTooLarge
+			return nil, statusTooLarge
 		}
 		b, err := base64.StdEncoding.DecodeString(payload)
 		if err != nil {
 			if b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(payload, "=")); err != nil {
-				return nil, StatusInvalidTokenURI
+				return nil, statusInvalidTokenURI
 			}
 		}
 		doc = b
 	} else {
 		s, err := url.PathUnescape(payload)
 		if err != nil {
-			return nil, StatusInvalidTokenURI
+			return nil, statusInvalidTokenURI
 		}
 		doc = []byte(s)
 	}
 	if int64(len(doc)) > maxBytes {
-		return nil, StatusTooLarge
+		return nil, statusTooLarge
 	}
 	return doc, ""
 }
@@ -127,7 +127,7 @@ func (m *metadataReader) fetch(ctx context.Context, u *url.URL) ([]byte, string)
 	if strings.EqualFold(u.Scheme, "ipfs") {
 		path := strings.TrimPrefix(strings.TrimPrefix(u.Host+u.Path, "ipfs/"), "/")
 		if m.opts.IPFSGateway == "" || path == "" {
-			return nil, StatusInvalidScheme
+			return nil, statusInvalidScheme
 		}
 		target = strings.TrimSuffix(m.opts.IPFSGateway, "/") + "/" + path
 	}
@@ -135,7 +135,7 @@ func (m *metadataReader) fetch(ctx context.Context, u *url.URL) ([]byte, string)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, StatusInvalidTokenURI
+		return nil, statusInvalidTokenURI
 	}
 	req.Header.Set("Accept", "application/json")
 	client := m.opts.Client
@@ -144,23 +144,23 @@ func (m *metadataReader) fetch(ctx context.Context, u *url.URL) ([]byte, string)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, StatusUnreachable
+		return nil, statusUnreachable
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return nil, StatusThrottled
+		return nil, statusThrottled
 	case resp.StatusCode/100 != 2:
-		return nil, StatusUnreachable
+		return nil, statusUnreachable
 	case resp.ContentLength > m.opts.MaxBytes:
-		return nil, StatusTooLarge
+		return nil, statusTooLarge
 	}
 	doc, err := io.ReadAll(io.LimitReader(resp.Body, m.opts.MaxBytes+1))
 	switch {
 	case err != nil:
-		return nil, StatusUnreachable
+		return nil, statusUnreachable
 	case int64(len(doc)) > m.opts.MaxBytes:
-		return nil, StatusTooLarge
+		return nil, statusTooLarge
 	}
 	return doc, ""
 }
@@ -171,17 +171,17 @@ func parseMetadata(doc []byte) store.NFTMetadata {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return store.NFTMetadata{Status: StatusInvalidMetadataJSON}
+		return store.NFTMetadata{Status: statusInvalidMetadataJSON}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return store.NFTMetadata{Status: StatusInvalidMetadataJSON}
+		return store.NFTMetadata{Status: statusInvalidMetadataJSON}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return store.NFTMetadata{Status: StatusInvalidMetadata}
+		return store.NFTMetadata{Status: statusInvalidMetadata}
 	}
 	md := store.NFTMetadata{
-		Status:       StatusIndexed,
+		Status:       statusIndexed,
 		Name:         text(obj["name"]),
 		Symbol:       text(obj["symbol"]),
 		Description:  text(obj["description"]),

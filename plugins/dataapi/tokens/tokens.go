@@ -198,7 +198,7 @@ func (r *Reader) NFTs(ctx context.Context, needs map[derive.NFTKey]derive.NFTNee
 	for i, k := range keys {
 		nfts[i] = store.NFT{TokenID: k.BigID()}
 		if res[i].Err != nil {
-			nfts[i].Metadata = store.NFTMetadata{Status: StatusMissingToken}
+			nfts[i].Metadata = store.NFTMetadata{Status: statusMissingToken}
 			continue
 		}
 		nfts[i].URI = decodeString(res[i].Data)

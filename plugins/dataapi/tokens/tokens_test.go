@@ -49,42 +49,42 @@ func TestMetadataDocuments(t *testing.T) {
 		status string
 		name   string
 	}{
-		{&off, b64(`{"name":"inline"}`), StatusIndexed, "inline"},
-		{&off, `data:application/json,{"name":"plain%20text"}`, StatusIndexed, "plain text"},
-		{&off, `data:application/json;utf8,{"name":"x"}`, StatusIndexed, "x"},
-		{&off, b64(`{"name":`), StatusInvalidMetadataJSON, ""},
-		{&off, b64(`{"name":"a"} {"name":"b"}`), StatusInvalidMetadataJSON, ""},
-		{&off, b64(`["a"]`), StatusInvalidMetadata, ""},
-		{&off, b64(`{"name":"` + strings.Repeat("y", 400) + `"}`), StatusTooLarge, ""},
-		{&off, "data:application/json;base64,!!!", StatusInvalidTokenURI, ""},
-		{&off, "data:nocomma", StatusInvalidTokenURI, ""},
-		{&off, "", StatusInvalidTokenURI, ""},
-		{&off, "  ", StatusInvalidTokenURI, ""},
-		{&off, "ftp://host/x", StatusInvalidScheme, ""},
-		{&off, "ar://abc", StatusInvalidScheme, ""},
-		{&off, srv.URL + "/ok", StatusUnindexed, ""},
-		{&off, "ipfs://cid/1.json", StatusUnindexed, ""},
-		{&on, srv.URL + "/ok", StatusIndexed, "N"},
-		{&on, "ipfs://cid/1.json", StatusIndexed, "N"},
-		{&on, "ipfs://ipfs/cid/1.json", StatusIndexed, "N"},
-		{&on, srv.URL + "/busy", StatusThrottled, ""},
-		{&on, srv.URL + "/missing", StatusUnreachable, ""},
-		{&on, srv.URL + "/big", StatusTooLarge, ""},
-		{&on, srv.URL + "/slow", StatusUnreachable, ""},
-		{&on, srv.URL + "/notjson", StatusInvalidMetadataJSON, ""},
-		{&on, "http://127.0.0.1:1/nothing", StatusUnreachable, ""},
+		{&off, b64(`{"name":"inline"}`), statusIndexed, "inline"},
+		{&off, `data:application/json,{"name":"plain%20text"}`, statusIndexed, "plain text"},
+		{&off, `data:application/json;utf8,{"name":"x"}`, statusIndexed, "x"},
+		{&off, b64(`{"name":`), statusInvalidMetadataJSON, ""},
+		{&off, b64(`{"name":"a"} {"name":"b"}`), statusInvalidMetadataJSON, ""},
+		{&off, b64(`["a"]`), statusInvalidMetadata, ""},
+		{&off, b64(`{"name":"` + strings.Repeat("y", 400) + `"}`), statusTooLarge, ""},
+		{&off, "data:application/json;base64,!!!", statusInvalidTokenURI, ""},
+		{&off, "data:nocomma", statusInvalidTokenURI, ""},
+		{&off, "", statusInvalidTokenURI, ""},
+		{&off, "  ", statusInvalidTokenURI, ""},
+		{&off, "ftp://host/x", statusInvalidScheme, ""},
+		{&off, "ar://abc", statusInvalidScheme, ""},
+		{&off, srv.URL + "/ok", statusUnindexed, ""},
+		{&off, "ipfs://cid/1.json", statusUnindexed, ""},
+		{&on, srv.URL + "/ok", statusIndexed, "N"},
+		{&on, "ipfs://cid/1.json", statusIndexed, "N"},
+		{&on, "ipfs://ipfs/cid/1.json", statusIndexed, "N"},
+		{&on, srv.URL + "/busy", statusThrottled, ""},
+		{&on, srv.URL + "/missing", statusUnreachable, ""},
+		{&on, srv.URL + "/big", statusTooLarge, ""},
+		{&on, srv.URL + "/slow", statusUnreachable, ""},
+		{&on, srv.URL + "/notjson", statusInvalidMetadataJSON, ""},
+		{&on, "http://127.0.0.1:1/nothing", statusUnreachable, ""},
 	} {
 		md := tc.r.read(context.Background(), tc.uri)
 		if md.Status != tc.status || md.Name != tc.name {
 			t.Errorf("read(%.60q) = %s %q, want %s %q", tc.uri, md.Status, md.Name, tc.status, tc.name)
 		}
-		if (md.Status == StatusIndexed) != (md.UpdatedAt == 1_800_000_000) {
+		if (md.Status == statusIndexed) != (md.UpdatedAt == 1_800_000_000) {
 			t.Errorf("read(%.60q): updated at %d", tc.uri, md.UpdatedAt)
 		}
 	}
 	md := on.read(context.Background(), srv.URL+"/ok")
 	want := store.NFTMetadata{
-		Status: StatusIndexed, UpdatedAt: 1_800_000_000, Name: "N", Description: "D", ImageURI: "ipfs://i", AnimationURI: "a",
+		Status: statusIndexed, UpdatedAt: 1_800_000_000, Name: "N", Description: "D", ImageURI: "ipfs://i", AnimationURI: "a",
 		ExternalURL: "e", Background: "fff", Attributes: `[{"k":1}]`, Properties: `{"p":true}`, Decimals: 2, HasDecimals: true,
 	}
 	if md != want {
@@ -171,13 +171,13 @@ func TestReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := nfts[derive.NFTKey{Token: nft, ID: common.BigToHash(big.NewInt(5))}]; n.Metadata.Status != StatusIndexed || n.Metadata.Name != "art 5" || n.TokenID.Int64() != 5 {
+	if n := nfts[derive.NFTKey{Token: nft, ID: common.BigToHash(big.NewInt(5))}]; n.Metadata.Status != statusIndexed || n.Metadata.Name != "art 5" || n.TokenID.Int64() != 5 {
 		t.Errorf("NFT 5: %+v", n)
 	}
-	if n := nfts[derive.NFTKey{Token: nft, ID: common.BigToHash(big.NewInt(404))}]; n.Metadata.Status != StatusMissingToken || n.URI != "" {
+	if n := nfts[derive.NFTKey{Token: nft, ID: common.BigToHash(big.NewInt(404))}]; n.Metadata.Status != statusMissingToken || n.URI != "" {
 		t.Errorf("NFT 404: %+v", n)
 	}
-	if n := nfts[derive.NFTKey{Token: multi, ID: common.BigToHash(big.NewInt(2))}]; n.Metadata.Status != StatusUnindexed || n.URI != "https://x/"+strings.Repeat("0", 63)+"2" {
+	if n := nfts[derive.NFTKey{Token: multi, ID: common.BigToHash(big.NewInt(2))}]; n.Metadata.Status != statusUnindexed || n.URI != "https://x/"+strings.Repeat("0", 63)+"2" {
 		t.Errorf("ERC-1155 2: %+v", n)
 	}
 	bals, err := r.BalancesOf(ctx, []derive.BalanceAt{{Key: derive.BalanceKey{Holder: holder, Token: erc20}, Block: 1}, {Key: derive.BalanceKey{Holder: holder, Token: erc20}, Block: 0}})

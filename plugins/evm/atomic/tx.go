@@ -25,8 +25,8 @@ import (
 // secp256k1fx types keep the X-Chain's IDs (avax.TypeTransferInput, ...):
 // the codec skips the IDs between.
 const (
-	TypeImportTx uint32 = 0
-	TypeExportTx uint32 = 1
+	typeImportTx uint32 = 0
+	typeExportTx uint32 = 1
 )
 
 // MaxTxSize is the largest transaction the codec reads, in bytes.
@@ -87,8 +87,8 @@ type ImportTx struct {
 	Outs         []EVMOutput
 }
 
-// TypeID is TypeImportTx.
-func (*ImportTx) TypeID() uint32 { return TypeImportTx }
+// TypeID is typeImportTx.
+func (*ImportTx) TypeID() uint32 { return typeImportTx }
 
 func (t *ImportTx) pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
@@ -135,8 +135,8 @@ type ExportTx struct {
 	ExportedOuts     []avax.TransferableOutput
 }
 
-// TypeID is TypeExportTx.
-func (*ExportTx) TypeID() uint32 { return TypeExportTx }
+// TypeID is typeExportTx.
+func (*ExportTx) TypeID() uint32 { return typeExportTx }
 
 func (t *ExportTx) pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
@@ -228,8 +228,8 @@ func (t *Tx) initialize() {
 	t.id = sha256.Sum256(t.bytes)
 }
 
-// UnsignedBytesOf returns the bytes whose SHA-256 signs unsigned.
-func UnsignedBytesOf(unsigned Unsigned) []byte {
+// unsignedBytesOf returns the bytes whose SHA-256 signs unsigned.
+func unsignedBytesOf(unsigned Unsigned) []byte {
 	p := avax.NewPacker(make([]byte, 0, 512))
 	p.Short(avax.CodecVersion)
 	p.Int(unsigned.TypeID())
@@ -240,7 +240,7 @@ func UnsignedBytesOf(unsigned Unsigned) []byte {
 // Sign signs unsigned with one list of keys per input, in the order of the
 // inputs, and returns the signed transaction.
 func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
-	hash := sha256.Sum256(UnsignedBytesOf(unsigned))
+	hash := sha256.Sum256(unsignedBytesOf(unsigned))
 	creds := make([]avax.Credential, len(keys))
 	for i, ks := range keys {
 		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
@@ -277,16 +277,16 @@ func unpackTx(u *avax.Unpacker) *Tx {
 	switch typ := u.TypeID(); {
 	case u.Err() != nil:
 		return t
-	case typ == TypeImportTx:
+	case typ == typeImportTx:
 		tx := &ImportTx{}
 		tx.unpack(u)
 		t.Unsigned = tx
-	case typ == TypeExportTx:
+	case typ == typeExportTx:
 		tx := &ExportTx{}
 		tx.unpack(u)
 		t.Unsigned = tx
 	default:
-		u.Failf("unknown atomic transaction type ID %d (import %d, export %d)", typ, TypeImportTx, TypeExportTx)
+		u.Failf("unknown atomic transaction type ID %d (import %d, export %d)", typ, typeImportTx, typeExportTx)
 		return t
 	}
 	n := u.SliceLen(4+4, "credentials")

@@ -16,17 +16,17 @@ import (
 )
 
 // Gas of atomic transactions, as coreth counts it since Apricot Phase 5:
-// one per byte of the unsigned transaction, CostPerSignature per
-// signature, and IntrinsicGas per transaction. A fee is the gas times a
+// one per byte of the unsigned transaction, costPerSignature per
+// signature, and intrinsicGas per transaction. A fee is the gas times a
 // base fee (DynamicFee).
 const (
-	TxBytesGas       uint64 = 1
-	CostPerSignature uint64 = 1000
-	IntrinsicGas     uint64 = 10_000
+	txBytesGas       uint64 = 1
+	costPerSignature uint64 = 1000
+	intrinsicGas     uint64 = 10_000
 	// EVMOutputGas is the gas one more EVM output adds to an import.
-	EVMOutputGas = (common.AddressLength + 8 + ids.Len) * TxBytesGas
+	EVMOutputGas = (common.AddressLength + 8 + ids.Len) * txBytesGas
 	// EVMInputGas is the gas one more EVM input adds to an export.
-	EVMInputGas = (common.AddressLength+8+ids.Len+8)*TxBytesGas + CostPerSignature
+	EVMInputGas = (common.AddressLength+8+ids.Len+8)*txBytesGas + costPerSignature
 )
 
 // Context is what a transaction is checked against.
@@ -218,14 +218,14 @@ func Burned(t *Tx) (uint64, error) {
 // GasUsed returns the transaction's gas as coreth counts it (Apricot
 // Phase 5): its unsigned bytes, its signatures and the intrinsic gas.
 func GasUsed(t *Tx) uint64 {
-	gas := uint64(len(t.unsignedBytes))*TxBytesGas + IntrinsicGas
+	gas := uint64(len(t.unsignedBytes))*txBytesGas + intrinsicGas
 	switch tx := t.Unsigned.(type) {
 	case *ImportTx:
 		for i := range tx.ImportedIns {
-			gas += uint64(len(tx.ImportedIns[i].In.SigIndices)) * CostPerSignature
+			gas += uint64(len(tx.ImportedIns[i].In.SigIndices)) * costPerSignature
 		}
 	case *ExportTx:
-		gas += uint64(len(tx.Ins)) * CostPerSignature
+		gas += uint64(len(tx.Ins)) * costPerSignature
 	}
 	return gas
 }
@@ -256,7 +256,7 @@ func VerifyExportSigners(t *Tx) error {
 		if len(cred.Sigs) != 1 {
 			return fmt.Errorf("input %d: its credential has %d signatures, want 1", i, len(cred.Sigs))
 		}
-		signer, err := EVMSigner(hash[:], cred.Sigs[0])
+		signer, err := evmSigner(hash[:], cred.Sigs[0])
 		if err != nil {
 			return fmt.Errorf("input %d: %w", i, err)
 		}
@@ -267,10 +267,10 @@ func VerifyExportSigners(t *Tx) error {
 	return nil
 }
 
-// EVMSigner returns the EVM address of the key that made sig over hash. A
+// evmSigner returns the EVM address of the key that made sig over hash. A
 // signature whose s is in the upper half of the curve order is refused, as
 // avalanchego refuses it.
-func EVMSigner(hash []byte, sig [avax.SignatureLen]byte) (common.Address, error) {
+func evmSigner(hash []byte, sig [avax.SignatureLen]byte) (common.Address, error) {
 	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:64])
 	if !crypto.ValidateSignatureValues(sig[64], r, s, true) {
 		return common.Address{}, errors.New("malformed signature (r, s out of range, s in the upper half, or recovery ID not 0 or 1)")

@@ -13,13 +13,13 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// TypeStandardBlock is the type ID of Banff's standard block in the
+// typeStandardBlock is the type ID of Banff's standard block in the
 // P-Chain's block codec (the Apricot blocks, 0 to 4, the transactions'
 // types, then Banff's four blocks from 29).
-const TypeStandardBlock uint32 = 32
+const typeStandardBlock uint32 = 32
 
-// MaxBlockSize is the largest block read, in bytes.
-const MaxBlockSize = 2 << 20
+// maxBlockSize is the largest block read, in bytes.
+const maxBlockSize = 2 << 20
 
 // Block is a standard block: its time (unix seconds), parent, height and
 // transactions.
@@ -43,7 +43,7 @@ func New(time uint64, parent ids.ID, height uint64, list []*txs.Tx) *Block {
 func (b *Block) encode() {
 	p := avax.NewPacker(make([]byte, 0, 1024))
 	p.Short(avax.CodecVersion)
-	p.Int(TypeStandardBlock)
+	p.Int(typeStandardBlock)
 	p.Long(b.Time)
 	p.ID(b.Parent)
 	p.Long(b.Height)
@@ -63,13 +63,13 @@ func (b *Block) Bytes() []byte { return b.bytes }
 
 // Parse reads a standard block.
 func Parse(raw []byte) (*Block, error) {
-	if len(raw) > MaxBlockSize {
-		return nil, fmt.Errorf("parse block: %d bytes, more than %d", len(raw), MaxBlockSize)
+	if len(raw) > maxBlockSize {
+		return nil, fmt.Errorf("parse block: %d bytes, more than %d", len(raw), maxBlockSize)
 	}
 	u := avax.NewUnpacker(raw)
 	u.Version()
-	if t := u.TypeID(); u.Err() == nil && t != TypeStandardBlock {
-		return nil, fmt.Errorf("parse block: type ID %d, want %d (a Banff standard block)", t, TypeStandardBlock)
+	if t := u.TypeID(); u.Err() == nil && t != typeStandardBlock {
+		return nil, fmt.Errorf("parse block: type ID %d, want %d (a Banff standard block)", t, typeStandardBlock)
 	}
 	time, parent, height := u.Long(), u.ID(), u.Long()
 	n := u.SliceLen(8, "block transactions")

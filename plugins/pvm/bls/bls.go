@@ -19,7 +19,7 @@ import (
 
 // Lengths of the encodings.
 const (
-	SecretKeyLen          = 32
+	secretKeyLen          = 32
 	PublicKeyLen          = bls12381.SizeOfG1AffineCompressed
 	UncompressedPublicKey = bls12381.SizeOfG1AffineUncompressed
 	SignatureLen          = bls12381.SizeOfG2AffineCompressed
@@ -89,8 +89,8 @@ func (s *Signature) Bytes() [SignatureLen]byte { return s.p.Bytes() }
 
 // SecretKeyFromBytes reads a big-endian scalar.
 func SecretKeyFromBytes(b []byte) (*SecretKey, error) {
-	if len(b) != SecretKeyLen {
-		return nil, fmt.Errorf("bls: secret key of %d bytes, want %d", len(b), SecretKeyLen)
+	if len(b) != secretKeyLen {
+		return nil, fmt.Errorf("bls: secret key of %d bytes, want %d", len(b), secretKeyLen)
 	}
 	var sk SecretKey
 	sk.s.SetBytes(b)
@@ -114,7 +114,7 @@ func DeriveSecretKey(seed []byte) *SecretKey {
 }
 
 // Bytes returns the big-endian scalar.
-func (sk *SecretKey) Bytes() []byte { return sk.s.FillBytes(make([]byte, SecretKeyLen)) }
+func (sk *SecretKey) Bytes() []byte { return sk.s.FillBytes(make([]byte, secretKeyLen)) }
 
 // PublicKey returns the key's public key.
 func (sk *SecretKey) PublicKey() *PublicKey {

@@ -21,48 +21,48 @@ import (
 // Type IDs of the P-Chain's codec: the five Apricot blocks come first, the
 // four Banff blocks after the Banff types.
 const (
-	TypeInput                        uint32 = 10
-	TypeOutputOwners                 uint32 = 11
-	TypeAddValidatorTx               uint32 = 12
-	TypeAddSubnetValidatorTx         uint32 = 13
-	TypeAddDelegatorTx               uint32 = 14
-	TypeCreateChainTx                uint32 = 15
-	TypeCreateSubnetTx               uint32 = 16
+	typeInput                        uint32 = 10
+	typeOutputOwners                 uint32 = 11
+	typeAddValidatorTx               uint32 = 12
+	typeAddSubnetValidatorTx         uint32 = 13
+	typeAddDelegatorTx               uint32 = 14
+	typeCreateChainTx                uint32 = 15
+	typeCreateSubnetTx               uint32 = 16
 	TypeImportTx                     uint32 = 17
-	TypeExportTx                     uint32 = 18
-	TypeAdvanceTimeTx                uint32 = 19
-	TypeRewardValidatorTx            uint32 = 20
-	TypeStakeableLockIn              uint32 = 21
-	TypeStakeableLockOut             uint32 = 22
-	TypeRemoveSubnetValidatorTx      uint32 = 23
-	TypeTransformSubnetTx            uint32 = 24
-	TypeAddPermissionlessValidatorTx uint32 = 25
-	TypeAddPermissionlessDelegatorTx uint32 = 26
-	TypeEmptySigner                  uint32 = 27
-	TypeProofOfPossession            uint32 = 28
-	TypeTransferSubnetOwnershipTx    uint32 = 33
-	TypeBaseTx                       uint32 = 34
-	TypeConvertSubnetToL1Tx          uint32 = 35
-	TypeRegisterL1ValidatorTx        uint32 = 36
-	TypeSetL1ValidatorWeightTx       uint32 = 37
-	TypeIncreaseL1ValidatorBalanceTx uint32 = 38
-	TypeDisableL1ValidatorTx         uint32 = 39
+	typeExportTx                     uint32 = 18
+	typeAdvanceTimeTx                uint32 = 19
+	typeRewardValidatorTx            uint32 = 20
+	typeStakeableLockIn              uint32 = 21
+	typeStakeableLockOut             uint32 = 22
+	typeRemoveSubnetValidatorTx      uint32 = 23
+	typeTransformSubnetTx            uint32 = 24
+	typeAddPermissionlessValidatorTx uint32 = 25
+	typeAddPermissionlessDelegatorTx uint32 = 26
+	typeEmptySigner                  uint32 = 27
+	typeProofOfPossession            uint32 = 28
+	typeTransferSubnetOwnershipTx    uint32 = 33
+	typeBaseTx                       uint32 = 34
+	typeConvertSubnetToL1Tx          uint32 = 35
+	typeRegisterL1ValidatorTx        uint32 = 36
+	typeSetL1ValidatorWeightTx       uint32 = 37
+	typeIncreaseL1ValidatorBalanceTx uint32 = 38
+	typeDisableL1ValidatorTx         uint32 = 39
 )
 
 // unsupported names the codec's transaction types chainhost does not take.
 var unsupported = map[uint32]string{
-	TypeAddSubnetValidatorTx:      "AddSubnetValidatorTx (subnets get validators by becoming L1s)",
+	typeAddSubnetValidatorTx:      "AddSubnetValidatorTx (subnets get validators by becoming L1s)",
 	TypeImportTx:                  "ImportTx (imports to the P-Chain are not supported)",
-	TypeExportTx:                  "ExportTx (exports from the P-Chain are not supported)",
-	TypeAdvanceTimeTx:             "AdvanceTimeTx (the chain's clock moves on its own)",
-	TypeRewardValidatorTx:         "RewardValidatorTx (stakers leave at their end time on their own)",
-	TypeRemoveSubnetValidatorTx:   "RemoveSubnetValidatorTx",
-	TypeTransformSubnetTx:         "TransformSubnetTx",
-	TypeTransferSubnetOwnershipTx: "TransferSubnetOwnershipTx",
+	typeExportTx:                  "ExportTx (exports from the P-Chain are not supported)",
+	typeAdvanceTimeTx:             "AdvanceTimeTx (the chain's clock moves on its own)",
+	typeRewardValidatorTx:         "RewardValidatorTx (stakers leave at their end time on their own)",
+	typeRemoveSubnetValidatorTx:   "RemoveSubnetValidatorTx",
+	typeTransformSubnetTx:         "TransformSubnetTx",
+	typeTransferSubnetOwnershipTx: "TransferSubnetOwnershipTx",
 }
 
-// MaxTxSize is the largest transaction the codec reads, in bytes.
-const MaxTxSize = 256 << 10
+// maxTxSize is the largest transaction the codec reads, in bytes.
+const maxTxSize = 256 << 10
 
 // Unsigned is an unsigned transaction.
 type Unsigned interface {
@@ -74,10 +74,10 @@ type Unsigned interface {
 	pack(p *avax.Packer)
 }
 
-// Authorized is a transaction whose last credential signs an
+// authorized is a transaction whose last credential signs an
 // authorization (of a subnet's owner, or of an L1 validator's disable
 // owner) besides one credential per input.
-type Authorized interface {
+type authorized interface {
 	Unsigned
 	Authorization() *Auth
 }
@@ -86,7 +86,7 @@ type Authorized interface {
 // more for its authorization.
 func NumCredentials(t Unsigned) int {
 	n := len(t.Base().Ins)
-	if _, ok := t.(Authorized); ok {
+	if _, ok := t.(authorized); ok {
 		n++
 	}
 	return n
@@ -102,8 +102,8 @@ type BaseTx struct {
 	Memo         []byte
 }
 
-// TypeID is TypeBaseTx.
-func (*BaseTx) TypeID() uint32 { return TypeBaseTx }
+// TypeID is typeBaseTx.
+func (*BaseTx) TypeID() uint32 { return typeBaseTx }
 
 // Base returns t.
 func (t *BaseTx) Base() *BaseTx { return t }
@@ -139,8 +139,8 @@ type AddValidatorTx struct {
 	DelegationShares uint32
 }
 
-// TypeID is TypeAddValidatorTx.
-func (*AddValidatorTx) TypeID() uint32 { return TypeAddValidatorTx }
+// TypeID is typeAddValidatorTx.
+func (*AddValidatorTx) TypeID() uint32 { return typeAddValidatorTx }
 
 func (t *AddValidatorTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -158,8 +158,8 @@ type AddDelegatorTx struct {
 	RewardsOwner avax.OutputOwners
 }
 
-// TypeID is TypeAddDelegatorTx.
-func (*AddDelegatorTx) TypeID() uint32 { return TypeAddDelegatorTx }
+// TypeID is typeAddDelegatorTx.
+func (*AddDelegatorTx) TypeID() uint32 { return typeAddDelegatorTx }
 
 func (t *AddDelegatorTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -182,8 +182,8 @@ type AddPermissionlessValidatorTx struct {
 	DelegationShares      uint32
 }
 
-// TypeID is TypeAddPermissionlessValidatorTx.
-func (*AddPermissionlessValidatorTx) TypeID() uint32 { return TypeAddPermissionlessValidatorTx }
+// TypeID is typeAddPermissionlessValidatorTx.
+func (*AddPermissionlessValidatorTx) TypeID() uint32 { return typeAddPermissionlessValidatorTx }
 
 func (t *AddPermissionlessValidatorTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -206,8 +206,8 @@ type AddPermissionlessDelegatorTx struct {
 	RewardsOwner avax.OutputOwners
 }
 
-// TypeID is TypeAddPermissionlessDelegatorTx.
-func (*AddPermissionlessDelegatorTx) TypeID() uint32 { return TypeAddPermissionlessDelegatorTx }
+// TypeID is typeAddPermissionlessDelegatorTx.
+func (*AddPermissionlessDelegatorTx) TypeID() uint32 { return typeAddPermissionlessDelegatorTx }
 
 func (t *AddPermissionlessDelegatorTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -224,8 +224,8 @@ type CreateSubnetTx struct {
 	Owner avax.OutputOwners
 }
 
-// TypeID is TypeCreateSubnetTx.
-func (*CreateSubnetTx) TypeID() uint32 { return TypeCreateSubnetTx }
+// TypeID is typeCreateSubnetTx.
+func (*CreateSubnetTx) TypeID() uint32 { return typeCreateSubnetTx }
 
 func (t *CreateSubnetTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -245,8 +245,8 @@ type CreateChainTx struct {
 	SubnetAuth  Auth
 }
 
-// TypeID is TypeCreateChainTx.
-func (*CreateChainTx) TypeID() uint32 { return TypeCreateChainTx }
+// TypeID is typeCreateChainTx.
+func (*CreateChainTx) TypeID() uint32 { return typeCreateChainTx }
 
 // Authorization is the subnet owner's.
 func (t *CreateChainTx) Authorization() *Auth { return &t.SubnetAuth }
@@ -287,8 +287,8 @@ type ConvertSubnetToL1Tx struct {
 	SubnetAuth Auth
 }
 
-// TypeID is TypeConvertSubnetToL1Tx.
-func (*ConvertSubnetToL1Tx) TypeID() uint32 { return TypeConvertSubnetToL1Tx }
+// TypeID is typeConvertSubnetToL1Tx.
+func (*ConvertSubnetToL1Tx) TypeID() uint32 { return typeConvertSubnetToL1Tx }
 
 // Authorization is the subnet owner's.
 func (t *ConvertSubnetToL1Tx) Authorization() *Auth { return &t.SubnetAuth }
@@ -320,8 +320,8 @@ type RegisterL1ValidatorTx struct {
 	Message           []byte
 }
 
-// TypeID is TypeRegisterL1ValidatorTx.
-func (*RegisterL1ValidatorTx) TypeID() uint32 { return TypeRegisterL1ValidatorTx }
+// TypeID is typeRegisterL1ValidatorTx.
+func (*RegisterL1ValidatorTx) TypeID() uint32 { return typeRegisterL1ValidatorTx }
 
 func (t *RegisterL1ValidatorTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -337,8 +337,8 @@ type SetL1ValidatorWeightTx struct {
 	Message []byte
 }
 
-// TypeID is TypeSetL1ValidatorWeightTx.
-func (*SetL1ValidatorWeightTx) TypeID() uint32 { return TypeSetL1ValidatorWeightTx }
+// TypeID is typeSetL1ValidatorWeightTx.
+func (*SetL1ValidatorWeightTx) TypeID() uint32 { return typeSetL1ValidatorWeightTx }
 
 func (t *SetL1ValidatorWeightTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -353,8 +353,8 @@ type IncreaseL1ValidatorBalanceTx struct {
 	Balance      uint64
 }
 
-// TypeID is TypeIncreaseL1ValidatorBalanceTx.
-func (*IncreaseL1ValidatorBalanceTx) TypeID() uint32 { return TypeIncreaseL1ValidatorBalanceTx }
+// TypeID is typeIncreaseL1ValidatorBalanceTx.
+func (*IncreaseL1ValidatorBalanceTx) TypeID() uint32 { return typeIncreaseL1ValidatorBalanceTx }
 
 func (t *IncreaseL1ValidatorBalanceTx) pack(p *avax.Packer) {
 	t.BaseTx.pack(p)
@@ -370,8 +370,8 @@ type DisableL1ValidatorTx struct {
 	DisableAuth  Auth
 }
 
-// TypeID is TypeDisableL1ValidatorTx.
-func (*DisableL1ValidatorTx) TypeID() uint32 { return TypeDisableL1ValidatorTx }
+// TypeID is typeDisableL1ValidatorTx.
+func (*DisableL1ValidatorTx) TypeID() uint32 { return typeDisableL1ValidatorTx }
 
 // Authorization is the deactivation owner's.
 func (t *DisableL1ValidatorTx) Authorization() *Auth { return &t.DisableAuth }
@@ -432,8 +432,8 @@ func (t *Tx) initialize() {
 	t.id = sha256.Sum256(t.bytes)
 }
 
-// UnsignedBytesOf returns the bytes that sign unsigned.
-func UnsignedBytesOf(unsigned Unsigned) []byte {
+// unsignedBytesOf returns the bytes that sign unsigned.
+func unsignedBytesOf(unsigned Unsigned) []byte {
 	p := avax.NewPacker(make([]byte, 0, 512))
 	p.Short(avax.CodecVersion)
 	p.Int(unsigned.TypeID())
@@ -444,7 +444,7 @@ func UnsignedBytesOf(unsigned Unsigned) []byte {
 // Sign signs unsigned with one list of keys per credential (one per input,
 // then the authorization's), each key signing for one signature index.
 func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
-	hash := sha256.Sum256(UnsignedBytesOf(unsigned))
+	hash := sha256.Sum256(unsignedBytesOf(unsigned))
 	creds := make([]avax.Credential, len(keys))
 	for i, ks := range keys {
 		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
@@ -457,8 +457,8 @@ func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
 
 // Parse reads a signed transaction, with nothing after it.
 func Parse(b []byte) (*Tx, error) {
-	if len(b) > MaxTxSize {
-		return nil, fmt.Errorf("parse tx: %d bytes, more than the %d allowed", len(b), MaxTxSize)
+	if len(b) > maxTxSize {
+		return nil, fmt.Errorf("parse tx: %d bytes, more than the %d allowed", len(b), maxTxSize)
 	}
 	u := avax.NewUnpacker(b)
 	u.Version()
@@ -481,11 +481,11 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		return t
 	}
 	switch typ {
-	case TypeBaseTx:
+	case typeBaseTx:
 		tx := &BaseTx{}
 		tx.unpack(u)
 		t.Unsigned = tx
-	case TypeAddValidatorTx:
+	case typeAddValidatorTx:
 		tx := &AddValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
@@ -493,14 +493,14 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		tx.RewardsOwner = unpackOwner(u)
 		tx.DelegationShares = u.Int()
 		t.Unsigned = tx
-	case TypeAddDelegatorTx:
+	case typeAddDelegatorTx:
 		tx := &AddDelegatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
 		tx.StakeOuts = unpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
 		t.Unsigned = tx
-	case TypeAddPermissionlessValidatorTx:
+	case typeAddPermissionlessValidatorTx:
 		tx := &AddPermissionlessValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
@@ -511,7 +511,7 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		tx.DelegatorRewardsOwner = unpackOwner(u)
 		tx.DelegationShares = u.Int()
 		t.Unsigned = tx
-	case TypeAddPermissionlessDelegatorTx:
+	case typeAddPermissionlessDelegatorTx:
 		tx := &AddPermissionlessDelegatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
@@ -519,12 +519,12 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		tx.StakeOuts = unpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
 		t.Unsigned = tx
-	case TypeCreateSubnetTx:
+	case typeCreateSubnetTx:
 		tx := &CreateSubnetTx{}
 		tx.BaseTx.unpack(u)
 		tx.Owner = unpackOwner(u)
 		t.Unsigned = tx
-	case TypeCreateChainTx:
+	case typeCreateChainTx:
 		tx := &CreateChainTx{}
 		tx.BaseTx.unpack(u)
 		tx.SubnetID = u.ID()
@@ -538,7 +538,7 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		tx.GenesisData = u.VarBytes()
 		tx.SubnetAuth = unpackAuth(u)
 		t.Unsigned = tx
-	case TypeConvertSubnetToL1Tx:
+	case typeConvertSubnetToL1Tx:
 		tx := &ConvertSubnetToL1Tx{}
 		tx.BaseTx.unpack(u)
 		tx.Subnet = u.ID()
@@ -557,25 +557,25 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		}
 		tx.SubnetAuth = unpackAuth(u)
 		t.Unsigned = tx
-	case TypeRegisterL1ValidatorTx:
+	case typeRegisterL1ValidatorTx:
 		tx := &RegisterL1ValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Balance = u.Long()
 		copy(tx.ProofOfPossession[:], u.Fixed(bls.SignatureLen))
 		tx.Message = u.VarBytes()
 		t.Unsigned = tx
-	case TypeSetL1ValidatorWeightTx:
+	case typeSetL1ValidatorWeightTx:
 		tx := &SetL1ValidatorWeightTx{}
 		tx.BaseTx.unpack(u)
 		tx.Message = u.VarBytes()
 		t.Unsigned = tx
-	case TypeIncreaseL1ValidatorBalanceTx:
+	case typeIncreaseL1ValidatorBalanceTx:
 		tx := &IncreaseL1ValidatorBalanceTx{}
 		tx.BaseTx.unpack(u)
 		tx.ValidationID = u.ID()
 		tx.Balance = u.Long()
 		t.Unsigned = tx
-	case TypeDisableL1ValidatorTx:
+	case typeDisableL1ValidatorTx:
 		tx := &DisableL1ValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.ValidationID = u.ID()

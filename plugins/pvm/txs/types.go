@@ -11,14 +11,14 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// NodeIDPrefix starts a node ID's text.
-const NodeIDPrefix = "NodeID-"
+// nodeIDPrefix starts a node ID's text.
+const nodeIDPrefix = "NodeID-"
 
 // NodeID names a node: 20 bytes, written "NodeID-<cb58>".
 type NodeID [warp.NodeIDLen]byte
 
 // String returns "NodeID-<cb58>".
-func (n NodeID) String() string { return NodeIDPrefix + ids.EncodeCB58(n[:]) }
+func (n NodeID) String() string { return nodeIDPrefix + ids.EncodeCB58(n[:]) }
 
 // IsZero reports whether every byte is 0.
 func (n NodeID) IsZero() bool { return n == NodeID{} }
@@ -41,9 +41,9 @@ func (n *NodeID) UnmarshalText(b []byte) error {
 
 // ParseNodeID reads "NodeID-<cb58>".
 func ParseNodeID(s string) (NodeID, error) {
-	rest, ok := strings.CutPrefix(s, NodeIDPrefix)
+	rest, ok := strings.CutPrefix(s, nodeIDPrefix)
 	if !ok {
-		return NodeID{}, fmt.Errorf("node ID %q does not start with %q", s, NodeIDPrefix)
+		return NodeID{}, fmt.Errorf("node ID %q does not start with %q", s, nodeIDPrefix)
 	}
 	b, err := ids.DecodeCB58(rest)
 	if err != nil {
@@ -85,7 +85,7 @@ func unpackValidator(u *avax.Unpacker) Validator {
 // packOwner packs output owners as a reward or subnet owner: the type ID
 // of secp256k1fx's OutputOwners, then its fields.
 func packOwner(p *avax.Packer, o *avax.OutputOwners) {
-	p.Int(TypeOutputOwners)
+	p.Int(typeOutputOwners)
 	p.Long(o.Locktime)
 	p.Int(o.Threshold)
 	p.Int(uint32(len(o.Addrs)))
@@ -96,8 +96,8 @@ func packOwner(p *avax.Packer, o *avax.OutputOwners) {
 
 func unpackOwner(u *avax.Unpacker) avax.OutputOwners {
 	var o avax.OutputOwners
-	if t := u.TypeID(); u.Err() == nil && t != TypeOutputOwners {
-		u.Failf("owner type ID %d is not supported (only secp256k1fx output owners, type %d)", t, TypeOutputOwners)
+	if t := u.TypeID(); u.Err() == nil && t != typeOutputOwners {
+		u.Failf("owner type ID %d is not supported (only secp256k1fx output owners, type %d)", t, typeOutputOwners)
 		return o
 	}
 	o.Locktime = u.Long()
@@ -118,7 +118,7 @@ type Auth struct {
 }
 
 func (a *Auth) pack(p *avax.Packer) {
-	p.Int(TypeInput)
+	p.Int(typeInput)
 	p.Int(uint32(len(a.SigIndices)))
 	for _, s := range a.SigIndices {
 		p.Int(s)
@@ -127,8 +127,8 @@ func (a *Auth) pack(p *avax.Packer) {
 
 func unpackAuth(u *avax.Unpacker) Auth {
 	var a Auth
-	if t := u.TypeID(); u.Err() == nil && t != TypeInput {
-		u.Failf("authorization type ID %d is not supported (only secp256k1fx inputs, type %d)", t, TypeInput)
+	if t := u.TypeID(); u.Err() == nil && t != typeInput {
+		u.Failf("authorization type ID %d is not supported (only secp256k1fx inputs, type %d)", t, typeInput)
 		return a
 	}
 	n := u.SliceLen(4, "signature indices")
@@ -193,10 +193,10 @@ func NewProofOfPossession(sk *bls.SecretKey) ProofOfPossession {
 // the proof of possession's with the proof.
 func packSigner(p *avax.Packer, s *ProofOfPossession) {
 	if s == nil {
-		p.Int(TypeEmptySigner)
+		p.Int(typeEmptySigner)
 		return
 	}
-	p.Int(TypeProofOfPossession)
+	p.Int(typeProofOfPossession)
 	s.pack(p)
 }
 
@@ -204,13 +204,13 @@ func unpackSigner(u *avax.Unpacker) *ProofOfPossession {
 	switch t := u.TypeID(); {
 	case u.Err() != nil:
 		return nil
-	case t == TypeEmptySigner:
+	case t == typeEmptySigner:
 		return nil
-	case t == TypeProofOfPossession:
+	case t == typeProofOfPossession:
 		s := unpackPoP(u)
 		return &s
 	default:
-		u.Failf("signer type ID %d is not a signer (empty %d, proof of possession %d)", t, TypeEmptySigner, TypeProofOfPossession)
+		u.Failf("signer type ID %d is not a signer (empty %d, proof of possession %d)", t, typeEmptySigner, typeProofOfPossession)
 		return nil
 	}
 }

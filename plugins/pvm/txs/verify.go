@@ -14,10 +14,10 @@ import (
 
 // Limits of the structural checks, as avalanchego's.
 const (
-	MaxMemoSize          = 256
-	MaxChainNameLen      = 128
-	MaxGenesisLen        = 1 << 20
-	MaxManagerAddressLen = 4096
+	maxMemoSize          = 256
+	maxChainNameLen      = 128
+	maxGenesisLen        = 1 << 20
+	maxManagerAddressLen = 4096
 	PercentDenominator   = 1_000_000 // delegation shares of 100%
 	maxConvertValidators = 1 << 16
 )
@@ -49,8 +49,8 @@ func Verify(t *Tx, ctx Context) error {
 		return fmt.Errorf("tx is for network %d, this is network %d", b.NetworkID, ctx.NetworkID)
 	case !slices.Contains(ctx.ChainIDs, b.BlockchainID):
 		return fmt.Errorf("tx is for chain %s, this chain is %s", b.BlockchainID, ctx.ChainIDs[0])
-	case len(b.Memo) > MaxMemoSize:
-		return fmt.Errorf("memo of %d bytes, more than %d", len(b.Memo), MaxMemoSize)
+	case len(b.Memo) > maxMemoSize:
+		return fmt.Errorf("memo of %d bytes, more than %d", len(b.Memo), maxMemoSize)
 	}
 	if err := verifyOutputs("output", b.Outs, ctx.AVAXAssetID); err != nil {
 		return err
@@ -172,12 +172,12 @@ func verifyCreateChain(u *CreateChainTx) error {
 	switch {
 	case u.SubnetID == PrimaryNetworkID:
 		return errors.New("a new chain cannot be validated by the primary network")
-	case len(u.ChainName) > MaxChainNameLen:
-		return fmt.Errorf("chain name of %d characters, more than %d", len(u.ChainName), MaxChainNameLen)
+	case len(u.ChainName) > maxChainNameLen:
+		return fmt.Errorf("chain name of %d characters, more than %d", len(u.ChainName), maxChainNameLen)
 	case u.VMID == ids.ID{}:
 		return errors.New("VM ID is empty")
-	case len(u.GenesisData) > MaxGenesisLen:
-		return fmt.Errorf("genesis of %d bytes, more than %d", len(u.GenesisData), MaxGenesisLen)
+	case len(u.GenesisData) > maxGenesisLen:
+		return fmt.Errorf("genesis of %d bytes, more than %d", len(u.GenesisData), maxGenesisLen)
 	}
 	for i := 1; i < len(u.FxIDs); i++ {
 		if bytes.Compare(u.FxIDs[i-1][:], u.FxIDs[i][:]) >= 0 {
@@ -196,8 +196,8 @@ func verifyConvert(u *ConvertSubnetToL1Tx) error {
 	switch {
 	case u.Subnet == PrimaryNetworkID:
 		return errors.New("the primary network cannot become an L1")
-	case len(u.Address) > MaxManagerAddressLen:
-		return fmt.Errorf("manager address of %d bytes, more than %d", len(u.Address), MaxManagerAddressLen)
+	case len(u.Address) > maxManagerAddressLen:
+		return fmt.Errorf("manager address of %d bytes, more than %d", len(u.Address), maxManagerAddressLen)
 	case len(u.Validators) == 0:
 		return errors.New("a conversion needs at least one validator")
 	case len(u.Validators) > maxConvertValidators:

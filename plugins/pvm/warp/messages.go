@@ -12,10 +12,10 @@ import (
 
 // Type IDs of the L1 validator messages, the payloads of addressed calls.
 const (
-	TypeSubnetToL1Conversion    uint32 = 0
-	TypeRegisterL1Validator     uint32 = 1
-	TypeL1ValidatorRegistration uint32 = 2
-	TypeL1ValidatorWeight       uint32 = 3
+	typeSubnetToL1Conversion    uint32 = 0
+	typeRegisterL1Validator     uint32 = 1
+	typeL1ValidatorRegistration uint32 = 2
+	typeL1ValidatorWeight       uint32 = 3
 )
 
 // NodeIDLen is the length of a node ID.
@@ -75,7 +75,7 @@ type RegisterL1Validator struct {
 func (r *RegisterL1Validator) Bytes() []byte {
 	p := avax.NewPacker(nil)
 	p.Short(avax.CodecVersion)
-	p.Int(TypeRegisterL1Validator)
+	p.Int(typeRegisterL1Validator)
 	p.ID(r.SubnetID)
 	p.VarBytes(r.NodeID)
 	p.Fixed(r.BLSPublicKey[:])
@@ -123,7 +123,7 @@ type L1ValidatorWeight struct {
 func (w *L1ValidatorWeight) Bytes() []byte {
 	p := avax.NewPacker(nil)
 	p.Short(avax.CodecVersion)
-	p.Int(TypeL1ValidatorWeight)
+	p.Int(typeL1ValidatorWeight)
 	p.ID(w.ValidationID)
 	p.Long(w.Nonce)
 	p.Long(w.Weight)
@@ -146,7 +146,7 @@ func ParsePayload(b []byte) (any, error) {
 	var out any
 	switch t := u.TypeID(); {
 	case u.Err() != nil:
-	case t == TypeRegisterL1Validator:
+	case t == typeRegisterL1Validator:
 		r := &RegisterL1Validator{SubnetID: u.ID(), NodeID: u.VarBytes()}
 		copy(r.BLSPublicKey[:], u.Fixed(bls.PublicKeyLen))
 		r.Expiry = u.Long()
@@ -154,9 +154,9 @@ func ParsePayload(b []byte) (any, error) {
 		r.DisableOwner = UnpackPChainOwner(u)
 		r.Weight = u.Long()
 		out = r
-	case t == TypeL1ValidatorWeight:
+	case t == typeL1ValidatorWeight:
 		out = &L1ValidatorWeight{ValidationID: u.ID(), Nonce: u.Long(), Weight: u.Long()}
-	case t == TypeSubnetToL1Conversion || t == TypeL1ValidatorRegistration:
+	case t == typeSubnetToL1Conversion || t == typeL1ValidatorRegistration:
 		return nil, fmt.Errorf("L1 validator message type %d is one the P-Chain sends, not one it reads", t)
 	default:
 		return nil, fmt.Errorf("unknown L1 validator message type %d", t)

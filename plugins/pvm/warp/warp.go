@@ -18,14 +18,14 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// MaxMessageSize is the largest Warp message read, in bytes.
-const MaxMessageSize = 256 << 10
+// maxMessageSize is the largest Warp message read, in bytes.
+const maxMessageSize = 256 << 10
 
 // Quorum is the share of a validator set's weight that must sign a message
-// (QuorumNumerator / QuorumDenominator), as on avalanchego's P-Chain.
+// (quorumNumerator / quorumDenominator), as on avalanchego's P-Chain.
 const (
-	QuorumNumerator   = 67
-	QuorumDenominator = 100
+	quorumNumerator   = 67
+	quorumDenominator = 100
 )
 
 // typeBitSetSignature is the bit-set signature's type ID in the Warp codec.
@@ -75,8 +75,8 @@ func (m *Message) Bytes() []byte {
 
 // ParseMessage reads a signed message.
 func ParseMessage(b []byte) (*Message, error) {
-	if len(b) > MaxMessageSize {
-		return nil, fmt.Errorf("warp message: %d bytes, more than %d", len(b), MaxMessageSize)
+	if len(b) > maxMessageSize {
+		return nil, fmt.Errorf("warp message: %d bytes, more than %d", len(b), maxMessageSize)
 	}
 	u := avax.NewUnpacker(b)
 	u.Version()
@@ -199,10 +199,10 @@ func (m *Message) Verify(networkID uint32, set ValidatorSet) error {
 			weight += v.Weight
 		}
 	}
-	need := new(big.Int).Mul(new(big.Int).SetUint64(set.TotalWeight), big.NewInt(QuorumNumerator))
-	have := new(big.Int).Mul(new(big.Int).SetUint64(weight), big.NewInt(QuorumDenominator))
+	need := new(big.Int).Mul(new(big.Int).SetUint64(set.TotalWeight), big.NewInt(quorumNumerator))
+	have := new(big.Int).Mul(new(big.Int).SetUint64(weight), big.NewInt(quorumDenominator))
 	if have.Cmp(need) < 0 {
-		return fmt.Errorf("%w: %d of %d, the quorum is %d%%", ErrInsufficientWeight, weight, set.TotalWeight, QuorumNumerator)
+		return fmt.Errorf("%w: %d of %d, the quorum is %d%%", ErrInsufficientWeight, weight, set.TotalWeight, quorumNumerator)
 	}
 	sig, err := bls.SignatureFromBytes(m.Signature[:])
 	if err != nil {

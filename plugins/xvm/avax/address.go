@@ -50,28 +50,28 @@ func ShortIDFromBytes(b []byte) (ShortID, error) {
 // Network IDs with a name and an address HRP of their own, as avalanchego
 // numbers them.
 const (
-	MainnetID  uint32 = 1
-	CascadeID  uint32 = 2
-	DenaliID   uint32 = 3
-	EverestID  uint32 = 4
-	FujiID     uint32 = 5
-	UnitTestID uint32 = 10
+	mainnetID  uint32 = 1
+	cascadeID  uint32 = 2
+	denaliID   uint32 = 3
+	everestID  uint32 = 4
+	fujiID     uint32 = 5
+	unitTestID uint32 = 10
 	LocalID    uint32 = 12345
 )
 
 // hrps are the bech32 human-readable parts of the networks that have one.
 var hrps = map[uint32]string{
-	MainnetID:  "avax",
-	CascadeID:  "cascade",
-	DenaliID:   "denali",
-	EverestID:  "everest",
-	FujiID:     "fuji",
-	UnitTestID: "testing",
+	mainnetID:  "avax",
+	cascadeID:  "cascade",
+	denaliID:   "denali",
+	everestID:  "everest",
+	fujiID:     "fuji",
+	unitTestID: "testing",
 	LocalID:    "local",
 }
 
-// FallbackHRP is the HRP of every other network.
-const FallbackHRP = "custom"
+// fallbackHRP is the HRP of every other network.
+const fallbackHRP = "custom"
 
 // HRP returns the bech32 human-readable part of addresses on a network:
 // "local" on the local network (12345), "avax" on mainnet, "custom" on a
@@ -80,11 +80,11 @@ func HRP(networkID uint32) string {
 	if h, ok := hrps[networkID]; ok {
 		return h
 	}
-	return FallbackHRP
+	return fallbackHRP
 }
 
-// FormatBech32 returns addr in bech32 with hrp ("local1...").
-func FormatBech32(hrp string, addr ShortID) (string, error) {
+// formatBech32 returns addr in bech32 with hrp ("local1...").
+func formatBech32(hrp string, addr ShortID) (string, error) {
 	five, err := bech32.ConvertBits(addr[:], 8, 5, true)
 	if err != nil {
 		return "", fmt.Errorf("format address: %w", err)
@@ -95,7 +95,7 @@ func FormatBech32(hrp string, addr ShortID) (string, error) {
 // FormatAddress returns addr as users see it on a chain: the chain's
 // alias, "-", and the bech32 form ("X-local1...").
 func FormatAddress(chainAlias, hrp string, addr ShortID) (string, error) {
-	b, err := FormatBech32(hrp, addr)
+	b, err := formatBech32(hrp, addr)
 	if err != nil {
 		return "", err
 	}

@@ -15,8 +15,8 @@ import (
 // method allows it) is the decoded value.
 const (
 	EncHex   = "hex"
-	EncHexC  = "hexc"
-	EncHexNC = "hexnc"
+	encHexC  = "hexc"
+	encHexNC = "hexnc"
 	EncJSON  = "json"
 )
 
@@ -26,7 +26,7 @@ func ParseEncoding(s string, allowJSON bool) (string, error) {
 	switch e := strings.ToLower(s); e {
 	case "":
 		return EncHex, nil
-	case EncHex, EncHexC, EncHexNC:
+	case EncHex, encHexC, encHexNC:
 		return e, nil
 	case EncJSON:
 		if allowJSON {
@@ -42,7 +42,7 @@ func ParseEncoding(s string, allowJSON bool) (string, error) {
 
 // EncodeBytes writes b in a hex encoding.
 func EncodeBytes(enc string, b []byte) string {
-	if enc == EncHexNC {
+	if enc == encHexNC {
 		return "0x" + hex.EncodeToString(b)
 	}
 	return ids.HexWithChecksum(b)
@@ -50,7 +50,7 @@ func EncodeBytes(enc string, b []byte) string {
 
 // DecodeBytes reads s in a hex encoding.
 func DecodeBytes(enc, s string) ([]byte, error) {
-	if enc == EncHexNC {
+	if enc == encHexNC {
 		return DecodePrefixedHex(s)
 	}
 	return ids.DecodeHexWithChecksum(s)

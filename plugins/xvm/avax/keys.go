@@ -18,8 +18,8 @@ import (
 // each) and the recovery ID (0 or 1).
 const SignatureLen = 65
 
-// PrivateKeyPrefix starts avalanchego's text form of a private key.
-const PrivateKeyPrefix = "PrivateKey-"
+// privateKeyPrefix starts avalanchego's text form of a private key.
+const privateKeyPrefix = "PrivateKey-"
 
 // PrivateKey is a secp256k1 private key.
 type PrivateKey struct {
@@ -32,13 +32,13 @@ func ParsePrivateKey(s string) (*PrivateKey, error) {
 	s = strings.TrimSpace(s)
 	var raw []byte
 	var err error
-	if rest, ok := strings.CutPrefix(s, PrivateKeyPrefix); ok {
+	if rest, ok := strings.CutPrefix(s, privateKeyPrefix); ok {
 		raw, err = ids.DecodeCB58(rest)
 	} else {
 		raw, err = hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("private key: want 64 hex digits or %s<cb58>: %w", PrivateKeyPrefix, err)
+		return nil, fmt.Errorf("private key: want 64 hex digits or %s<cb58>: %w", privateKeyPrefix, err)
 	}
 	return PrivateKeyFromBytes(raw)
 }
@@ -59,13 +59,13 @@ func PrivateKeyFromBytes(b []byte) (*PrivateKey, error) {
 func (k *PrivateKey) Bytes() []byte { return k.sk.Serialize() }
 
 // String returns avalanchego's "PrivateKey-<cb58>" form.
-func (k *PrivateKey) String() string { return PrivateKeyPrefix + ids.EncodeCB58(k.Bytes()) }
+func (k *PrivateKey) String() string { return privateKeyPrefix + ids.EncodeCB58(k.Bytes()) }
 
 // PublicKey returns the compressed public key (33 bytes).
 func (k *PrivateKey) PublicKey() []byte { return k.sk.PubKey().SerializeCompressed() }
 
 // Address returns the key's address.
-func (k *PrivateKey) Address() ShortID { return PublicKeyAddress(k.PublicKey()) }
+func (k *PrivateKey) Address() ShortID { return publicKeyAddress(k.PublicKey()) }
 
 // SignHash signs a 32-byte hash and returns the recoverable signature: r,
 // s (the low one) and the recovery ID.
@@ -77,9 +77,9 @@ func (k *PrivateKey) SignHash(hash []byte) [SignatureLen]byte {
 	return sig
 }
 
-// PublicKeyAddress returns the address of a compressed public key: the
+// publicKeyAddress returns the address of a compressed public key: the
 // RIPEMD-160 of its SHA-256.
-func PublicKeyAddress(compressed []byte) ShortID {
+func publicKeyAddress(compressed []byte) ShortID {
 	sum := sha256.Sum256(compressed)
 	h := ripemd160.New()
 	h.Write(sum[:])
@@ -113,5 +113,5 @@ func RecoverAddress(hash []byte, sig [SignatureLen]byte) (ShortID, error) {
 	if err != nil {
 		return ShortID{}, fmt.Errorf("recover public key: %w", err)
 	}
-	return PublicKeyAddress(pub.SerializeCompressed()), nil
+	return publicKeyAddress(pub.SerializeCompressed()), nil
 }

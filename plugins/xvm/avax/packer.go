@@ -11,9 +11,9 @@ import (
 // CodecVersion is the codec version every value here is encoded with.
 const CodecVersion = 0
 
-// MaxSliceLen is the most elements a decoded slice may hold (the bytes
+// maxSliceLen is the most elements a decoded slice may hold (the bytes
 // limit what a real value holds long before).
-const MaxSliceLen = 1 << 20
+const maxSliceLen = 1 << 20
 
 // Packer appends values in the linear codec's layout. The zero value is
 // ready; Bytes returns what was packed.
@@ -213,7 +213,7 @@ func (u *Unpacker) SliceLen(minSize int, what string) int {
 	if u.err != nil {
 		return 0
 	}
-	if n > MaxSliceLen || int(n)*minSize > u.Remaining() {
+	if n > maxSliceLen || int(n)*minSize > u.Remaining() {
 		u.Failf("%s: %d elements cannot fit in the %d bytes left", what, n, u.Remaining())
 		return 0
 	}

@@ -13,11 +13,11 @@ import (
 // Type IDs of the secp256k1fx types, the same in the X-Chain's codec and
 // in the C-Chain's atomic codec.
 const (
-	TypeTransferInput  uint32 = 5
-	TypeMintOutput     uint32 = 6
-	TypeTransferOutput uint32 = 7
-	TypeMintOperation  uint32 = 8
-	TypeCredential     uint32 = 9
+	typeTransferInput  uint32 = 5
+	typeMintOutput     uint32 = 6
+	typeTransferOutput uint32 = 7
+	typeMintOperation  uint32 = 8
+	typeCredential     uint32 = 9
 )
 
 // OutputOwners are who may spend an output: Threshold signatures of Addrs,
@@ -74,17 +74,17 @@ type TransferOutput struct {
 
 // Pack packs the output's type ID and fields.
 func (o *TransferOutput) Pack(p *Packer) {
-	p.Int(TypeTransferOutput)
+	p.Int(typeTransferOutput)
 	p.Long(o.Amt)
 	o.OutputOwners.pack(p)
 }
 
 // UnpackTransferOutput reads an output's type ID, which must be
-// TypeTransferOutput, and its fields.
+// typeTransferOutput, and its fields.
 func UnpackTransferOutput(u *Unpacker) TransferOutput {
 	var o TransferOutput
-	if t := u.TypeID(); u.Err() == nil && t != TypeTransferOutput {
-		u.Failf("output type ID %d is not supported (only secp256k1fx transfer outputs, type %d)", t, TypeTransferOutput)
+	if t := u.TypeID(); u.Err() == nil && t != typeTransferOutput {
+		u.Failf("output type ID %d is not supported (only secp256k1fx transfer outputs, type %d)", t, typeTransferOutput)
 		return o
 	}
 	o.Amt = u.Long()
@@ -110,7 +110,7 @@ type TransferInput struct {
 
 // Pack packs the input's type ID and fields.
 func (in *TransferInput) Pack(p *Packer) {
-	p.Int(TypeTransferInput)
+	p.Int(typeTransferInput)
 	p.Long(in.Amt)
 	p.Int(uint32(len(in.SigIndices)))
 	for _, s := range in.SigIndices {
@@ -118,12 +118,12 @@ func (in *TransferInput) Pack(p *Packer) {
 	}
 }
 
-// UnpackTransferInput reads an input's type ID, which must be
-// TypeTransferInput, and its fields.
-func UnpackTransferInput(u *Unpacker) TransferInput {
+// unpackTransferInput reads an input's type ID, which must be
+// typeTransferInput, and its fields.
+func unpackTransferInput(u *Unpacker) TransferInput {
 	var in TransferInput
-	if t := u.TypeID(); u.Err() == nil && t != TypeTransferInput {
-		u.Failf("input type ID %d is not supported (only secp256k1fx transfer inputs, type %d)", t, TypeTransferInput)
+	if t := u.TypeID(); u.Err() == nil && t != typeTransferInput {
+		u.Failf("input type ID %d is not supported (only secp256k1fx transfer inputs, type %d)", t, typeTransferInput)
 		return in
 	}
 	in.Amt = u.Long()
@@ -155,7 +155,7 @@ type Credential struct {
 
 // Pack packs the credential's type ID and signatures.
 func (c *Credential) Pack(p *Packer) {
-	p.Int(TypeCredential)
+	p.Int(typeCredential)
 	p.Int(uint32(len(c.Sigs)))
 	for i := range c.Sigs {
 		p.Fixed(c.Sigs[i][:])
@@ -163,11 +163,11 @@ func (c *Credential) Pack(p *Packer) {
 }
 
 // UnpackCredential reads a credential's type ID, which must be
-// TypeCredential, and its signatures.
+// typeCredential, and its signatures.
 func UnpackCredential(u *Unpacker) Credential {
 	var c Credential
-	if t := u.TypeID(); u.Err() == nil && t != TypeCredential {
-		u.Failf("credential type ID %d is not supported (only secp256k1fx credentials, type %d)", t, TypeCredential)
+	if t := u.TypeID(); u.Err() == nil && t != typeCredential {
+		u.Failf("credential type ID %d is not supported (only secp256k1fx credentials, type %d)", t, typeCredential)
 		return c
 	}
 	n := u.SliceLen(SignatureLen, "signatures")
@@ -238,24 +238,24 @@ func (o *TransferableOutput) outBytes() []byte {
 	return p.Bytes()
 }
 
-// CompareOutputs orders outputs as avalanchego requires them in a
+// compareOutputs orders outputs as avalanchego requires them in a
 // transaction: by asset ID, then by the bytes of the packed output.
-func CompareOutputs(a, b *TransferableOutput) int {
+func compareOutputs(a, b *TransferableOutput) int {
 	if c := bytes.Compare(a.AssetID[:], b.AssetID[:]); c != 0 {
 		return c
 	}
 	return bytes.Compare(a.outBytes(), b.outBytes())
 }
 
-// SortOutputs sorts outputs as CompareOutputs orders them.
+// SortOutputs sorts outputs as compareOutputs orders them.
 func SortOutputs(outs []TransferableOutput) {
-	slices.SortFunc(outs, func(a, b TransferableOutput) int { return CompareOutputs(&a, &b) })
+	slices.SortFunc(outs, func(a, b TransferableOutput) int { return compareOutputs(&a, &b) })
 }
 
 // OutputsSorted reports whether outputs are sorted (repeats allowed).
 func OutputsSorted(outs []TransferableOutput) bool {
 	for i := 1; i < len(outs); i++ {
-		if CompareOutputs(&outs[i-1], &outs[i]) > 0 {
+		if compareOutputs(&outs[i-1], &outs[i]) > 0 {
 			return false
 		}
 	}
@@ -284,7 +284,7 @@ func UnpackTransferableInput(u *Unpacker) TransferableInput {
 	in.TxID = u.ID()
 	in.OutputIndex = u.Int()
 	in.AssetID = u.ID()
-	in.In = UnpackTransferInput(u)
+	in.In = unpackTransferInput(u)
 	return in
 }
 

@@ -14,13 +14,13 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// TypeStandardBlock is the standard block's type ID in the X-Chain's block
+// typeStandardBlock is the standard block's type ID in the X-Chain's block
 // codec: after the transactions (0 to 4) and the types of the three
 // feature extensions (5 to 19).
-const TypeStandardBlock uint32 = 20
+const typeStandardBlock uint32 = 20
 
-// MaxBlockSize is the largest block read, in bytes.
-const MaxBlockSize = 2 << 20
+// maxBlockSize is the largest block read, in bytes.
+const maxBlockSize = 2 << 20
 
 // Block is a standard block: its parent, height, time (unix seconds), an
 // unused Merkle root and its transactions.
@@ -45,7 +45,7 @@ func NewBlock(parent ids.ID, height, time uint64, list []*txs.Tx) *Block {
 func (b *Block) encode() {
 	p := avax.NewPacker(make([]byte, 0, 1024))
 	p.Short(avax.CodecVersion)
-	p.Int(TypeStandardBlock)
+	p.Int(typeStandardBlock)
 	p.ID(b.Parent)
 	p.Long(b.Height)
 	p.Long(b.Time)
@@ -66,13 +66,13 @@ func (b *Block) Bytes() []byte { return b.bytes }
 
 // ParseBlock reads a standard block.
 func ParseBlock(raw []byte) (*Block, error) {
-	if len(raw) > MaxBlockSize {
-		return nil, fmt.Errorf("parse block: %d bytes, more than %d", len(raw), MaxBlockSize)
+	if len(raw) > maxBlockSize {
+		return nil, fmt.Errorf("parse block: %d bytes, more than %d", len(raw), maxBlockSize)
 	}
 	u := avax.NewUnpacker(raw)
 	u.Version()
-	if t := u.TypeID(); u.Err() == nil && t != TypeStandardBlock {
-		return nil, fmt.Errorf("parse block: type ID %d, want %d (a standard block)", t, TypeStandardBlock)
+	if t := u.TypeID(); u.Err() == nil && t != typeStandardBlock {
+		return nil, fmt.Errorf("parse block: type ID %d, want %d (a standard block)", t, typeStandardBlock)
 	}
 	parent, height, time, root := u.ID(), u.Long(), u.Long(), u.ID()
 	n := u.SliceLen(8, "block transactions")
@@ -99,13 +99,13 @@ func ParseBlock(raw []byte) (*Block, error) {
 // ends the DAG and hands the chain to blocks.
 const (
 	VertexVersion     uint16 = 0
-	StopVertexVersion uint16 = 1
+	stopVertexVersion uint16 = 1
 )
 
-// MaxVertexTxs and MaxVertexParents bound a vertex, as in avalanchego.
+// MaxVertexTxs and maxVertexParents bound a vertex, as in avalanchego.
 const (
 	MaxVertexTxs     = 128
-	MaxVertexParents = 128
+	maxVertexParents = 128
 )
 
 // Vertex is a container of the DAG: the chain, its height (one more than
@@ -128,7 +128,7 @@ type Vertex struct {
 func NewVertex(chainID ids.ID, height uint64, parents []ids.ID, txBytes [][]byte) *Vertex {
 	v := &Vertex{ChainID: chainID, Height: height, Parents: slices.Clone(parents), Txs: slices.Clone(txBytes)}
 	slices.SortFunc(v.Parents, func(a, b ids.ID) int { return a.Compare(b) })
-	SortByHash(v.Txs)
+	sortByHash(v.Txs)
 	v.encode()
 	return v
 }
@@ -141,9 +141,9 @@ func NewStopVertex(chainID ids.ID, height uint64, parents []ids.ID) *Vertex {
 	return v
 }
 
-// SortByHash sorts byte strings by their SHA-256, as a vertex holds its
+// sortByHash sorts byte strings by their SHA-256, as a vertex holds its
 // transactions.
-func SortByHash(list [][]byte) {
+func sortByHash(list [][]byte) {
 	slices.SortFunc(list, func(a, b []byte) int {
 		ha, hb := sha256.Sum256(a), sha256.Sum256(b)
 		return bytes.Compare(ha[:], hb[:])
@@ -153,7 +153,7 @@ func SortByHash(list [][]byte) {
 func (v *Vertex) encode() {
 	p := avax.NewPacker(make([]byte, 0, 1024))
 	if v.Stop {
-		p.Short(StopVertexVersion)
+		p.Short(stopVertexVersion)
 	} else {
 		p.Short(VertexVersion)
 	}
@@ -183,7 +183,7 @@ func (v *Vertex) ID() ids.ID { return v.id }
 func (v *Vertex) Bytes() []byte { return v.bytes }
 
 // ParseVertex reads a vertex or a stop vertex and checks it as avalanchego
-// does: epoch 0, at most MaxVertexParents parents, sorted and unique; a
+// does: epoch 0, at most maxVertexParents parents, sorted and unique; a
 // vertex has 1 to MaxVertexTxs transactions sorted and unique by hash, a
 // stop vertex none.
 func ParseVertex(raw []byte) (*Vertex, error) {
@@ -191,7 +191,7 @@ func ParseVertex(raw []byte) (*Vertex, error) {
 	v := &Vertex{}
 	switch version := u.Short(); {
 	case u.Err() != nil:
-	case version == StopVertexVersion:
+	case version == stopVertexVersion:
 		v.Stop = true
 	case version != VertexVersion:
 		return nil, fmt.Errorf("parse vertex: version %d", version)
@@ -219,8 +219,8 @@ func ParseVertex(raw []byte) (*Vertex, error) {
 	switch {
 	case v.Epoch != 0:
 		return nil, fmt.Errorf("parse vertex: epoch %d, want 0", v.Epoch)
-	case len(v.Parents) > MaxVertexParents:
-		return nil, fmt.Errorf("parse vertex: %d parents, more than %d", len(v.Parents), MaxVertexParents)
+	case len(v.Parents) > maxVertexParents:
+		return nil, fmt.Errorf("parse vertex: %d parents, more than %d", len(v.Parents), maxVertexParents)
 	case !v.Stop && (len(v.Txs) == 0 || len(v.Txs) > MaxVertexTxs):
 		return nil, fmt.Errorf("parse vertex: %d transactions, want 1 to %d", len(v.Txs), MaxVertexTxs)
 	}

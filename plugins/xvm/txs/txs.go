@@ -17,17 +17,17 @@ import (
 const (
 	TypeBaseTx        uint32 = 0
 	TypeCreateAssetTx uint32 = 1
-	TypeOperationTx   uint32 = 2
+	typeOperationTx   uint32 = 2
 	TypeImportTx      uint32 = 3
 	TypeExportTx      uint32 = 4
 )
 
-// MaxMemoSize is the longest memo, in bytes.
-const MaxMemoSize = 256
+// maxMemoSize is the longest memo, in bytes.
+const maxMemoSize = 256
 
-// MaxTxSize is the largest transaction the codec reads, in bytes
+// maxTxSize is the largest transaction the codec reads, in bytes
 // (avalanchego's default codec limit).
-const MaxTxSize = 256 << 10
+const maxTxSize = 256 << 10
 
 // Unsigned is an unsigned transaction: *BaseTx, *CreateAssetTx, *ImportTx
 // or *ExportTx.
@@ -261,8 +261,8 @@ func packCreds(p *avax.Packer, creds []avax.Credential) {
 	}
 }
 
-// UnsignedBytesOf returns the bytes that sign unsigned.
-func UnsignedBytesOf(unsigned Unsigned) []byte {
+// unsignedBytesOf returns the bytes that sign unsigned.
+func unsignedBytesOf(unsigned Unsigned) []byte {
 	p := avax.NewPacker(make([]byte, 0, 512))
 	p.Short(avax.CodecVersion)
 	p.Int(unsigned.TypeID())
@@ -275,7 +275,7 @@ func UnsignedBytesOf(unsigned Unsigned) []byte {
 // transaction. Each key signs for one of its input's signature indices,
 // in order.
 func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
-	hash := sha256.Sum256(UnsignedBytesOf(unsigned))
+	hash := sha256.Sum256(unsignedBytesOf(unsigned))
 	creds := make([]avax.Credential, len(keys))
 	for i, ks := range keys {
 		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
@@ -289,8 +289,8 @@ func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
 // Parse reads a signed transaction: the codec version, the unsigned
 // transaction and the credentials, with nothing after them.
 func Parse(b []byte) (*Tx, error) {
-	if len(b) > MaxTxSize {
-		return nil, fmt.Errorf("parse tx: %d bytes, more than the %d allowed", len(b), MaxTxSize)
+	if len(b) > maxTxSize {
+		return nil, fmt.Errorf("parse tx: %d bytes, more than the %d allowed", len(b), maxTxSize)
 	}
 	u := avax.NewUnpacker(b)
 	u.Version()
@@ -327,7 +327,7 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		tx := &ExportTx{}
 		tx.unpack(u)
 		t.Unsigned = tx
-	case typ == TypeOperationTx:
+	case typ == typeOperationTx:
 		u.Failf("operation transactions (type %d) are not supported", typ)
 		return t
 	default:

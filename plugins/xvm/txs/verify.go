@@ -37,8 +37,8 @@ func Verify(t *Tx, ctx Context) error {
 		return fmt.Errorf("tx is for network %d, this is network %d", b.NetworkID, ctx.NetworkID)
 	case b.BlockchainID != ctx.ChainID:
 		return fmt.Errorf("tx is for chain %s, this is chain %s", b.BlockchainID, ctx.ChainID)
-	case len(b.Memo) > MaxMemoSize:
-		return fmt.Errorf("memo of %d bytes, more than %d", len(b.Memo), MaxMemoSize)
+	case len(b.Memo) > maxMemoSize:
+		return fmt.Errorf("memo of %d bytes, more than %d", len(b.Memo), maxMemoSize)
 	}
 	outs := [][]avax.TransferableOutput{b.Outs}
 	ins := [][]avax.TransferableInput{b.Ins}

@@ -31,9 +31,22 @@ func (v *vm) Shutdown(context.Context) error {
 	return os.WriteFile(filepath.Join(v.env.DataDir, "shutdown"), []byte("ok"), 0o600)
 }
 
+// serveResultEnv names a file where main writes what sdk.Serve returned,
+// so that the tests see main go on after it.
+const serveResultEnv = "TINYVM_SERVE_RESULT"
+
 func main() {
-	sdk.Serve(sdk.ServeOpts{
+	err := sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: "tinyvm", Version: "1.2.3", Aliases: []string{"tiny"}},
 		Plugin:      &vm{},
 	})
+	if path := os.Getenv(serveResultEnv); path != "" {
+		if werr := os.WriteFile(path, []byte(fmt.Sprint(err)), 0o600); werr != nil {
+			fmt.Fprintln(os.Stderr, werr)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }

@@ -24,10 +24,13 @@ import (
 const accepted = 2
 
 func main() {
-	sdk.Serve(sdk.ServeOpts{
+	if err := sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: "testvm", Version: "v0.0.1", Aliases: []string{"test"}},
 		Plugin:      &vm{},
-	})
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // vm is the test VM.

@@ -23,7 +23,11 @@ import (
 func main() {
 	opts := sdk.ServeOpts{Description: sdk.Description{Name: faultvm.Name, Version: "0.1.0"}, Plugin: &faultvm.VM{}}
 	if len(os.Args) > 1 || os.Getenv(pluginv1.MagicCookieKey) != pluginv1.MagicCookieValue {
-		sdk.Serve(opts)
+		if err := sdk.Serve(opts); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
 	}
 	// The SDK's logger writes JSON lines to the real stderr, which
 	// go-plugin later swaps for a pipe.

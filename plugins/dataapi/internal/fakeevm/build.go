@@ -13,14 +13,14 @@ import (
 
 // Fees of every fake transaction.
 var (
-	GasPrice = big.NewInt(25_000_000_000)
-	BaseFee  = big.NewInt(25_000_000_000)
+	gasPrice = big.NewInt(25_000_000_000)
+	baseFee  = big.NewInt(25_000_000_000)
 )
 
 // Gas of every fake transaction.
 const (
-	GasLimit = 100_000
-	GasUsed  = 21_000
+	gasLimit = 100_000
+	gasUsed  = 21_000
 )
 
 // BlockBuilder builds the next block.
@@ -60,9 +60,9 @@ func (b *BlockBuilder) Tx(from common.Address, to *common.Address, value *big.In
 	h := crypto.Keccak256Hash(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte("tx"), b.c.ID), b.n), i))
 	t := &TxBuilder{tx: evmapi.Transaction{
 		Hash: h, Index: hexutil.Uint64(i), Type: 2, From: from, To: to, Value: (*hexutil.Big)(new(big.Int).Set(value)),
-		Input: append(hexutil.Bytes{}, input...), Nonce: hexutil.Uint64(i), Gas: GasLimit,
-		GasPrice: (*hexutil.Big)(GasPrice), MaxFeePerGas: (*hexutil.Big)(big.NewInt(50_000_000_000)),
-		MaxPriorityFeePerGas: (*hexutil.Big)(big.NewInt(1_000_000_000)), Status: 1, GasUsed: GasUsed,
+		Input: append(hexutil.Bytes{}, input...), Nonce: hexutil.Uint64(i), Gas: gasLimit,
+		GasPrice: (*hexutil.Big)(gasPrice), MaxFeePerGas: (*hexutil.Big)(big.NewInt(50_000_000_000)),
+		MaxPriorityFeePerGas: (*hexutil.Big)(big.NewInt(1_000_000_000)), Status: 1, GasUsed: gasUsed,
 	}, created: map[common.Address]*Token{}}
 	typ, callee := evmapi.CallType, common.Address{}
 	if to != nil {
@@ -70,7 +70,7 @@ func (b *BlockBuilder) Tx(from common.Address, to *common.Address, value *big.In
 	} else {
 		typ = evmapi.CreateType
 	}
-	t.tx.Calls = append(t.tx.Calls, evmapi.CallFrame{Type: typ, From: from, To: callee, Value: (*hexutil.Big)(new(big.Int).Set(value)), Gas: GasLimit, GasUsed: GasUsed})
+	t.tx.Calls = append(t.tx.Calls, evmapi.CallFrame{Type: typ, From: from, To: callee, Value: (*hexutil.Big)(new(big.Int).Set(value)), Gas: gasLimit, GasUsed: gasUsed})
 	t.effects = append(t.effects, func(c *Chain, n uint64) {
 		if value.Sign() != 0 {
 			c.addNative(from, n, new(big.Int).Neg(value))
@@ -117,7 +117,7 @@ func word(n *big.Int) []byte { return common.BigToHash(n).Bytes() }
 // ERC20 adds an ERC-20 Transfer of amount from from to to (zero from:
 // a mint, zero to: a burn).
 func (t *TxBuilder) ERC20(token, from, to common.Address, amount *big.Int) *TxBuilder {
-	t.log(token, word(amount), transferTopic, Topic(from), Topic(to))
+	t.log(token, word(amount), transferTopic, topic(from), topic(to))
 	amount = new(big.Int).Set(amount)
 	t.effects = append(t.effects, func(c *Chain, n uint64) {
 		c.addBalance(token, from, nil, n, new(big.Int).Neg(amount))
@@ -136,7 +136,7 @@ func (t *TxBuilder) SilentMint(token, to common.Address, amount *big.Int) *TxBui
 
 // ERC721 adds an ERC-721 Transfer of token ID id.
 func (t *TxBuilder) ERC721(token, from, to common.Address, id *big.Int) *TxBuilder {
-	t.log(token, nil, transferTopic, Topic(from), Topic(to), common.BigToHash(id))
+	t.log(token, nil, transferTopic, topic(from), topic(to), common.BigToHash(id))
 	id = new(big.Int).Set(id)
 	t.effects = append(t.effects, func(c *Chain, n uint64) {
 		k := balKey{token: token, id: common.BigToHash(id)}
@@ -151,7 +151,7 @@ func (t *TxBuilder) ERC721(token, from, to common.Address, id *big.Int) *TxBuild
 
 // Single adds an ERC-1155 TransferSingle.
 func (t *TxBuilder) Single(token, operator, from, to common.Address, id, value *big.Int) *TxBuilder {
-	t.log(token, append(word(id), word(value)...), singleTopic, Topic(operator), Topic(from), Topic(to))
+	t.log(token, append(word(id), word(value)...), singleTopic, topic(operator), topic(from), topic(to))
 	t.move1155(token, from, to, id, value)
 	return t
 }
@@ -167,7 +167,7 @@ func (t *TxBuilder) Batch(token, operator, from, to common.Address, ids, values 
 	for _, v := range values {
 		data = append(data, word(v)...)
 	}
-	t.log(token, data, batchTopic, Topic(operator), Topic(from), Topic(to))
+	t.log(token, data, batchTopic, topic(operator), topic(from), topic(to))
 	for i := range ids {
 		t.move1155(token, from, to, ids[i], values[i])
 	}
@@ -221,7 +221,7 @@ func (b *BlockBuilder) Commit() evmapi.Block {
 	parent := c.blocks[len(c.blocks)-1]
 	blk := evmapi.Block{
 		Number: hexutil.Uint64(b.n), Hash: blockHash(c.ID, b.n), ParentHash: parent.Hash,
-		Timestamp: parent.Timestamp + 2, GasLimit: 15_000_000, BaseFee: (*hexutil.Big)(BaseFee),
+		Timestamp: parent.Timestamp + 2, GasLimit: 15_000_000, BaseFee: (*hexutil.Big)(baseFee),
 		Transactions: make([]evmapi.Transaction, 0, len(b.txs)),
 	}
 	var logIndex uint64

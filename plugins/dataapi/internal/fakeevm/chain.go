@@ -235,8 +235,8 @@ func (c *Chain) addNative(a common.Address, n uint64, delta *big.Int) {
 	c.native[a] = set(c.native[a], n, v.Add(v, delta))
 }
 
-// Topic returns an address as an indexed topic.
-func Topic(a common.Address) common.Hash { return common.BytesToHash(a[:]) }
+// topic returns an address as an indexed topic.
+func topic(a common.Address) common.Hash { return common.BytesToHash(a[:]) }
 
 // transferTopics is what the standards' events index.
 var (

@@ -27,9 +27,9 @@ var (
 		common.HexToAddress("0x5e20000000000000000000000000000000000002"),
 		common.HexToAddress("0x5e20000000000000000000000000000000000003"),
 	}
-	SynthERC721  = common.HexToAddress("0x5e72100000000000000000000000000000000001")
-	SynthERC1155 = common.HexToAddress("0x5e11550000000000000000000000000000000001")
-	SynthRouter  = common.HexToAddress("0x5e0000000000000000000000000000000000000f")
+	synthERC721  = common.HexToAddress("0x5e72100000000000000000000000000000000001")
+	synthERC1155 = common.HexToAddress("0x5e11550000000000000000000000000000000001")
+	synthRouter  = common.HexToAddress("0x5e0000000000000000000000000000000000000f")
 )
 
 // Account returns synthetic account i.
@@ -50,16 +50,16 @@ func (c *Chain) Synthesize(o SynthOptions) {
 	for i, a := range SynthERC20 {
 		c.AddToken(a, &Token{Kind: ERC20, Name: "Synthetic", Symbol: "SYN" + string(rune('A'+i)), Decimals: 18})
 	}
-	c.AddToken(SynthERC721, &Token{Kind: ERC721, Name: "Synthetic NFT", Symbol: "SNFT", URI: func(id *big.Int) string {
+	c.AddToken(synthERC721, &Token{Kind: ERC721, Name: "Synthetic NFT", Symbol: "SNFT", URI: func(id *big.Int) string {
 		return `data:application/json,{"name":"s"}`
 	}})
-	c.AddToken(SynthERC1155, &Token{Kind: ERC1155, URI: func(*big.Int) string { return "https://x.invalid/{id}" }})
-	c.AddToken(SynthRouter, &Token{Kind: Plain})
+	c.AddToken(synthERC1155, &Token{Kind: ERC1155, URI: func(*big.Int) string { return "https://x.invalid/{id}" }})
+	c.AddToken(synthRouter, &Token{Kind: Plain})
 	// Every account starts rich in every ERC-20, so that no transfer
 	// takes a balance below zero.
 	b := c.NewBlock()
 	for i := range max(o.Accounts, 2) {
-		tx := b.Tx(Account(i), &SynthRouter, nil, []byte{0x40, 0xc1, 0x0f, 0x19})
+		tx := b.Tx(Account(i), &synthRouter, nil, []byte{0x40, 0xc1, 0x0f, 0x19})
 		for _, tok := range SynthERC20 {
 			tx.ERC20(tok, common.Address{}, Account(i), new(big.Int).Lsh(big.NewInt(1), 100))
 		}
@@ -82,7 +82,7 @@ func (c *Chain) Synthesize(o SynthOptions) {
 			case 6:
 				b.Tx(from, &to, big.NewInt(1), nil)
 			case 7:
-				tok := SynthERC721
+				tok := synthERC721
 				id := uint64(rng.IntN(int(nextNFT))) + 1
 				prev, minted := owner[id]
 				if !minted {
@@ -92,10 +92,10 @@ func (c *Chain) Synthesize(o SynthOptions) {
 				owner[id] = to
 				b.Tx(from, &tok, nil, []byte{0x42, 0x84, 0x2e, 0x0e}).ERC721(tok, prev, to, new(big.Int).SetUint64(id))
 			case 8:
-				tok := SynthERC1155
+				tok := synthERC1155
 				b.Tx(from, &tok, nil, []byte{0xf2, 0x42, 0x43, 0x2a}).Single(tok, from, common.Address{}, to, big.NewInt(int64(rng.IntN(5))), big.NewInt(2))
 			case 9:
-				r := SynthRouter
+				r := synthRouter
 				b.Tx(from, &r, big.NewInt(5), []byte{0x7f, 0xf3, 0x6a, 0xb5}).Frame(1, evmapi.CallType, r, to, big.NewInt(5), false, nil)
 			}
 		}

@@ -31,13 +31,13 @@ import (
 	"github.com/chainhost/chainhost/internal/syncbuf"
 )
 
-// BinEnv names a directory holding initdb and postgres, instead of the
+// binEnv names a directory holding initdb and postgres, instead of the
 // newest /usr/lib/postgresql/<major>/bin.
-const BinEnv = "CHAINHOST_PG_BIN"
+const binEnv = "CHAINHOST_PG_BIN"
 
-// Superuser is the cluster's superuser role; every local connection is
+// superuser is the cluster's superuser role; every local connection is
 // trusted.
-const Superuser = "postgres"
+const superuser = "postgres"
 
 // systemUser is the unprivileged account a root test runs the cluster as.
 const systemUser = "postgres"
@@ -54,9 +54,9 @@ type Cluster struct {
 	dbs  atomic.Int64 // databases made by NewDatabase
 }
 
-// Bin returns the directory of the PostgreSQL server binaries.
-func Bin() (string, error) {
-	if dir := os.Getenv(BinEnv); dir != "" {
+// bin returns the directory of the PostgreSQL server binaries.
+func bin() (string, error) {
+	if dir := os.Getenv(binEnv); dir != "" {
 		return dir, nil
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
@@ -66,7 +66,7 @@ func Bin() (string, error) {
 	})
 	if len(dirs) == 0 {
 		return "", errors.New("no PostgreSQL server binaries in /usr/lib/postgresql/<major>/bin: install the postgresql package " +
-			"(make test does) or set " + BinEnv)
+			"(make test does) or set " + binEnv)
 	}
 	slices.SortFunc(dirs, func(a, b string) int { return majorOf(a) - majorOf(b) })
 	return dirs[len(dirs)-1], nil
@@ -82,7 +82,7 @@ func majorOf(dir string) int {
 func Start() (*Cluster, error) {
 	return start(func(ctx context.Context, bin string, cred *syscall.Credential, data string) error {
 		initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "--pgdata="+data,
-			"--username="+Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
+			"--username="+superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
 		initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		if out, err := initdb.CombinedOutput(); err != nil {
 			return fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
@@ -97,7 +97,7 @@ func Start() (*Cluster, error) {
 func (c *Cluster) StartStandby() (*Cluster, error) {
 	return start(func(ctx context.Context, bin string, cred *syscall.Credential, data string) error {
 		backup := exec.CommandContext(ctx, filepath.Join(bin, "pg_basebackup"), "--pgdata="+data, "--host="+c.dir,
-			"--username="+Superuser, "--write-recovery-conf", "--checkpoint=fast", "--no-sync")
+			"--username="+superuser, "--write-recovery-conf", "--checkpoint=fast", "--no-sync")
 		backup.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		if out, err := backup.CombinedOutput(); err != nil {
 			return fmt.Errorf("pgtest: pg_basebackup: %w\n%s", err, out)
@@ -109,7 +109,7 @@ func (c *Cluster) StartStandby() (*Cluster, error) {
 // start makes a cluster's data directory with mkdata in a new temporary
 // directory and starts its server.
 func start(mkdata func(ctx context.Context, bin string, cred *syscall.Credential, data string) error) (_ *Cluster, err error) {
-	bin, err := Bin()
+	bin, err := bin()
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func cleanup(t testing.TB) func(*Cluster, error) *Cluster {
 }
 
 // URL returns the connection URL of database db as the superuser.
-func (c *Cluster) URL(db string) string { return c.UserURL(db, Superuser) }
+func (c *Cluster) URL(db string) string { return c.UserURL(db, superuser) }
 
 // UserURL returns the connection URL of database db as role user.
 func (c *Cluster) UserURL(db, user string) string {
