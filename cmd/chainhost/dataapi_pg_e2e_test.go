@@ -190,6 +190,13 @@ func sendBurst(t *testing.T, n *nodetest.Node, token, forwarder common.Address, 
 	evmReceipt(t, ctx, c, last)
 }
 
+// ackedSoFar returns how many transactions the load has seen acknowledged.
+func (l *dataLoad) ackedSoFar() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.acked
+}
+
 // stop ends the load and returns how many transactions were acknowledged.
 func (l *dataLoad) stop() int {
 	l.cancel()
