@@ -3,6 +3,7 @@ package sdk
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -23,6 +24,12 @@ type Description struct {
 	// Prefixes are the URL path prefixes a module serves unless its config
 	// names others, e.g. "/v1/chains" (docs/modules.md); modules only.
 	Prefixes []string
+	// MessageArrayPrefixes are the path prefixes under which the module's
+	// REST error bodies carry `message` as an array of strings (the
+	// metrics v1 style, rest.WriteErrorMessages): the host answers its own
+	// errors for the module there in that style too (docs/modules.md,
+	// "Error bodies"). Modules only; nil means a string everywhere.
+	MessageArrayPrefixes []string
 }
 
 // wire returns the protocol's description of d, checking it.
@@ -34,6 +41,8 @@ func (d Description) wire() (pluginv1.Description, error) {
 		Aliases:   d.Aliases,
 		Protocols: pluginv1.SupportedProtocolVersions(),
 		Prefixes:  d.Prefixes,
+
+		MessageArrayPrefixes: d.MessageArrayPrefixes,
 	}
 	if out.Kind == "" {
 		out.Kind = pluginv1.KindVM
@@ -48,11 +57,11 @@ func (d Description) wire() (pluginv1.Description, error) {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
 		}
 		out.VMID = vmID.String()
-		if len(out.Prefixes) > 0 {
+		if len(out.Prefixes) > 0 || len(out.MessageArrayPrefixes) > 0 {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a VM declares no path prefixes", out.Name)
 		}
 	case pluginv1.KindModule:
-		for _, p := range out.Prefixes {
+		for _, p := range slices.Concat(out.Prefixes, out.MessageArrayPrefixes) {
 			if err := pluginv1.CheckPrefix(p); err != nil {
 				return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
 			}

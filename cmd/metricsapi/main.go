@@ -10,7 +10,7 @@ import (
 
 func main() {
 	sdk.Serve(sdk.ServeOpts{
-		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes},
+		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes, MessageArrayPrefixes: api.MessageArrayPrefixes},
 		Module:      metricsapi.New(metricsapi.Options{}),
 	})
 }

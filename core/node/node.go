@@ -249,8 +249,9 @@ func (n *Node) routeModules() map[*modules.Module]error {
 	n.modules.FindPlugins()
 	failed := map[*modules.Module]error{}
 	for _, mod := range n.modules.ToRoute() {
-		h := n.metrics.Instrument("module/"+mod.Name, mod.Handler(server.WriteRESTError))
-		if err := n.routes[mod.Listen()].Mount(mod.Name, mod.Prefixes(), h); err != nil {
+		onError := server.RESTErrorWriter(mod.MessageArrayPrefixes)
+		h := n.metrics.Instrument("module/"+mod.Name, mod.Handler(onError))
+		if err := n.routes[mod.Listen()].Mount(mod.Name, mod.Prefixes(), h, onError); err != nil {
 			failed[mod] = err
 		}
 	}

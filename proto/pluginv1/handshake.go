@@ -57,6 +57,11 @@ type Description struct {
 	// Prefixes are the URL path prefixes a module serves unless its config
 	// names others ("/v1/chains"); modules only.
 	Prefixes []string `json:"prefixes,omitempty"`
+	// MessageArrayPrefixes are the path prefixes under which the module's
+	// REST error bodies carry `message` as an array of strings (the
+	// metrics v1 routes, "/v1"); the host writes the errors it answers for
+	// the module there (413, 502, 503, 504) the same way. Modules only.
+	MessageArrayPrefixes []string `json:"messageArrayPrefixes,omitempty"`
 }
 
 // CheckPrefix reports whether p is a path prefix a module may claim: it

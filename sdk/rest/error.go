@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
 // ErrorBody is the JSON of every REST error answer.
@@ -132,6 +134,20 @@ func WriteErrorMessages(w http.ResponseWriter, err error) {
 		msgs = []string{msg}
 	}
 	WriteJSON(w, status, ErrorBody{Message: msgs, StatusCode: status, Error: StatusName(status)})
+}
+
+// ErrorWriterFor returns the writer of a request to path's error body:
+// WriteErrorMessages under one of messagePrefixes (a module's declared
+// MessageArrayPrefixes, docs/modules.md), WriteError elsewhere. The module
+// and the host answering for it pick the same way, so the style of a
+// route does not depend on who wrote its error.
+func ErrorWriterFor(messagePrefixes []string, path string) ErrorWriter {
+	for _, p := range messagePrefixes {
+		if pluginv1.PrefixMatches(p, path) {
+			return WriteErrorMessages
+		}
+	}
+	return WriteError
 }
 
 // describe returns the status and the messages the client sees for err.

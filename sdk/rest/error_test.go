@@ -154,6 +154,34 @@ func TestWriteErrorMessages(t *testing.T) {
 	}
 }
 
+func TestErrorWriterFor(t *testing.T) {
+	prefixes := []string{"/v1", "/v3/old"}
+	tests := []struct {
+		path string
+		want string // the body's message
+	}{
+		{"/v1", `["gone"]`},
+		{"/v1/avg_tps/C", `["gone"]`},
+		{"/v3/old/x", `["gone"]`},
+		{"/v1x/avg_tps", `"gone"`},
+		{"/v2/networks/fuji/metrics/validatorCount", `"gone"`},
+		{"/v3/older", `"gone"`},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		ErrorWriterFor(prefixes, tt.path)(rec, Unavailable("gone"))
+		want := `{"message":` + tt.want + `,"statusCode":503,"error":"Service Unavailable"}` + "\n"
+		if rec.Code != 503 || rec.Body.String() != want {
+			t.Errorf("%s: %d %s, want 503 %s", tt.path, rec.Code, rec.Body.String(), want)
+		}
+	}
+	rec := httptest.NewRecorder()
+	ErrorWriterFor(nil, "/v1/avg_tps")(rec, NotFound("no"))
+	if want := `{"message":"no","statusCode":404,"error":"Not Found"}` + "\n"; rec.Body.String() != want {
+		t.Errorf("no prefixes: %s, want %s", rec.Body.String(), want)
+	}
+}
+
 func TestErrorText(t *testing.T) {
 	cause := errors.New("disk full")
 	e := Unavailable("index unavailable").WithCause(cause)
