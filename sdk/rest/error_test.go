@@ -216,4 +216,29 @@ func TestWriteJSON(t *testing.T) {
 	if body := decodeBody(t, rec); body["message"] != "internal error" {
 		t.Errorf("unencodable value: body %v", body)
 	}
+
+	// An appender writes itself, whatever its fields would encode as;
+	// answers from reused buffers do not mix.
+	for _, n := range []int{3, 1, 2000} {
+		rec = httptest.NewRecorder()
+		WriteJSON(rec, http.StatusCreated, numbers(n))
+		want := "[" + strings.Repeat("7,", n-1) + "7]\n"
+		if rec.Code != http.StatusCreated || rec.Header().Get("Content-Type") != "application/json" || rec.Body.String() != want {
+			t.Errorf("appender of %d: %d %q %q", n, rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
+		}
+	}
+}
+
+// numbers is a JSONAppender: an array of that many 7s.
+type numbers int
+
+func (n numbers) AppendJSON(b []byte) []byte {
+	b = append(b, '[')
+	for i := range int(n) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '7')
+	}
+	return append(b, ']')
 }

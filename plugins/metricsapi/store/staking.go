@@ -164,12 +164,13 @@ func (s *Store) FirstHour(chain ids.ID, series Series) (uint32, bool, error) {
 	return binary.BigEndian.Uint32(it.Key()[len(prefix):]), true, nil
 }
 
-// Hours returns the records of a series of chain from hour bottom to
-// hour top, oldest first, after the newest record before bottom (whose
-// totals hold at bottom when bottom has no record), if any. Only hours
-// whose totals changed have a record: the caller carries each record
-// forward over the hours after it.
-func (s *Store) Hours(chain ids.ID, series Series, bottom, top uint32) ([]HourTotals, error) {
+// EachHour calls fn with the records of a series of chain from hour
+// bottom to hour top, oldest first, after the newest record before bottom
+// (whose totals hold at bottom when bottom has no record), if any. Only
+// hours whose totals changed have a record: the caller carries each record
+// forward over the hours after it. The records are decoded in place, one
+// at a time: a page of 2160 hours builds no slice of them.
+func (s *Store) EachHour(chain ids.ID, series Series, bottom, top uint32, fn func(HourTotals)) error {
 	prefix := series.prefix(chain)
 	limit := util.BytesPrefix(prefix).Limit
 	if top < ^uint32(0) {
@@ -177,37 +178,29 @@ func (s *Store) Hours(chain ids.ID, series Series, bottom, top uint32) ([]HourTo
 	}
 	it := s.db.NewIterator(&util.Range{Start: prefix, Limit: limit}, nil)
 	defer it.Release()
-	out := make([]HourTotals, 0, int(top-min(bottom, top))+2)
-	add := func() error {
+	emit := func() error {
 		k := it.Key()
 		t, valid := totalsOf(it.Value())
 		if len(k) != len(prefix)+4 || !valid {
 			return fmt.Errorf("chain %s: bad staking record %x", chain, k)
 		}
-		out = append(out, HourTotals{Hour: binary.BigEndian.Uint32(k[len(prefix):]), Totals: t})
+		fn(HourTotals{Hour: binary.BigEndian.Uint32(k[len(prefix):]), Totals: t})
 		return nil
 	}
-	from := hourKey(prefix, bottom)
-	// The record before bottom: before the first at or after it, or the
-	// last when there is none.
-	var carried bool
-	if it.Seek(from) {
-		carried = it.Prev()
-	} else {
-		carried = it.Last()
+	// Start at the record before bottom (Prev from past the end is the
+	// last record), or, when there is none, at the first record.
+	it.Seek(hourKey(prefix, bottom))
+	ok := it.Prev()
+	if !ok {
+		ok = it.First()
 	}
-	if carried {
-		if err := add(); err != nil {
-			return nil, err
-		}
-	}
-	for ok := it.Seek(from); ok; ok = it.Next() {
-		if err := add(); err != nil {
-			return nil, err
+	for ; ok; ok = it.Next() {
+		if err := emit(); err != nil {
+			return err
 		}
 	}
 	if err := it.Error(); err != nil {
-		return nil, fmt.Errorf("read the staking series of chain %s: %w", chain, err)
+		return fmt.Errorf("read the staking series of chain %s: %w", chain, err)
 	}
-	return out, nil
+	return nil
 }
