@@ -4,8 +4,7 @@
 // counts per UTC day and how far it has read the chain's block index; per
 // P-Chain, each subnet's staking totals (and their sum) at the end of every
 // hour in which they changed (a UTC day of them per key), and how far
-// they have read its index; the
-// page tokens the API has issued, by UUID.
+// they have read its index; the page tokens the API has issued, by UUID.
 package store
 
 import (
