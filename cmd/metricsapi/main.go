@@ -3,12 +3,18 @@
 package main
 
 import (
+	"os"
+	"runtime/debug"
+
 	"github.com/chainhost/chainhost/plugins/metricsapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(api.GCPercent)
+	}
 	sdk.Serve(sdk.ServeOpts{
 		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes, MessageArrayPrefixes: api.MessageArrayPrefixes},
 		Module:      metricsapi.New(metricsapi.Options{}),

@@ -41,6 +41,16 @@ func ErrorWriter(r *http.Request) rest.ErrorWriter {
 	return rest.ErrorWriterFor(MessageArrayPrefixes, r.URL.Path)
 }
 
+// GCPercent is the collector's GOGC for the module's process unless its
+// environment sets GOGC: a 2160-point page leaves some 200 KB of garbage
+// on its way out (its points and the copies of its JSON), and at Go's
+// default of 100 the collection every hundred pages or so, whose
+// stop-the-world phases wait for threads a loaded machine has descheduled,
+// set the 99th percentile. At 400 the heap may grow to five times what is
+// live (about 100 MB for 20 MB) between collections (docs/benchmarks.md,
+// "Metrics API").
+const GCPercent = 400
+
 // Options configures a Server.
 type Options struct {
 	// Store holds the series and the page tokens.
