@@ -3,6 +3,7 @@ package sdk
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -33,6 +34,12 @@ type Description struct {
 	// module's listener redirects to its first prefix (docs/modules.md,
 	// "Routing"); modules only.
 	Home bool
+	// MessageArrayPrefixes are the path prefixes under which the module's
+	// REST error bodies carry `message` as an array of strings (the
+	// metrics v1 style, rest.WriteErrorMessages): the host answers its own
+	// errors for the module there in that style too (docs/modules.md,
+	// "Error bodies"). Modules only; nil means a string everywhere.
+	MessageArrayPrefixes []string
 }
 
 // wire returns the protocol's description of d, checking it.
@@ -45,6 +52,8 @@ func (d Description) wire() (pluginv1.Description, error) {
 		Protocols: pluginv1.SupportedProtocolVersions(),
 		Prefixes:  d.Prefixes,
 		Home:      d.Home,
+
+		MessageArrayPrefixes: d.MessageArrayPrefixes,
 	}
 	if out.Kind == "" {
 		out.Kind = KindVM
@@ -59,11 +68,11 @@ func (d Description) wire() (pluginv1.Description, error) {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
 		}
 		out.VMID = vmID.String()
-		if len(out.Prefixes) > 0 || out.Home {
+		if len(out.Prefixes) > 0 || len(out.MessageArrayPrefixes) > 0 || out.Home {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a VM declares no path prefixes and no home page", out.Name)
 		}
 	case KindModule:
-		for _, p := range out.Prefixes {
+		for _, p := range slices.Concat(out.Prefixes, out.MessageArrayPrefixes) {
 			if err := pluginv1.CheckPrefix(p); err != nil {
 				return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
 			}

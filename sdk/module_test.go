@@ -149,11 +149,15 @@ func TestDescriptionPrefixes(t *testing.T) {
 		{d: Description{Name: "vm", Prefixes: []string{"/v1/chains"}}, wantErr: "a VM declares no path prefixes"},
 		{d: Description{Kind: pluginv1.KindModule, Name: "m", Prefixes: []string{"/explorer"}, Home: true}},
 		{d: Description{Name: "vm", Home: true}, wantErr: "and no home page"},
+		{d: Description{Kind: pluginv1.KindModule, Name: "m", Prefixes: []string{"/v1/avg_tps", "/v2/networks"}, MessageArrayPrefixes: []string{"/v1"}}},
+		{d: Description{Kind: pluginv1.KindModule, Name: "m", Prefixes: []string{"/v1/avg_tps"}, MessageArrayPrefixes: []string{"/v1/"}}, wantErr: "and no trailing /"},
+		{d: Description{Name: "vm", MessageArrayPrefixes: []string{"/v1"}}, wantErr: "a VM declares no path prefixes"},
 	}
 	for _, tt := range tests {
 		w, err := tt.d.wire()
 		switch {
-		case tt.wantErr == "" && (err != nil || !slices.Equal(w.Prefixes, tt.d.Prefixes) || w.Home != tt.d.Home):
+		case tt.wantErr == "" && (err != nil || !slices.Equal(w.Prefixes, tt.d.Prefixes) || w.Home != tt.d.Home ||
+			!slices.Equal(w.MessageArrayPrefixes, tt.d.MessageArrayPrefixes)):
 			t.Errorf("wire(%+v) = %+v, %v", tt.d, w, err)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("wire(%+v) = %v, want %q", tt.d, err, tt.wantErr)

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/chainhost/chainhost/plugins/metricsapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
@@ -12,8 +13,11 @@ import (
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(api.GCPercent)
+	}
 	if err := sdk.Serve(sdk.ServeOpts{
-		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes},
+		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes, MessageArrayPrefixes: api.MessageArrayPrefixes},
 		Module:      metricsapi.New(metricsapi.Options{}),
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, err)

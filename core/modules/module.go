@@ -43,6 +43,16 @@ func (m *Module) Prefixes() []string {
 	return slices.Clone(m.prefixes)
 }
 
+// MessageArrayPrefixes returns the path prefixes under which the module's
+// error bodies carry `message` as an array of strings, as its plugin
+// describes them; nil while the plugin is not installed.
+func (m *Module) MessageArrayPrefixes() []string {
+	if p := m.Plugin(); p != nil {
+		return p.Desc.MessageArrayPrefixes
+	}
+	return nil
+}
+
 // Plugin returns the module's plugin; nil while it is not installed.
 func (m *Module) Plugin() *catalog.Module {
 	m.mu.RLock()

@@ -253,9 +253,10 @@ func (n *Node) routeModules() map[*modules.Module]error {
 	n.modules.FindPlugins()
 	failed := map[*modules.Module]error{}
 	for _, mod := range n.modules.ToRoute() {
-		h := n.metrics.Instrument("module/"+mod.Name, mod.Handler(server.WriteRESTError))
+		onError := server.RESTErrorWriter(mod.MessageArrayPrefixes)
+		h := n.metrics.Instrument("module/"+mod.Name, mod.Handler(onError))
 		routes := n.routes[mod.Listen()]
-		if err := routes.Mount(mod.Name, mod.Prefixes(), h); err != nil {
+		if err := routes.Mount(mod.Name, mod.Prefixes(), h, onError); err != nil {
 			failed[mod] = err
 			continue
 		}

@@ -99,7 +99,7 @@ func parseDescription(out []byte) (pluginv1.Description, error) {
 	if d.Name == "" {
 		return d, errors.New("not a chainhost plugin: the description has no name")
 	}
-	for _, p := range d.Prefixes {
+	for _, p := range slices.Concat(d.Prefixes, d.MessageArrayPrefixes) {
 		if d.Kind != pluginv1.KindModule {
 			return d, fmt.Errorf("plugin %s: a %s declares no path prefixes", d.Name, d.Kind)
 		}

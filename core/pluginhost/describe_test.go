@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,12 +128,17 @@ func TestDescribe(t *testing.T) {
 
 func TestDescribeModule(t *testing.T) {
 	t.Parallel()
-	path := writeScript(t, `echo '{"kind":"module","name":"data","version":"1","protocols":[1],"prefixes":["/v1/chains"],"future":true}'`, 0o755)
+	path := writeScript(t, `echo '{"kind":"module","name":"data","version":"1","protocols":[1],"prefixes":["/v1/chains"],"messageArrayPrefixes":["/v1"],"future":true}'`, 0o755)
 	d, err := Describe(context.Background(), path)
 	if err != nil {
 		t.Fatalf("Describe: %v", err)
 	}
-	if d.Kind != pluginv1.KindModule || d.Name != "data" || d.Version != "1" || len(d.Prefixes) != 1 || d.Prefixes[0] != "/v1/chains" {
+	if d.Kind != pluginv1.KindModule || d.Name != "data" || d.Version != "1" || !slices.Equal(d.Prefixes, []string{"/v1/chains"}) ||
+		!slices.Equal(d.MessageArrayPrefixes, []string{"/v1"}) {
 		t.Errorf("Describe = %+v", d)
+	}
+	bad := writeScript(t, `echo '{"kind":"module","name":"data","version":"1","protocols":[1],"prefixes":["/v1/chains"],"messageArrayPrefixes":["v1"]}'`, 0o755)
+	if d, err := Describe(context.Background(), bad); err == nil || !strings.Contains(err.Error(), `path prefix "v1": must start with /`) {
+		t.Errorf("Describe of a bad message array prefix = %+v, %v", d, err)
 	}
 }

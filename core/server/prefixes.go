@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/httpgrpc"
 	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
@@ -21,16 +22,18 @@ type Prefixes struct {
 
 // prefixRoute is one mounted prefix.
 type prefixRoute struct {
-	prefix string
-	module string
-	h      http.Handler
+	prefix  string
+	module  string
+	h       http.Handler
+	onError httpgrpc.ErrorWriter
 }
 
-// Mount routes each of prefixes to h, for the module called module. It
-// mounts all of them or none: a prefix that another module claims, or
-// that holds or falls under one of another module's, is refused with an
-// error naming both modules.
-func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler) error {
+// Mount routes each of prefixes to h, for the module called module;
+// onError writes the errors the host answers on them before h (a path
+// with a dot segment). It mounts all of them or none: a prefix that
+// another module claims, or that holds or falls under one of another
+// module's, is refused with an error naming both modules.
+func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onError httpgrpc.ErrorWriter) error {
 	if len(prefixes) == 0 {
 		return fmt.Errorf("module %s: no path prefixes to serve (set prefixes in its config)", module)
 	}
@@ -52,7 +55,7 @@ func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler) error
 		}
 	}
 	for _, prefix := range prefixes {
-		p.routes = append(p.routes, prefixRoute{prefix: prefix, module: module, h: h})
+		p.routes = append(p.routes, prefixRoute{prefix: prefix, module: module, h: h, onError: onError})
 	}
 	return nil
 }
@@ -95,14 +98,29 @@ func overlap(a, b string) bool {
 
 // Lookup returns the handler of the prefix that path falls under.
 func (p *Prefixes) Lookup(path string) (http.Handler, bool) {
+	r, ok := p.route(path)
+	return r.h, ok
+}
+
+// route returns the route of the prefix that path falls under.
+func (p *Prefixes) route(path string) (prefixRoute, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for _, r := range p.routes {
 		if pluginv1.PrefixMatches(r.prefix, path) {
-			return r.h, true
+			return r, true
 		}
 	}
-	return nil, false
+	return prefixRoute{}, false
+}
+
+// errorWriter returns the writer of the host's errors on path: its
+// module's, or WriteRESTError outside every prefix.
+func (p *Prefixes) errorWriter(path string) httpgrpc.ErrorWriter {
+	if r, ok := p.route(path); ok && r.onError != nil {
+		return r.onError
+	}
+	return WriteRESTError
 }
 
 // List returns the mounted prefixes, sorted.
@@ -122,7 +140,7 @@ func (p *Prefixes) List() []string {
 // / redirects to the home prefix when a module set one.
 func (p *Prefixes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
-		WriteRESTError(w, r, http.StatusBadRequest, err)
+		p.errorWriter(r.URL.Path)(w, r, http.StatusBadRequest, err)
 		return
 	}
 	if p.serveHome(w, r) {

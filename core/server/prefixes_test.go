@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +22,7 @@ func named(name string) http.Handler {
 
 func TestPrefixesMount(t *testing.T) {
 	var p Prefixes
-	if err := p.Mount("data", []string{"/v1/chains", "/v1/address", "/v1/networks"}, named("data")); err != nil {
+	if err := p.Mount("data", []string{"/v1/chains", "/v1/address", "/v1/networks"}, named("data"), WriteRESTError); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -41,7 +42,7 @@ func TestPrefixesMount(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := p.Mount(tt.module, tt.prefixes, named(tt.module))
+			err := p.Mount(tt.module, tt.prefixes, named(tt.module), WriteRESTError)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("Mount = %v, want accepted", err)
@@ -67,7 +68,7 @@ func TestPrefixesMount(t *testing.T) {
 
 func TestRouterModules(t *testing.T) {
 	modules := &Prefixes{}
-	if err := modules.Mount("data", []string{"/v1/chains"}, named("data")); err != nil {
+	if err := modules.Mount("data", []string{"/v1/chains"}, named("data"), WriteRESTError); err != nil {
 		t.Fatal(err)
 	}
 	rt := NewRouter(RouterOptions{Chains: func(string) (Chain, bool) { return nil, false }, Metrics: metrics.New(), Modules: modules})
@@ -127,7 +128,7 @@ func TestRouterModules(t *testing.T) {
 // methods, and listeners without a home, answer / as any unrouted path.
 func TestRouterHome(t *testing.T) {
 	modules := &Prefixes{}
-	if err := modules.Mount("explorer", []string{"/ui"}, named("explorer")); err != nil {
+	if err := modules.Mount("explorer", []string{"/ui"}, named("explorer"), WriteRESTError); err != nil {
 		t.Fatal(err)
 	}
 	modules.SetHome("/ui")
@@ -156,5 +157,46 @@ func TestRouterHome(t *testing.T) {
 				t.Errorf("%s %s = %d, Location %q; want %d, %q", tt.method, tt.path, w.Code, w.Header().Get("Location"), tt.wantStatus, tt.wantLocation)
 			}
 		})
+	}
+}
+
+// TestModuleErrorStyle: the errors the host writes on a module's routes
+// before the module sees them have the style the module describes;
+// elsewhere `message` stays a string.
+func TestModuleErrorStyle(t *testing.T) {
+	modules := &Prefixes{}
+	if err := modules.Mount("data", []string{"/v1/chains"}, named("data"), RESTErrorWriter(func() []string { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	arrays := RESTErrorWriter(func() []string { return []string{"/v1"} })
+	if err := modules.Mount("metrics", []string{"/v1/avg_tps", "/v2/networks"}, named("metrics"), arrays); err != nil {
+		t.Fatal(err)
+	}
+	rt := NewRouter(RouterOptions{Chains: func(string) (Chain, bool) { return nil, false }, Metrics: metrics.New(), Modules: modules})
+	tests := []struct{ path, want string }{
+		{"/v1/avg_tps/%2e%2e/x", `{"message":["path \"/v1/avg_tps/../x\" has a \"..\" segment: send the path with it resolved"],"statusCode":400,"error":"Bad Request"}`},
+		{"/v2/networks/./x", `{"message":"path \"/v2/networks/./x\" has a \".\" segment: send the path with it resolved","statusCode":400,"error":"Bad Request"}`},
+		{"/v1/chains/../x", `{"message":"path \"/v1/chains/../x\" has a \"..\" segment: send the path with it resolved","statusCode":400,"error":"Bad Request"}`},
+		{"/v1/other/../x", `{"message":"path \"/v1/other/../x\" has a \"..\" segment: send the path with it resolved","statusCode":400,"error":"Bad Request"}`},
+	}
+	for _, tt := range tests {
+		for name, h := range map[string]http.Handler{"main": rt, "modules only": modules} {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tt.path, nil))
+			if got := strings.TrimSpace(w.Body.String()); w.Code != 400 || got != tt.want {
+				t.Errorf("%s listener: GET %s = %d %s, want 400 %s", name, tt.path, w.Code, got, tt.want)
+			}
+		}
+	}
+	// What a module's route answers for it (a 503, a 413) takes its style.
+	for path, want := range map[string]string{
+		"/v1/avg_tps/C": `{"message":["module metrics is restarting"],"statusCode":503,"error":"Service Unavailable"}`,
+		"/v2/networks":  `{"message":"module metrics is restarting","statusCode":503,"error":"Service Unavailable"}`,
+	} {
+		w := httptest.NewRecorder()
+		arrays(w, httptest.NewRequest(http.MethodGet, path, nil), http.StatusServiceUnavailable, errors.New("module metrics is restarting"))
+		if got := strings.TrimSpace(w.Body.String()); w.Code != 503 || got != want {
+			t.Errorf("%s: %d %s, want 503 %s", path, w.Code, got, want)
+		}
 	}
 }

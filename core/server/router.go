@@ -97,7 +97,7 @@ func (rt *Router) Handle(name string, h http.Handler) {
 // error body. A path with a dot segment is a 400, before any routing.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
-		write := WriteRESTError
+		write := rt.modules.errorWriter(r.URL.Path)
 		if r.URL.Path == "/ext" || strings.HasPrefix(r.URL.Path, "/ext/") {
 			write = WriteJSONRPCError
 		}

@@ -61,6 +61,11 @@ type Description struct {
 	// listener redirects to its first prefix (docs/modules.md,
 	// "Routing"); modules only.
 	Home bool `json:"home,omitempty"`
+	// MessageArrayPrefixes are the path prefixes under which the module's
+	// REST error bodies carry `message` as an array of strings (the
+	// metrics v1 routes, "/v1"); the host writes the errors it answers for
+	// the module there (413, 502, 503, 504) the same way. Modules only.
+	MessageArrayPrefixes []string `json:"messageArrayPrefixes,omitempty"`
 }
 
 // CheckPrefix reports whether p is a path prefix a module may claim: it

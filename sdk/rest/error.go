@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
 // ErrorBody is the JSON of every REST error answer.
@@ -134,6 +137,20 @@ func WriteErrorMessages(w http.ResponseWriter, err error) {
 	WriteJSON(w, status, ErrorBody{Message: msgs, StatusCode: status, Error: StatusName(status)})
 }
 
+// ErrorWriterFor returns the writer of a request to path's error body:
+// WriteErrorMessages under one of messagePrefixes (a module's declared
+// MessageArrayPrefixes, docs/modules.md), WriteError elsewhere. The module
+// and the host answering for it pick the same way, so the style of a
+// route does not depend on who wrote its error.
+func ErrorWriterFor(messagePrefixes []string, path string) ErrorWriter {
+	for _, p := range messagePrefixes {
+		if pluginv1.PrefixMatches(p, path) {
+			return WriteErrorMessages
+		}
+	}
+	return WriteError
+}
+
 // describe returns the status and the messages the client sees for err.
 func describe(err error) (status int, msg string, msgs []string) {
 	var e *Error
@@ -147,9 +164,35 @@ func describe(err error) (status int, msg string, msgs []string) {
 	return status, e.Message, e.Messages
 }
 
-// WriteJSON answers status with v as JSON (Content-Type application/json).
-// A v that cannot be encoded is answered as 500 "internal error".
+// JSONAppender is an answer that writes its own JSON: WriteJSON appends
+// it to a reused buffer instead of encoding it by reflection, which a
+// large answer (a page of thousands of points) would pay for in time and
+// garbage. AppendJSON must append exactly one valid JSON value to b and
+// return the extended slice; it cannot fail.
+type JSONAppender interface {
+	AppendJSON(b []byte) []byte
+}
+
+// jsonBuffers are WriteJSON's buffers for JSONAppenders; one that grew
+// past maxPooledJSON is left to the collector.
+var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledJSON = 1 << 20
+
+// WriteJSON answers status with v as JSON (Content-Type application/json),
+// ended by a newline. A v that cannot be encoded is answered as 500
+// "internal error".
 func WriteJSON(w http.ResponseWriter, status int, v any) {
+	if a, ok := v.(JSONAppender); ok {
+		buf := jsonBuffers.Get().(*[]byte)
+		body := append(a.AppendJSON((*buf)[:0]), '\n')
+		writeBody(w, status, body) // a Write does not keep its argument
+		if cap(body) <= maxPooledJSON {
+			*buf = body[:0]
+			jsonBuffers.Put(buf)
+		}
+		return
+	}
 	body, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
@@ -159,8 +202,12 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 			Error:      StatusName(status),
 		})
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	writeBody(w, status, append(body, '\n'))
+}
+
+// writeBody answers status with the JSON body.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 }

@@ -154,6 +154,34 @@ func TestWriteErrorMessages(t *testing.T) {
 	}
 }
 
+func TestErrorWriterFor(t *testing.T) {
+	prefixes := []string{"/v1", "/v3/old"}
+	tests := []struct {
+		path string
+		want string // the body's message
+	}{
+		{"/v1", `["gone"]`},
+		{"/v1/avg_tps/C", `["gone"]`},
+		{"/v3/old/x", `["gone"]`},
+		{"/v1x/avg_tps", `"gone"`},
+		{"/v2/networks/fuji/metrics/validatorCount", `"gone"`},
+		{"/v3/older", `"gone"`},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		ErrorWriterFor(prefixes, tt.path)(rec, Unavailable("gone"))
+		want := `{"message":` + tt.want + `,"statusCode":503,"error":"Service Unavailable"}` + "\n"
+		if rec.Code != 503 || rec.Body.String() != want {
+			t.Errorf("%s: %d %s, want 503 %s", tt.path, rec.Code, rec.Body.String(), want)
+		}
+	}
+	rec := httptest.NewRecorder()
+	ErrorWriterFor(nil, "/v1/avg_tps")(rec, NotFound("no"))
+	if want := `{"message":"no","statusCode":404,"error":"Not Found"}` + "\n"; rec.Body.String() != want {
+		t.Errorf("no prefixes: %s, want %s", rec.Body.String(), want)
+	}
+}
+
 func TestErrorText(t *testing.T) {
 	cause := errors.New("disk full")
 	e := Unavailable("index unavailable").WithCause(cause)
@@ -188,4 +216,29 @@ func TestWriteJSON(t *testing.T) {
 	if body := decodeBody(t, rec); body["message"] != "internal error" {
 		t.Errorf("unencodable value: body %v", body)
 	}
+
+	// An appender writes itself, whatever its fields would encode as;
+	// answers from reused buffers do not mix.
+	for _, n := range []int{3, 1, 2000} {
+		rec = httptest.NewRecorder()
+		WriteJSON(rec, http.StatusCreated, numbers(n))
+		want := "[" + strings.Repeat("7,", n-1) + "7]\n"
+		if rec.Code != http.StatusCreated || rec.Header().Get("Content-Type") != "application/json" || rec.Body.String() != want {
+			t.Errorf("appender of %d: %d %q %q", n, rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
+		}
+	}
+}
+
+// numbers is a JSONAppender: an array of that many 7s.
+type numbers int
+
+func (n numbers) AppendJSON(b []byte) []byte {
+	b = append(b, '[')
+	for i := range int(n) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '7')
+	}
+	return append(b, ']')
 }

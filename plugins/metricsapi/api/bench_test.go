@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime/debug"
 	"slices"
 	"syscall"
 	"testing"
@@ -132,8 +134,12 @@ func reportLatency(b *testing.B, durations []time.Duration) {
 // one page, through the API handler (parameters, the P-Chain's time from
 // a real P-Chain VM over gRPC, the store scan, JSON, the page token), over
 // four years of history: the newest page of the sum and of an L1, and a
-// page in the middle of the history (by page token, without the time).
+// page in the middle of the history (by page token, without the time),
+// with the collector set as in the module's process.
 func BenchmarkStakingSeries(b *testing.B) {
+	if os.Getenv("GOGC") == "" { // as the module's process runs
+		defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
+	}
 	p := benchPChain(b)
 	chain := series.Chain{
 		Info:    host.ChainInfo{ID: p.ChainID(), VMName: pvmapi.VMName, Aliases: []string{"P"}, IndexKinds: []string{"block"}, Running: true},

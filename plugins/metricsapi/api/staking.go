@@ -100,25 +100,36 @@ func (s *Server) staking(r *http.Request) (any, error) {
 		return out, nil
 	}
 	pageBottom := max(bottom, top-int64(pageSize)+1)
-	records, err := s.opts.Store.Hours(c.Info.ID, which, uint32(pageBottom), uint32(top))
+	// Each record holds from its hour until the next record; the points
+	// go newest first, each hour's at top-hour.
+	value := stakingMetrics[metric]
+	out.Results = make([]Point, top-pageBottom+1)
+	var (
+		held      uint64 // the value of the newest record read
+		heldHour  int64  // its hour
+		firstHour = int64(-1)
+	)
+	fill := func(to int64) { // the hours from heldHour's (or pageBottom) to before to
+		for h := max(heldHour, pageBottom); h < to; h++ {
+			out.Results[top-h] = Point{Value: held, Timestamp: h * store.SecondsPerHour}
+		}
+	}
+	err = s.opts.Store.EachHour(c.Info.ID, which, uint32(pageBottom), uint32(top), func(r store.HourTotals) {
+		if firstHour < 0 {
+			firstHour = int64(r.Hour)
+		} else {
+			fill(int64(r.Hour))
+		}
+		held, heldHour = value(r.Totals), int64(r.Hour)
+	})
 	if err != nil {
 		return nil, unreadable(err)
 	}
-	if len(records) == 0 || int64(records[0].Hour) > pageBottom {
+	if firstHour < 0 || firstHour > pageBottom {
 		// The first hour has a record: only a damaged store gets here.
 		return nil, unreadable(fmt.Errorf("no staking record at or before hour %d", pageBottom))
 	}
-	// Each record holds from its hour until the next record; the points
-	// go newest first.
-	value := stakingMetrics[metric]
-	out.Results = make([]Point, top-pageBottom+1)
-	next := 0
-	for h := pageBottom; h <= top; h++ {
-		for next+1 < len(records) && int64(records[next+1].Hour) <= h {
-			next++
-		}
-		out.Results[top-h] = Point{Value: value(records[next].Totals), Timestamp: h * store.SecondsPerHour}
-	}
+	fill(top + 1)
 	if pageBottom > bottom {
 		if out.NextPageToken, err = s.tokens.issue(scope, stakingCursor{Hour: uint32(pageBottom - 1)}); err != nil {
 			return nil, rest.Unavailable("a page token cannot be issued").WithCause(err)

@@ -106,7 +106,9 @@ func (c Client) L1FeeTotals(ctx context.Context, start, end uint64) (pvmapi.FeeT
 
 // Time returns the P-Chain's time (unix seconds): the asOf of a fee
 // totals answer for no day, which the chain gives without reading its
-// fee records (pvmapi has no method for the time alone).
+// fee records. It is the clock platform.getTimestamp answers on the
+// chain's public handler; the module calls the internal indexer handler,
+// which serves the read methods alone (docs/pchain.md).
 func (c Client) Time(ctx context.Context) (uint64, error) {
 	t, err := c.L1FeeTotals(ctx, math.MaxUint64, 0)
 	return uint64(t.AsOf), err

@@ -3,8 +3,8 @@
 // (docs/metrics-api.md, "Storage"): per chain, its transaction and block
 // counts per UTC day and how far it has read the chain's block index; per
 // P-Chain, each subnet's staking totals (and their sum) at the end of every
-// hour in which they changed, and how far they have read its index; the
-// page tokens the API has issued, by UUID.
+// hour in which they changed (a UTC day of them per key), and how far
+// they have read its index; the page tokens the API has issued, by UUID.
 package store
 
 import (
@@ -31,8 +31,13 @@ const (
 	prefixExpiry   = 'e' // e <unix seconds uint64> <uuid> -> nothing
 
 	prefixStakingProgress = 'q' // q <chain> -> StakingProgress
-	prefixSubnetHour      = 'h' // h <chain> <subnet> <hour uint32> -> Totals
-	prefixAllHour         = 'a' // a <chain> <hour uint32> -> Totals, summed over the subnets
+	prefixSubnetDay       = 'H' // H <chain> <subnet> <day uint32> -> the day's hourly Totals
+	prefixAllDay          = 'A' // A <chain> <day uint32> -> the same, summed over the subnets
+
+	// One key per hour, as stores written before the day records kept
+	// them; Open converts them.
+	prefixSubnetHourV0 = 'h' // h <chain> <subnet> <hour uint32> -> Totals
+	prefixAllHourV0    = 'a' // a <chain> <hour uint32> -> Totals
 )
 
 // ErrNotFound is the answer for a token the store does not hold.
@@ -52,7 +57,12 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the metrics store in %s: %w", dir, err)
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db}
+	if err := s.convertHourRecords(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open the metrics store in %s: %w", dir, err)
+	}
+	return s, nil
 }
 
 // Close closes the database.
