@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +20,7 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // adminCase is one call to a node JSON-RPC API: on success its exact raw
@@ -102,25 +103,14 @@ func examplePluginDir(t *testing.T) string {
 	return dir
 }
 
-func postStatus(t *testing.T, url string) int {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"admin.loadVMs","params":{}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
 // TestAdminDisabled: without --api-admin-enabled, /ext/admin does not exist.
 func TestAdminDisabled(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{PluginDir: examplePluginDir(t)})
-	if code := postStatus(t, n.URL+"/ext/admin"); code != http.StatusNotFound {
+	if code, _ := postJSON(t, n.URL+"/ext/admin", rpcRequest("admin.loadVMs", `{}`)); code != http.StatusNotFound {
 		t.Fatalf("POST /ext/admin with the admin API off: HTTP %d, want 404", code)
 	}
 	n2 := nodetest.Start(t, nodetest.Options{PluginDir: n.Opts.PluginDir, Args: []string{"--api-admin-enabled=true"}})
-	if code := postStatus(t, n2.URL+"/ext/admin"); code != http.StatusOK {
+	if code, _ := postJSON(t, n2.URL+"/ext/admin", rpcRequest("admin.loadVMs", `{}`)); code != http.StatusOK {
 		t.Fatalf("POST /ext/admin with the admin API on: HTTP %d, want 200", code)
 	}
 	// Profiles go to <data-dir>/profiles by default.
@@ -279,18 +269,14 @@ func TestAdminLoggerLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	logFile := filepath.Join(n.DataDir, "logs", "example.log")
-	deadline := time.Now().Add(10 * time.Second)
 	var lines []map[string]any
-	for {
+	plugintest.Eventually(t, 10*time.Second, func() error {
 		lines = debugLines(t, logFile)
-		if slices.ContainsFunc(lines, func(l map[string]any) bool { return l["key"] == "loud" }) {
-			break
+		if !slices.ContainsFunc(lines, func(l map[string]any) bool { return l["key"] == "loud" }) {
+			return fmt.Errorf("no DEBUG line of the plugin for key loud in %s after setLoggerLevel DEBUG: %v", logFile, lines)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no DEBUG line of the plugin for key loud in %s after setLoggerLevel DEBUG: %v", logFile, lines)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if slices.ContainsFunc(lines, func(l map[string]any) bool { return l["key"] == "quiet" }) {
 		t.Errorf("a DEBUG line was written before setLoggerLevel DEBUG: %v", lines)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // ixCrashRounds is how many times the crash tests kill a process
@@ -132,7 +133,7 @@ func TestIndexCrashPlugin(t *testing.T) {
 	p := startPutters(func() *nodetest.Node { return n }, "p", 3)
 	old := 0
 	for round := range ixCrashRounds {
-		pid := ixWaitPlugin(t, n, old)
+		pid := n.WaitNewPlugin(t, "example", old)
 		// Some kills land at once: while the host initializes the new
 		// process or backfills its index.
 		if round%4 != 3 {
@@ -143,7 +144,7 @@ func TestIndexCrashPlugin(t *testing.T) {
 		}
 		old = pid
 	}
-	ixWaitPlugin(t, n, old)
+	n.WaitNewPlugin(t, "example", old)
 	waitChainHealthy(t, n, "example")
 	// Let the putters see the last restart through.
 	time.Sleep(200 * time.Millisecond)
@@ -157,30 +158,11 @@ func TestIndexCrashPlugin(t *testing.T) {
 	ixCheckAcks(t, n, got, acks, true)
 }
 
-// ixWaitPlugin waits until the host runs an example plugin process other
-// than old and returns its PID.
-func ixWaitPlugin(t *testing.T, n *nodetest.Node, old int) int {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		for _, pid := range n.PluginPIDs("example") {
-			if pid != old && nodetest.Alive(pid) {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no new plugin process 20s after %d was killed:\n%s", old, n.Output())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // waitChainHealthy waits until /ext/health reports the chain healthy: its
 // plugin started, initialized and backfilled, so it answers.
 func waitChainHealthy(t *testing.T, n *nodetest.Node, alias string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	plugintest.Eventually(t, 60*time.Second, func() error {
 		var h struct {
 			Checks map[string]struct {
 				Healthy bool `json:"healthy"`
@@ -188,11 +170,8 @@ func waitChainHealthy(t *testing.T, n *nodetest.Node, alias string) {
 		}
 		status, body := restGet(t, context.Background(), n.URL+"/ext/health")
 		if json.Unmarshal(body, &h) == nil && h.Checks["chain/"+alias].Healthy {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chain %s not healthy within 60s: %d %s", alias, status, body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("chain %s not healthy: %d %s", alias, status, body)
+	})
 }

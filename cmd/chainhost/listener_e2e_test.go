@@ -49,18 +49,6 @@ chains:
 `, addr, evmGenesis(evmChainID))
 }
 
-// post sends body to url and returns the status and the trimmed answer.
-func post(t *testing.T, client *http.Client, url, body string) (int, string) {
-	t.Helper()
-	resp, err := client.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, strings.TrimSpace(string(b))
-}
-
 // TestChainListener: a chain's own listener serves its handlers at the
 // root and under /ext/bc/<chain>/, with the same answers, limits and
 // errors as the shared listener, WebSocket subscriptions included, and
@@ -81,7 +69,7 @@ func TestChainListener(t *testing.T) {
 	call := `{"jsonrpc":"2.0","id":7,"method":"eth_chainId","params":[]}`
 	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"result":"0x%x"}`, evmChainID)
 	for _, url := range []string{own + "/rpc", own + "/ext/bc/C/rpc", n.URL + "/ext/bc/C/rpc"} {
-		if status, body := post(t, http.DefaultClient, url, call); status != 200 || body != want {
+		if status, body := postJSON(t, url, call); status != 200 || body != want {
 			t.Errorf("eth_chainId at %s = %d %s, want 200 %s", url, status, body, want)
 		}
 	}
@@ -107,8 +95,8 @@ func TestChainListener(t *testing.T) {
 		{"unknown handler", "/ext/bc/C/nope", call, 404, `"code":-32000`},
 		{"dot segment", "/ext/bc/C/../rpc", call, 400, `has a \"..\" segment`},
 	} {
-		ownStatus, ownBody := post(t, http.DefaultClient, own+tc.path, tc.body)
-		sharedStatus, sharedBody := post(t, http.DefaultClient, n.URL+tc.path, tc.body)
+		ownStatus, ownBody := postJSON(t, own+tc.path, tc.body)
+		sharedStatus, sharedBody := postJSON(t, n.URL+tc.path, tc.body)
 		if ownStatus != tc.status || !strings.Contains(ownBody, tc.contains) {
 			t.Errorf("%s on the chain listener = %d %s, want %d with %q", tc.name, ownStatus, ownBody, tc.status, tc.contains)
 		}
@@ -116,7 +104,7 @@ func TestChainListener(t *testing.T) {
 			t.Errorf("%s: shared listener %d %s, chain listener %d %s", tc.name, sharedStatus, sharedBody, ownStatus, ownBody)
 		}
 	}
-	if status, body := post(t, http.DefaultClient, own+"/ext/bc/X/rpc", call); status != 404 || !strings.Contains(body, `unknown chain \"X\"`) {
+	if status, body := postJSON(t, own+"/ext/bc/X/rpc", call); status != 404 || !strings.Contains(body, `unknown chain \"X\"`) {
 		t.Errorf("another chain on the chain listener = %d %s, want 404", status, body)
 	}
 

@@ -19,6 +19,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/client"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // metricsPConfig runs the P-Chain of pConfig on a manual clock, the
@@ -207,17 +208,13 @@ func metricsPages(t *testing.T, n *nodetest.Node, path string, pageSize int) ([]
 // chain as its blocks come), failing after a minute.
 func waitPoints(t *testing.T, what string, read func() ([]api.Point, error), want []api.Point) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	plugintest.Eventually(t, time.Minute, func() error {
 		got, err := read()
-		if err == nil && slices.Equal(got, want) {
-			return
+		if err != nil || !slices.Equal(got, want) {
+			return fmt.Errorf("%s:\n got  %v (%v)\n want %v", what, got, err, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s:\n got  %v (%v)\n want %v", what, got, err, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // checkMetricsSeries checks every v2 series of the node against the
@@ -308,14 +305,7 @@ func TestMetricsStakingAndFees(t *testing.T) {
 	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if pids := n.PluginPIDs("metricsapi"); len(pids) == 1 && pids[0] != old {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the metrics module was not restarted: %v", n.PluginPIDs("metricsapi"))
-		}
-	}
+	n.WaitNewPlugin(t, "metricsapi", old)
 	metricsL1(t, w, sc)
 	checkMetricsSeries(t, n, sc)
 

@@ -16,6 +16,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // The P-Chain of these tests: genesis at pT0 (2026-01-01T00:00:00Z), the
@@ -490,21 +491,17 @@ func TestPChainWallClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	added := len(xWalkByIndex(t, n, "P", "block"))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	plugintest.Eventually(t, 30*time.Second, func() error {
 		walked := xWalkByIndex(t, n, "P", "block")
-		if len(walked) > added {
-			b, err := blocks.Parse(walked[len(walked)-1].Bytes)
-			if err != nil || b.Time != end || len(b.Txs) != 0 {
-				t.Fatalf("the block after the validator's: %+v, %v; want an empty block at its end %d", b, err, end)
-			}
-			break
+		if len(walked) <= added {
+			return fmt.Errorf("no block at the validator's end %d", end)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no block at the validator's end %d within 30s", end)
+		b, err := blocks.Parse(walked[len(walked)-1].Bytes)
+		if err != nil || b.Time != end || len(b.Txs) != 0 {
+			t.Fatalf("the block after the validator's: %+v, %v; want an empty block at its end %d", b, err, end)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	// The genesis validator's period ended before the node first started:
 	// its block came at its own second too.
 	found := false
