@@ -119,8 +119,8 @@ func atomicSupply(t *testing.T, n *nodetest.Node, x xChainInfo, cctx cclient.Con
 		}
 		parts["C balances"] += q.Uint64()
 	}
-	for _, ct := range xRange(t, n, "X", "tx") {
-		burned, err := xBurned(ct, x.feeAsset)
+	for _, ct := range indexedBytes(t, n, "X", "tx") {
+		burned, err := xchainBurned(ct, x.feeAsset)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestAtomicCrashSupply(t *testing.T) {
 		Args: []string{"--plugin-restart-backoff=5ms", "--plugin-restart-max-backoff=50ms"}}
 	n := nodetest.Start(t, opts)
 	nodes := []*nodetest.Node{n}
-	x := xInfo(t, n, "X")
+	x := xchainInfo(t, n, "X")
 	xw := x.wallet(n.URL, mustKey(t, ewoqKey))
 	cID, err := xw.Client.BlockchainID(context.Background(), "C")
 	if err != nil {
@@ -281,12 +281,7 @@ func TestAtomicCrashSupply(t *testing.T) {
 		wg.Wait()
 		if hostKill {
 			if round%4 == 2 {
-				// Killed again while starting.
-				o := opts
-				o.NoWait = true
-				s := nodetest.Start(t, o)
-				time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
-				s.Kill()
+				killWhileStarting(t, opts, rng)
 			}
 			next := nodetest.Start(t, opts)
 			nodes = append(nodes, next)

@@ -70,7 +70,7 @@ modules:
 // health shows the chain's head: every block indexed once, nothing
 // counted twice.
 func TestDataAPICrash(t *testing.T) {
-	rng := ixCrashSeed(t)
+	rng := crashSeed(t)
 	chain, err := testchain.Generate(t.TempDir(), dcChain)
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ const pgCrashBacklog = 3000
 // chain indexed in one go into another database holds: nothing lost,
 // nothing twice.
 func TestDataAPIPostgresCrash(t *testing.T) {
-	rng := ixCrashSeed(t)
+	rng := crashSeed(t)
 	cluster := pgtest.New(t)
 	db := cluster.NewDatabase(t)
 	config := pgDataConfig(cluster.URL(db), "")

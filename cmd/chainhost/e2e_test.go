@@ -158,8 +158,8 @@ func TestPluginCrash(t *testing.T) {
 	dctx, cancel := context.WithTimeout(ctx, time.Second)
 	_, err := get(dctx, n, "ka")
 	cancel()
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) {
+	var rpcErrorCode *jsonrpc.Error
+	if !errors.As(err, &rpcErrorCode) {
 		// The restart may already be done; then the call succeeds.
 		if err != nil {
 			t.Fatalf("call during restart: want a JSON-RPC error answer, got %v", err)

@@ -184,14 +184,6 @@ func addrTopic(a common.Address) common.Hash { return common.BytesToHash(a.Bytes
 
 func intTopic(n int64) common.Hash { return common.BigToHash(big.NewInt(n)) }
 
-// rpcErr returns the JSON-RPC error code of err, or 0.
-func rpcErr(err error) int {
-	if e, ok := err.(rpc.Error); ok {
-		return e.ErrorCode()
-	}
-	return 0
-}
-
 // TestEVMChainAPIs drives the EVM chains through the host with go-ethereum's
 // clients: token contracts with receipts, logs, eth_call, eth_estimateGas,
 // traces and subscriptions; proofs and their windows; batch limits;
@@ -338,7 +330,7 @@ func TestEVMChainAPIs(t *testing.T) {
 		// Namespaces outside the allow-list do not exist; methods that rewind
 		// the chain or touch server files are refused.
 		for _, m := range []string{"admin_nodeInfo", "miner_setExtra", "engine_forkchoiceUpdatedV3", "dev_setFeeRecipient", "testing_buildBlockV1"} {
-			if err := raw.CallContext(ctx, nil, m); rpcErr(err) != -32601 {
+			if err := raw.CallContext(ctx, nil, m); rpcErrorCode(err) != -32601 {
 				t.Errorf("%s: %v, want method not found", m, err)
 			}
 		}
@@ -535,7 +527,7 @@ func TestEVMChainAPIs(t *testing.T) {
 		var trace any
 		l1raw, _ := rpc.DialContext(ctx, n.URL+"/ext/bc/L1/rpc")
 		defer l1raw.Close()
-		if err := l1raw.CallContext(ctx, &trace, "debug_traceTransaction", r.TxHash); rpcErr(err) != -32601 {
+		if err := l1raw.CallContext(ctx, &trace, "debug_traceTransaction", r.TxHash); rpcErrorCode(err) != -32601 {
 			t.Fatalf("debug_ on L1 (debug-api-enabled false): %v, want method not found", err)
 		}
 		head, _ := l1.BlockNumber(ctx)

@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"crypto/ecdsa"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -85,7 +84,7 @@ func evmReceipt(t testing.TB, ctx context.Context, c *ethclient.Client, hash com
 func evmCheckIndex(t testing.TB, ctx context.Context, n *nodetest.Node, chain string, c *ethclient.Client, head uint64) {
 	t.Helper()
 	plugintest.Eventually(t, 20*time.Second, func() error {
-		var last ixWire
+		var last containerWire
 		err := n.Call(ctx, "/ext/index/"+chain+"/block", "index.getLastAccepted", map[string]string{"encoding": "hex"}, &last)
 		if err != nil || last.Index != itoa(head-1) {
 			return fmt.Errorf("index last accepted %+v (%v), want index %d", last.Index, err, head-1)
@@ -93,7 +92,7 @@ func evmCheckIndex(t testing.TB, ctx context.Context, n *nodetest.Node, chain st
 		return nil
 	})
 	for start := uint64(0); start < head; start += 1024 {
-		var got []ixWire
+		var got []containerWire
 		err := n.Call(ctx, "/ext/index/"+chain+"/block", "index.getContainerRange",
 			map[string]any{"startIndex": start, "numToFetch": min(1024, head-start), "encoding": "hex"}, &got)
 		if err != nil {
@@ -118,70 +117,6 @@ func evmCheckIndex(t testing.TB, ctx context.Context, n *nodetest.Node, chain st
 			}
 		}
 	}
-}
-
-func itoa(u uint64) string { return new(big.Int).SetUint64(u).String() }
-
-// TestEVMDefaultNode: the default node runs the C-Chain: chain ID 43112, a
-// transfer signed with the local key is mined with a receipt, a WebSocket
-// newHeads subscription sees the block, and the index holds every block.
-func TestEVMDefaultNode(t *testing.T) {
-	n := nodetest.Start(t, nodetest.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// The banner's chain lines follow the health line that Start waits for.
-	plugintest.Eventually(t, 10*time.Second, func() error {
-		if !strings.Contains(n.Output(), "0x"+evmLocalKey) {
-			return errors.New("banner lacks the funded key")
-		}
-		return nil
-	})
-	if !strings.Contains(n.Output(), evmLocalAddr) {
-		t.Errorf("banner lacks the funded address:\n%s", n.Output())
-	}
-	for _, alias := range []string{"C", chainIDOf(t, n, "C")} {
-		id, err := evmDial(t, n, alias, "rpc").ChainID(ctx)
-		if err != nil || id.Uint64() != evmChainID {
-			t.Fatalf("eth_chainId at %s: %v, %v", alias, id, err)
-		}
-	}
-	c := evmDial(t, n, "C", "rpc")
-	ws := evmDial(t, n, "C", "ws")
-	heads := make(chan *types.Header, 16)
-	sub, err := ws.SubscribeNewHead(ctx, heads)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-
-	key := evmKey(t)
-	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
-	tx := evmTransfer(key, evmChainID, 0, to, 12345)
-	if err := c.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	r := evmReceipt(t, ctx, c, tx.Hash())
-	if r.Status != types.ReceiptStatusSuccessful || r.BlockNumber.Uint64() != 1 {
-		t.Fatalf("receipt: status %d block %v", r.Status, r.BlockNumber)
-	}
-	select {
-	case h := <-heads:
-		if h.Hash() != r.BlockHash {
-			t.Fatalf("newHeads sent %s, receipt block %s", h.Hash(), r.BlockHash)
-		}
-	case err := <-sub.Err():
-		t.Fatalf("subscription: %v", err)
-	case <-ctx.Done():
-		t.Fatal("no newHeads notification")
-	}
-	if bal, err := c.BalanceAt(ctx, to, nil); err != nil || bal.Int64() != 12345 {
-		t.Fatalf("balance %v, %v", bal, err)
-	}
-	head, err := c.BlockNumber(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evmCheckIndex(t, ctx, n, "C", c, head)
 }
 
 // chainIDOf returns a chain's CB58 blockchain ID from the banner.

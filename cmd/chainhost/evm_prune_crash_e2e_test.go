@@ -117,13 +117,6 @@ func (l *evmLoad) stop() []evmSeen {
 	return append([]evmSeen(nil), l.seen...)
 }
 
-func pause(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
-}
-
 // TestEVMPruneCrash: a pruning chain (state in memory, flushed only on a
 // clean stop) whose plugin is SIGKILLed under load, pruneCrashKills times,
 // loses no accepted block: go-ethereum rewinds to its last flushed state,
@@ -173,7 +166,7 @@ func TestEVMPruneCrash(t *testing.T) {
 	// empty pool and an index caught up with the head.
 	plugintest.Eventually(t, 30*time.Second, func() error {
 		var pool struct{ Pending, Queued hexutil.Uint64 }
-		var last ixWire
+		var last containerWire
 		h, err := c.BlockNumber(ctx)
 		if err == nil && c.Client().CallContext(ctx, &pool, "txpool_status") == nil && pool.Pending+pool.Queued == 0 &&
 			n.Call(ctx, "/ext/index/C/block", "index.getLastAccepted", map[string]string{"encoding": "hex"}, &last) == nil &&
@@ -183,7 +176,7 @@ func TestEVMPruneCrash(t *testing.T) {
 		return fmt.Errorf("the index (last %s) did not catch up with head %d (%v), or the pool is not empty (%+v)", last.Index, h, err, pool)
 	})
 
-	got := ixWalk(t, n, "/ext/index/C/block", 1024)
+	got := walkIndexRange(t, n, "/ext/index/C/block", 1024)
 	head, err := c.BlockNumber(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -30,12 +30,6 @@ func startFaultNode(t *testing.T, args ...string) *nodetest.Node {
 	})
 }
 
-// hostGoroutines reads the host's go_goroutines from /ext/metrics.
-func hostGoroutines(t *testing.T, n *nodetest.Node) int {
-	t.Helper()
-	return int(hostMetric(t, n, "go_goroutines"))
-}
-
 // TestPluginRequestTimeout: a plugin method that never answers is
 // answered for with 504 and a JSON-RPC error once plugin-request-timeout
 // passes; an answer that started and then hangs is cut at that time; the

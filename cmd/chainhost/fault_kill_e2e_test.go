@@ -179,7 +179,7 @@ func TestHostKillLoop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	opts := nodetest.Options{Config: killLoopConfig, DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
-	x := xInfo(t, n, "X")
+	x := xchainInfo(t, n, "X")
 	acks := &killLoopAcks{}
 	var checkedEVM, checkedX int
 	for round := range killLoopRounds {
@@ -244,7 +244,7 @@ func killLoopCheckModules(t *testing.T, n *nodetest.Node, evm []evmSeen) {
 		}
 	}
 	// The metrics API: every day's count, summed, is the chain's.
-	xTxs := uint64(len(xRange(t, n, "X", "tx")))
+	xTxs := uint64(len(indexedBytes(t, n, "X", "tx")))
 	for chain, want := range map[string]uint64{"43112": evmTxs, "X": xTxs} {
 		plugintest.Eventually(t, 60*time.Second, func() error {
 			if got := avgTPSCount(t, n, chain); got != want {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,41 +16,6 @@ import (
 	"github.com/chainhost/chainhost/internal/faultvm"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
-
-// hostMetric reads an unlabelled metric of the host from /ext/metrics.
-func hostMetric(t *testing.T, n *nodetest.Node, name string) float64 {
-	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			return f
-		}
-	}
-	t.Fatalf("no %s in /ext/metrics", name)
-	return 0
-}
-
-// waitMetricAtMost polls a host metric until it is at most limit, and
-// fails with what it was after 30 seconds.
-func waitMetricAtMost(t *testing.T, n *nodetest.Node, name string, limit float64) {
-	t.Helper()
-	plugintest.Eventually(t, 30*time.Second, func() error {
-		if v := hostMetric(t, n, name); v > limit {
-			return fmt.Errorf("%s is %g, want at most %g", name, v, limit)
-		}
-		return nil
-	})
-}
 
 // waitEchoes waits until fault.echo answers: the fault VM was restarted.
 func waitEchoes(t *testing.T, n *nodetest.Node) {
@@ -95,28 +59,6 @@ func TestPluginCrashFault(t *testing.T) {
 	if got := pluginRestarts(t, n, "F"); got != 1 {
 		t.Errorf("chainhost_plugin_restarts_total of F = %d, want 1", got)
 	}
-}
-
-// pluginRestarts reads chainhost_plugin_restarts_total of a plugin.
-func pluginRestarts(t *testing.T, n *nodetest.Node, name string) int {
-	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	prefix := `chainhost_plugin_restarts_total{plugin="` + name + `"} `
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, prefix); ok {
-			r, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return r
-		}
-	}
-	return 0
 }
 
 // readCut reads a response body and reports what came and whether the

@@ -113,14 +113,14 @@ func TestMetricsAvgTPS(t *testing.T) {
 		}
 	}
 
-	x := xWallet(t, n, "X", ewoqKey)
+	x := xchainWallet(t, n, "X", ewoqKey)
 	for k := range 2 {
 		if _, err := x.Send(ctx, x.FeeAsset, uint64(1_000+k), avax.ShortID{byte(k + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	xDays := dayTxs{}
-	for _, ct := range xWalkByIndex(t, n, "X", "block") {
+	for _, ct := range walkIndexByIndex(t, n, "X", "block") {
 		b, err := blocks.ParseBlock(ct.Bytes)
 		if err != nil {
 			t.Fatal(err)
@@ -138,14 +138,14 @@ func TestMetricsAvgTPS(t *testing.T) {
 	waitAvgTPS(t, n, "X", xDays)
 
 	// The P-Chain: two transfers, counted from P/block.
-	p := pWallet(t, n)
+	p := pchainWallet(t, n)
 	for k := range 2 {
 		if _, err := p.Send(ctx, uint64(1_000+k), avax.ShortID{byte(k + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	pDays := dayTxs{}
-	for _, b := range pWalkBlocks(t, n, p) {
+	for _, b := range walkPChainBlocks(t, n, p) {
 		pDays[int64(b.Time)/86400] += float64(len(b.Txs))
 	}
 	waitAvgTPS(t, n, "P", pDays)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/exampleapi"
 	"github.com/chainhost/chainhost/sdk/plugintest"
-	"github.com/chainhost/chainhost/sdk/rest"
 )
 
 // moduleConfig runs the default chains and three instances of the example
@@ -37,42 +35,6 @@ modules:
     enabled: false
     prefixes: [/v3/off]
 `
-
-// restGet GETs url and returns the status and the body.
-func restGet(t *testing.T, ctx context.Context, url string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	return resp.StatusCode, body
-}
-
-// wantRESTError checks that an answer is the REST error body of status,
-// with every want in its message.
-func wantRESTError(t *testing.T, what string, status int, body []byte, wantStatus int, want ...string) {
-	t.Helper()
-	var e rest.ErrorBody
-	if err := json.Unmarshal(body, &e); err != nil || status != wantStatus || e.StatusCode != wantStatus || e.Error != rest.StatusName(wantStatus) {
-		t.Errorf("%s: %d %s, want the REST body of %d", what, status, body, wantStatus)
-		return
-	}
-	msg, _ := e.Message.(string)
-	for _, w := range want {
-		if !strings.Contains(msg, w) {
-			t.Errorf("%s: message %q lacks %q", what, msg, w)
-		}
-	}
-}
 
 // ownListener reads the address of the module "own"'s listener from the
 // banner.
