@@ -115,8 +115,9 @@ func rpcErrorCode(err error) int {
 	return 0
 }
 
-// hostMetric reads an unlabelled metric of the host from /ext/metrics.
-func hostMetric(t *testing.T, n *nodetest.Node, name string) float64 {
+// metricSeries reads one series of the host's /ext/metrics (its name and
+// labels, as the text format writes them); ok is false when it is absent.
+func metricSeries(t *testing.T, n *nodetest.Node, series string) (v float64, ok bool) {
 	t.Helper()
 	resp, err := http.Get(n.URL + "/ext/metrics")
 	if err != nil {
@@ -126,16 +127,27 @@ func hostMetric(t *testing.T, n *nodetest.Node, name string) float64 {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+		if s, found := strings.CutPrefix(sc.Text(), series+" "); found {
+			if v, err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatalf("%s: %v", series, err)
 			}
-			return f
+			return v, true
 		}
 	}
-	t.Fatalf("no %s in /ext/metrics", name)
-	return 0
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read /ext/metrics: %v", err)
+	}
+	return 0, false
+}
+
+// hostMetric reads a series of /ext/metrics that must be there.
+func hostMetric(t *testing.T, n *nodetest.Node, name string) float64 {
+	t.Helper()
+	v, ok := metricSeries(t, n, name)
+	if !ok {
+		t.Fatalf("no %s in /ext/metrics", name)
+	}
+	return v
 }
 
 // waitMetricAtMost polls a host metric until it is at most limit, and
@@ -153,23 +165,8 @@ func waitMetricAtMost(t *testing.T, n *nodetest.Node, name string, limit float64
 // pluginRestarts reads chainhost_plugin_restarts_total of a plugin.
 func pluginRestarts(t *testing.T, n *nodetest.Node, name string) int {
 	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	prefix := `chainhost_plugin_restarts_total{plugin="` + name + `"} `
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, prefix); ok {
-			r, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return r
-		}
-	}
-	return 0
+	v, _ := metricSeries(t, n, `chainhost_plugin_restarts_total{plugin="`+name+`"}`)
+	return int(v)
 }
 
 // hostGoroutines reads the host's go_goroutines from /ext/metrics.

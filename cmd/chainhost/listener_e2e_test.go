@@ -148,30 +148,9 @@ func TestChainListener(t *testing.T) {
 
 	// Requests on the chain listener are counted by the plugin, which the
 	// host exports labelled with the chain.
-	if v := metricValue(t, n, `chainhost_http_requests_total{code="200",plugin="C",route="bc/C/rpc"}`); v < 3 {
+	if v, _ := metricSeries(t, n, `chainhost_http_requests_total{code="200",plugin="C",route="bc/C/rpc"}`); v < 3 {
 		t.Errorf("chain listener requests counted %g, want at least 3", v)
 	}
-}
-
-// metricValue reads one series of /ext/metrics; 0 when it is absent.
-func metricValue(t *testing.T, n *nodetest.Node, series string) float64 {
-	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, series+" "); ok {
-			var f float64
-			if _, err := fmt.Sscan(v, &f); err != nil {
-				t.Fatalf("%s: %v", series, err)
-			}
-			return f
-		}
-	}
-	return 0
 }
 
 // TestChainListenerSurvivesKill: requests to a chain listener while its
