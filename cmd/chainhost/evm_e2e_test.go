@@ -119,6 +119,63 @@ func evmCheckIndex(t testing.TB, ctx context.Context, n *nodetest.Node, chain st
 	}
 }
 
+// TestEVMDefaultNode: the default node runs the C-Chain: chain ID 43112, a
+// transfer signed with the local key is mined with a receipt, a WebSocket
+// newHeads subscription sees the block, and the index holds every block.
+func TestEVMDefaultNode(t *testing.T) {
+	n := nodetest.Start(t, nodetest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The banner's chain lines follow the health line that Start waits for.
+	waitOutput(t, n, "0x"+evmLocalKey)
+	if !strings.Contains(n.Output(), evmLocalAddr) {
+		t.Errorf("banner lacks the funded address:\n%s", n.Output())
+	}
+	for _, alias := range []string{"C", chainIDOf(t, n, "C")} {
+		id, err := evmDial(t, n, alias, "rpc").ChainID(ctx)
+		if err != nil || id.Uint64() != evmChainID {
+			t.Fatalf("eth_chainId at %s: %v, %v", alias, id, err)
+		}
+	}
+	c := evmDial(t, n, "C", "rpc")
+	ws := evmDial(t, n, "C", "ws")
+	heads := make(chan *types.Header, 16)
+	sub, err := ws.SubscribeNewHead(ctx, heads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+
+	key := evmKey(t)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	tx := evmTransfer(key, evmChainID, 0, to, 12345)
+	if err := c.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	r := evmReceipt(t, ctx, c, tx.Hash())
+	if r.Status != types.ReceiptStatusSuccessful || r.BlockNumber.Uint64() != 1 {
+		t.Fatalf("receipt: status %d block %v", r.Status, r.BlockNumber)
+	}
+	select {
+	case h := <-heads:
+		if h.Hash() != r.BlockHash {
+			t.Fatalf("newHeads sent %s, receipt block %s", h.Hash(), r.BlockHash)
+		}
+	case err := <-sub.Err():
+		t.Fatalf("subscription: %v", err)
+	case <-ctx.Done():
+		t.Fatal("no newHeads notification")
+	}
+	if bal, err := c.BalanceAt(ctx, to, nil); err != nil || bal.Int64() != 12345 {
+		t.Fatalf("balance %v, %v", bal, err)
+	}
+	head, err := c.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evmCheckIndex(t, ctx, n, "C", c, head)
+}
+
 // chainIDOf returns a chain's CB58 blockchain ID from the banner.
 func chainIDOf(t testing.TB, n *nodetest.Node, alias string) string {
 	t.Helper()

@@ -30,8 +30,6 @@ import (
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 	"github.com/chainhost/chainhost/sdk/rest"
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
@@ -105,6 +103,18 @@ func wantRESTError(t *testing.T, what string, status int, body []byte, wantStatu
 			t.Errorf("%s: message %q lacks %q", what, msg, w)
 		}
 	}
+}
+
+// waitOutput waits until the node has printed want: the banner's chain and
+// listener lines follow the health line that nodetest.Start waits for.
+func waitOutput(t *testing.T, n *nodetest.Node, want string) {
+	t.Helper()
+	plugintest.Eventually(t, 10*time.Second, func() error {
+		if !strings.Contains(n.Output(), want) {
+			return fmt.Errorf("the node has not printed %q", want)
+		}
+		return nil
+	})
 }
 
 // rpcErrorCode returns the JSON-RPC error code of err, or 0.
@@ -247,68 +257,6 @@ func runAdmin(t *testing.T, n *nodetest.Node, cases []adminCase) {
 }
 
 func itoa(u uint64) string { return new(big.Int).SetUint64(u).String() }
-
-// TestEVMDefaultNode: the default node runs the C-Chain: chain ID 43112, a
-// transfer signed with the local key is mined with a receipt, a WebSocket
-// newHeads subscription sees the block, and the index holds every block.
-func TestEVMDefaultNode(t *testing.T) {
-	n := nodetest.Start(t, nodetest.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// The banner's chain lines follow the health line that Start waits for.
-	plugintest.Eventually(t, 10*time.Second, func() error {
-		if !strings.Contains(n.Output(), "0x"+evmLocalKey) {
-			return errors.New("banner lacks the funded key")
-		}
-		return nil
-	})
-	if !strings.Contains(n.Output(), evmLocalAddr) {
-		t.Errorf("banner lacks the funded address:\n%s", n.Output())
-	}
-	for _, alias := range []string{"C", chainIDOf(t, n, "C")} {
-		id, err := evmDial(t, n, alias, "rpc").ChainID(ctx)
-		if err != nil || id.Uint64() != evmChainID {
-			t.Fatalf("eth_chainId at %s: %v, %v", alias, id, err)
-		}
-	}
-	c := evmDial(t, n, "C", "rpc")
-	ws := evmDial(t, n, "C", "ws")
-	heads := make(chan *types.Header, 16)
-	sub, err := ws.SubscribeNewHead(ctx, heads)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-
-	key := evmKey(t)
-	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
-	tx := evmTransfer(key, evmChainID, 0, to, 12345)
-	if err := c.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	r := evmReceipt(t, ctx, c, tx.Hash())
-	if r.Status != types.ReceiptStatusSuccessful || r.BlockNumber.Uint64() != 1 {
-		t.Fatalf("receipt: status %d block %v", r.Status, r.BlockNumber)
-	}
-	select {
-	case h := <-heads:
-		if h.Hash() != r.BlockHash {
-			t.Fatalf("newHeads sent %s, receipt block %s", h.Hash(), r.BlockHash)
-		}
-	case err := <-sub.Err():
-		t.Fatalf("subscription: %v", err)
-	case <-ctx.Done():
-		t.Fatal("no newHeads notification")
-	}
-	if bal, err := c.BalanceAt(ctx, to, nil); err != nil || bal.Int64() != 12345 {
-		t.Fatalf("balance %v, %v", bal, err)
-	}
-	head, err := c.BlockNumber(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evmCheckIndex(t, ctx, n, "C", c, head)
-}
 
 func pause(ctx context.Context, d time.Duration) {
 	select {

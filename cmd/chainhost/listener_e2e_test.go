@@ -59,9 +59,7 @@ func TestChainListener(t *testing.T) {
 		Config: listenerConfig(addr),
 		Args:   []string{"--http-max-body-size=65536", "--http-max-websocket-connections=2"},
 	})
-	if want := "listen   http://" + addr + " "; !strings.Contains(n.Output(), want) {
-		t.Errorf("the banner does not list the chain listener (%q):\n%s", want, n.Output())
-	}
+	waitOutput(t, n, "listen   http://"+addr+" ")
 	own := "http://" + addr
 	ctx := context.Background()
 
