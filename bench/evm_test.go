@@ -35,6 +35,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/host/hosttest"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // The EVM benchmarks of issue 5: JSON-RPC throughput of the C-Chain through
@@ -130,15 +131,15 @@ func signTx(key *ecdsa.PrivateKey, chainID *big.Int, nonce uint64, to *common.Ad
 // waitMined polls for a receipt.
 func waitMined(b *testing.B, c *ethclient.Client, hash common.Hash) *types.Receipt {
 	b.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		if r, err := c.TransactionReceipt(context.Background(), hash); err == nil {
-			return r
+	var r *types.Receipt
+	plugintest.EventuallyEvery(b, 2*time.Minute, 5*time.Millisecond, func() error {
+		var err error
+		if r, err = c.TransactionReceipt(context.Background(), hash); err != nil {
+			return fmt.Errorf("transaction %s not mined: %w", hash, err)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	b.Fatalf("transaction %s not mined", hash)
-	return nil
+		return nil
+	})
+	return r
 }
 
 // deployERC20 deploys the token with nonce 0 and returns its address.

@@ -3,9 +3,7 @@
 package sdk_test
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -40,7 +38,7 @@ func TestPluginBinaryExitsWhenHostDies(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	plugintest.Eventually(t, 5*time.Second, func() error {
-		if alive(pid) {
+		if plugintest.ProcessAlive(pid) {
 			return fmt.Errorf("plugin %d still runs after its parent exited", pid)
 		}
 		return nil
@@ -50,17 +48,4 @@ func TestPluginBinaryExitsWhenHostDies(t *testing.T) {
 	if b, err := os.ReadFile(result); err != nil || !strings.Contains(string(b), "host process is gone") {
 		t.Errorf("main after Serve: %q, %v; want Serve's host-gone error", b, err)
 	}
-}
-
-// alive reports whether pid runs and is no zombie.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return !os.IsNotExist(err)
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) == 0 || fields[0] != "Z"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // The runs are long and load the whole machine: they run only when asked
@@ -84,20 +85,17 @@ func startRun(t *testing.T, rate int) *run {
 	r := &run{t: t, n: n, mix: Mix(n.URL), txs: txs, rate: rate}
 	// One transfer and the data API's block 1 before anything is measured.
 	txs.Run(ctx, 5, time.Second)
-	deadline := time.Now().Add(time.Minute)
-	for {
+	plugintest.Eventually(t, time.Minute, func() error {
 		resp, err := http.Get(n.URL + "/v1/chains/43112/blocks/1")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
+		if err != nil {
+			return fmt.Errorf("the data API did not index block 1: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the data API did not index block 1 within a minute")
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("the data API did not index block 1: %s", resp.Status)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	return r
 }
 

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +20,7 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // adminCase is one call to a node JSON-RPC API: on success its exact raw
@@ -41,86 +42,21 @@ func rawCall(t *testing.T, n *nodetest.Node, path, method string, params any) (s
 	if err == nil {
 		return string(raw), nil
 	}
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) {
+	var rpcErrorCode *jsonrpc.Error
+	if !errors.As(err, &rpcErrorCode) {
 		t.Fatalf("%s %s: %v", path, method, err)
 	}
-	return "", rpcErr
-}
-
-func runAdmin(t *testing.T, n *nodetest.Node, cases []adminCase) {
-	t.Helper()
-	for _, c := range cases {
-		path := c.path
-		if path == "" {
-			path = "/ext/admin"
-		}
-		got, rpcErr := rawCall(t, n, path, c.method, c.params)
-		switch {
-		case c.code == 0 && rpcErr != nil:
-			t.Errorf("%s %s %v: error %d %q", path, c.method, c.params, rpcErr.Code, rpcErr.Message)
-		case c.code == 0 && got != c.result:
-			t.Errorf("%s %s %v = %s, want %s", path, c.method, c.params, got, c.result)
-		case c.code != 0 && rpcErr == nil:
-			t.Errorf("%s %s %v = %s, want error %d", path, c.method, c.params, got, c.code)
-		case c.code != 0:
-			if rpcErr.Code != c.code {
-				t.Errorf("%s %s %v: code %d, want %d: %s", path, c.method, c.params, rpcErr.Code, c.code, rpcErr.Message)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(rpcErr.Message, w) {
-					t.Errorf("%s %s %v: message %q lacks %q", path, c.method, c.params, rpcErr.Message, w)
-				}
-			}
-		}
-	}
-}
-
-// installPlugin copies a binary into a plugin dir under name, through a
-// rename so that the node never sees a half-written file.
-func installPlugin(t *testing.T, src, pluginDir, name string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(tmp, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(pluginDir, name)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// examplePluginDir returns a new plugin dir holding only the example VM.
-func examplePluginDir(t *testing.T) string {
-	t.Helper()
-	_, built := nodetest.Binaries(t)
-	dir := t.TempDir()
-	installPlugin(t, filepath.Join(built, "example"), dir, "example")
-	return dir
-}
-
-func postStatus(t *testing.T, url string) int {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"admin.loadVMs","params":{}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	return "", rpcErrorCode
 }
 
 // TestAdminDisabled: without --api-admin-enabled, /ext/admin does not exist.
 func TestAdminDisabled(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{PluginDir: examplePluginDir(t)})
-	if code := postStatus(t, n.URL+"/ext/admin"); code != http.StatusNotFound {
+	if code, _ := postJSON(t, n.URL+"/ext/admin", rpcRequest("admin.loadVMs", `{}`)); code != http.StatusNotFound {
 		t.Fatalf("POST /ext/admin with the admin API off: HTTP %d, want 404", code)
 	}
 	n2 := nodetest.Start(t, nodetest.Options{PluginDir: n.Opts.PluginDir, Args: []string{"--api-admin-enabled=true"}})
-	if code := postStatus(t, n2.URL+"/ext/admin"); code != http.StatusOK {
+	if code, _ := postJSON(t, n2.URL+"/ext/admin", rpcRequest("admin.loadVMs", `{}`)); code != http.StatusOK {
 		t.Fatalf("POST /ext/admin with the admin API on: HTTP %d, want 200", code)
 	}
 	// Profiles go to <data-dir>/profiles by default.
@@ -245,9 +181,9 @@ func TestAdminAliases(t *testing.T) {
 func TestAdminLoggerLevels(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{PluginDir: examplePluginDir(t), Args: []string{"--api-admin-enabled=true"}})
 	ctx := context.Background()
-	got, rpcErr := rawCall(t, n, "/ext/admin", "admin.getLoggerLevel", nil)
-	if rpcErr != nil {
-		t.Fatal(rpcErr)
+	got, rpcErrorCode := rawCall(t, n, "/ext/admin", "admin.getLoggerLevel", nil)
+	if rpcErrorCode != nil {
+		t.Fatal(rpcErrorCode)
 	}
 	var all struct {
 		LoggerLevels map[string]map[string]string `json:"loggerLevels"`
@@ -279,18 +215,14 @@ func TestAdminLoggerLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	logFile := filepath.Join(n.DataDir, "logs", "example.log")
-	deadline := time.Now().Add(10 * time.Second)
 	var lines []map[string]any
-	for {
+	plugintest.Eventually(t, 10*time.Second, func() error {
 		lines = debugLines(t, logFile)
-		if slices.ContainsFunc(lines, func(l map[string]any) bool { return l["key"] == "loud" }) {
-			break
+		if !slices.ContainsFunc(lines, func(l map[string]any) bool { return l["key"] == "loud" }) {
+			return fmt.Errorf("no DEBUG line of the plugin for key loud in %s after setLoggerLevel DEBUG: %v", logFile, lines)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no DEBUG line of the plugin for key loud in %s after setLoggerLevel DEBUG: %v", logFile, lines)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if slices.ContainsFunc(lines, func(l map[string]any) bool { return l["key"] == "quiet" }) {
 		t.Errorf("a DEBUG line was written before setLoggerLevel DEBUG: %v", lines)
 	}
@@ -316,23 +248,6 @@ func debugLines(t *testing.T, path string) []map[string]any {
 		}
 	}
 	return lines
-}
-
-// logLines returns the lines of a JSON log file with the message msg.
-func logLines(t *testing.T, path, msg string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for line := range strings.SplitSeq(string(b), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["@message"] == msg {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // TestAdminHotLoad: a chain whose VM is missing at start-up runs as soon as
@@ -412,9 +327,9 @@ type loadResult struct {
 
 func loadVMs(t *testing.T, n *nodetest.Node) loadResult {
 	t.Helper()
-	got, rpcErr := rawCall(t, n, "/ext/admin", "admin.loadVMs", nil)
-	if rpcErr != nil {
-		t.Fatalf("admin.loadVMs: %v", rpcErr)
+	got, rpcErrorCode := rawCall(t, n, "/ext/admin", "admin.loadVMs", nil)
+	if rpcErrorCode != nil {
+		t.Fatalf("admin.loadVMs: %v", rpcErrorCode)
 	}
 	var r loadResult
 	if err := json.Unmarshal([]byte(got), &r); err != nil || r.NewVMs == nil {

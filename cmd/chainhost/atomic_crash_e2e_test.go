@@ -21,6 +21,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // atomicCrashRounds is how many times TestAtomicCrashSupply kills a
@@ -118,8 +119,8 @@ func atomicSupply(t *testing.T, n *nodetest.Node, x xChainInfo, cctx cclient.Con
 		}
 		parts["C balances"] += q.Uint64()
 	}
-	for _, ct := range xRange(t, n, "X", "tx") {
-		burned, err := xBurned(ct, x.feeAsset)
+	for _, ct := range indexedBytes(t, n, "X", "tx") {
+		burned, err := xchainBurned(ct, x.feeAsset)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +172,7 @@ func TestAtomicCrashSupply(t *testing.T) {
 		Args: []string{"--plugin-restart-backoff=5ms", "--plugin-restart-max-backoff=50ms"}}
 	n := nodetest.Start(t, opts)
 	nodes := []*nodetest.Node{n}
-	x := xInfo(t, n, "X")
+	x := xchainInfo(t, n, "X")
 	xw := x.wallet(n.URL, mustKey(t, ewoqKey))
 	cID, err := xw.Client.BlockchainID(context.Background(), "C")
 	if err != nil {
@@ -203,20 +204,18 @@ func TestAtomicCrashSupply(t *testing.T) {
 	check := func(when string) map[string]uint64 {
 		t.Helper()
 		cc := cclient.New(current().URL, "C", xHTTP)
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		plugintest.Eventually(t, 30*time.Second, func() error {
 			busy := 0
 			for _, tx := range ledger.all() {
 				if status(t, cc, tx.ID()) == "Processing" {
 					busy++
 				}
 			}
-			if busy == 0 {
-				break
+			if busy > 0 {
+				return fmt.Errorf("%s: %d C transactions still Processing", when, busy)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d C transactions still Processing after 30s", when, busy)
-			}
-		}
+			return nil
+		})
 		got, parts := atomicSupply(t, current(), x, cctx, addrs, accounts, ledger)
 		if got != want {
 			t.Fatalf("%s: total supply %d, want %d: %v", when, got, want, parts)
@@ -264,7 +263,7 @@ func TestAtomicCrashSupply(t *testing.T) {
 			}
 		}
 	}
-	pid := evmWaitPlugin(t, n, 0)
+	pid := n.WaitNewPlugin(t, "evm", 0)
 	for round := range atomicCrashRounds {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
@@ -282,12 +281,7 @@ func TestAtomicCrashSupply(t *testing.T) {
 		wg.Wait()
 		if hostKill {
 			if round%4 == 2 {
-				// Killed again while starting.
-				o := opts
-				o.NoWait = true
-				s := nodetest.Start(t, o)
-				time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
-				s.Kill()
+				killWhileStarting(t, opts, rng)
 			}
 			next := nodetest.Start(t, opts)
 			nodes = append(nodes, next)
@@ -296,7 +290,7 @@ func TestAtomicCrashSupply(t *testing.T) {
 			mu.Unlock()
 			pid = 0
 		}
-		pid = evmWaitPlugin(t, current(), pid)
+		pid = current().WaitNewPlugin(t, "evm", pid)
 		// The C-Chain serves again once its recovery is done.
 		waitChain(t, current(), "C")
 		check(fmt.Sprintf("after kill %d (%s)", round+1, map[bool]string{true: "host", false: "C plugin"}[hostKill]))
@@ -321,15 +315,13 @@ func TestAtomicCrashSupply(t *testing.T) {
 // waitChain waits until a chain answers eth_blockNumber.
 func waitChain(t *testing.T, n *nodetest.Node, chain string) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+	plugintest.Eventually(t, time.Minute, func() error {
 		var h string
-		if err := n.Call(context.Background(), "/ext/bc/"+chain+"/rpc", "eth_blockNumber", []any{}, &h); err == nil {
-			return
+		if err := n.Call(context.Background(), "/ext/bc/"+chain+"/rpc", "eth_blockNumber", []any{}, &h); err != nil {
+			return fmt.Errorf("chain %s does not answer after the kill: %w", chain, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chain %s does not answer a minute after the kill", chain)
-		}
-	}
+		return nil
+	})
 }
 
 func mustKey(t *testing.T, s string) *avax.PrivateKey {

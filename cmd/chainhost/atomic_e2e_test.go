@@ -67,7 +67,7 @@ func TestAtomicXC(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{Config: atomicXC("")})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	x := xWallet(t, n, "X", ewoqKey)
+	x := xchainWallet(t, n, "X", ewoqKey)
 	c := cWallet(t, n, x, x.Key)
 	me := x.Address()
 	cID := c.Ctx.ChainID
@@ -143,12 +143,12 @@ func TestAtomicXC(t *testing.T) {
 	if nonce, err := eth.NonceAt(ctx, to, nil); err != nil || nonce != 1 {
 		t.Fatalf("nonce after the export %d (%v), want 1", nonce, err)
 	}
-	xBefore := xBalance(t, x, me)
+	xBefore := xchainBalance(t, x, me)
 	xImport, err := x.Import(ctx, "C", me)
 	if err != nil {
 		t.Fatalf("import on X: %v", err)
 	}
-	if got := xBalance(t, x, me); got != xBefore+2_000_000_000-xFee {
+	if got := xchainBalance(t, x, me); got != xBefore+2_000_000_000-xFee {
 		t.Fatalf("X balance after the import %d, want %d", got, xBefore+2_000_000_000-xFee)
 	}
 	if utxos, err := x.Client.AllUTXOs(ctx, []string{x.FormatAddress(me)}, "C"); err != nil || len(utxos) != 0 {
@@ -187,7 +187,7 @@ func TestAtomicXC(t *testing.T) {
 		t.Fatal(err)
 	}
 	evmCheckIndex(t, ctx, n, "C", eth, head)
-	cts := xWalkByIndex(t, n, "C", "block")
+	cts := walkIndexByIndex(t, n, "C", "block")
 	for id, h := range heights {
 		var blk types.Block
 		if err := rlp.DecodeBytes(cts[h-1].Bytes, &blk); err != nil {
@@ -202,7 +202,7 @@ func TestAtomicXC(t *testing.T) {
 		}
 	}
 	// On X: getTx of the export and the import, and both in X/tx.
-	xtxs := xWalkByIndex(t, n, "X", "tx")
+	xtxs := walkIndexByIndex(t, n, "X", "tx")
 	for _, id := range []ids.ID{xExport, xImport} {
 		raw, err := x.Client.GetTx(ctx, id)
 		if err != nil {
@@ -261,7 +261,7 @@ func TestAtomicIndexOff(t *testing.T) {
 	n := nodetest.Start(t, off)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	x := xWallet(t, n, "X", ewoqKey)
+	x := xchainWallet(t, n, "X", ewoqKey)
 	c := cWallet(t, n, x, x.Key)
 	me := x.Address()
 	if _, err := x.Export(ctx, c.Ctx.ChainID, x.FeeAsset, 3_000_000_000, me); err != nil {
@@ -278,7 +278,7 @@ func TestAtomicIndexOff(t *testing.T) {
 	n.Stop(t)
 
 	n = nodetest.Start(t, nodetest.Options{Config: atomicXC(""), DataDir: dir})
-	x = xWallet(t, n, "X", ewoqKey)
+	x = xchainWallet(t, n, "X", ewoqKey)
 	c = cWallet(t, n, x, x.Key)
 	eth := evmDial(t, n, "C", "rpc")
 	head, err := eth.BlockNumber(ctx)
@@ -294,11 +294,11 @@ func TestAtomicIndexOff(t *testing.T) {
 	if left, err := c.Importable(ctx, "X"); err != nil || len(left) != 0 {
 		t.Fatalf("C's UTXOs from X after the backfill: %v (%v), want none", left, err)
 	}
-	before := xBalance(t, x, me)
+	before := xchainBalance(t, x, me)
 	if _, err := x.Import(ctx, "C", me); err != nil {
 		t.Fatalf("X import of the export made with indexing off: %v", err)
 	}
-	if got := xBalance(t, x, me); got != before+1_000_000_000-xFee {
+	if got := xchainBalance(t, x, me); got != before+1_000_000_000-xFee {
 		t.Fatalf("X balance %d, want %d", got, before+1_000_000_000-xFee)
 	}
 }

@@ -71,7 +71,7 @@ func TestLoopbackAndAdminDefaults(t *testing.T) {
 			t.Errorf("the node answers at %s", net.JoinHostPort(ip.String(), u.Port()))
 		}
 	}
-	status, body := postRPC(t, n.URL+"/ext/admin", "admin.getLoggerLevel", `{}`)
+	status, body := postJSON(t, n.URL+"/ext/admin", rpcRequest("admin.getLoggerLevel", `{}`))
 	if want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"no API at /ext/admin"},"id":null}`; status != http.StatusNotFound || body != want {
 		t.Errorf("/ext/admin on the defaults = %d %s, want 404 %s", status, body, want)
 	}
@@ -101,7 +101,7 @@ func TestPluginPins(t *testing.T) {
 		filepath.Join(plugins, "xvm"), xsum, wrong)
 	want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"chain X is not running: ` + why + `"},"id":null}`
 	for _, path := range []string{"/ext/bc/X", "/ext/bc/X/avax"} {
-		if status, body := postRPC(t, n.URL+path, "avm.getHeight", `{}`); status != http.StatusServiceUnavailable || body != want {
+		if status, body := postJSON(t, n.URL+path, rpcRequest("avm.getHeight", `{}`)); status != http.StatusServiceUnavailable || body != want {
 			t.Errorf("%s = %d %s, want 503 %s", path, status, body, want)
 		}
 	}

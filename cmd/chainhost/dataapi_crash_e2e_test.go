@@ -20,6 +20,7 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/internal/testchain"
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // dcChain is the chain of TestDataAPICrash: every kind of activity the
@@ -69,7 +70,7 @@ modules:
 // health shows the chain's head: every block indexed once, nothing
 // counted twice.
 func TestDataAPICrash(t *testing.T) {
-	rng := ixCrashSeed(t)
+	rng := crashSeed(t)
 	chain, err := testchain.Generate(t.TempDir(), dcChain)
 	if err != nil {
 		t.Fatal(err)
@@ -91,12 +92,12 @@ func TestDataAPICrash(t *testing.T) {
 			if i%3 == 2 {
 				// While the new process starts: the handshake, opening the
 				// store, reading the state.
-				pid := dcWaitModule(t, n, old)
+				pid := n.WaitNewPlugin(t, "dataapi", old)
 				time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 				dcKillPID(t, pid)
 				old = pid
 			}
-			pid := dcWaitModule(t, n, old)
+			pid := n.WaitNewPlugin(t, "dataapi", old)
 			dcWaitIndexed(t, n, target)
 			time.Sleep(time.Duration(rng.IntN(10)) * time.Millisecond)
 			if !dcIndexed(n, chain.Head) {
@@ -105,7 +106,7 @@ func TestDataAPICrash(t *testing.T) {
 			dcKillPID(t, pid)
 			old = pid
 		}
-		dcWaitModule(t, n, old)
+		n.WaitNewPlugin(t, "dataapi", old)
 		dcWaitIndexed(t, n, chain.Head)
 		t.Logf("%d module kills while indexing, %d during start-up", during, dcKills/3)
 		if during < dcKills {
@@ -172,24 +173,6 @@ func dcTargets(rng *rand.Rand, head uint64) []uint64 {
 	return out
 }
 
-// dcWaitModule waits until the node runs a data module process other than
-// old and returns its PID.
-func dcWaitModule(t *testing.T, n *nodetest.Node, old int) int {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, pid := range n.PluginPIDs("dataapi") {
-			if pid != old && nodetest.Alive(pid) {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no new data module process 30s after %d was killed", old)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // dcKillPID SIGKILLs a process.
 func dcKillPID(t *testing.T, pid int) {
 	t.Helper()
@@ -204,15 +187,7 @@ func dcKillNode(t *testing.T, n *nodetest.Node) {
 	t.Helper()
 	plugins := n.ChildPIDs()
 	n.Kill()
-	deadline := time.Now().Add(20 * time.Second)
-	for _, pid := range plugins {
-		for nodetest.Alive(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("plugin %d outlived the killed host by 20s", pid)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	nodetest.WaitGone(t, 20*time.Second, plugins)
 }
 
 // dcClient reads the API; a request that fails (the node or the module is
@@ -239,13 +214,12 @@ func dcIndexed(n *nodetest.Node, b uint64) bool {
 // dcWaitIndexed waits until the data API serves block b.
 func dcWaitIndexed(t *testing.T, n *nodetest.Node, b uint64) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !dcIndexed(n, b) {
-		if time.Now().After(deadline) {
-			t.Fatalf("block %d not indexed within 2 minutes", b)
+	plugintest.EventuallyEvery(t, 2*time.Minute, 3*time.Millisecond, func() error {
+		if !dcIndexed(n, b) {
+			return fmt.Errorf("block %d not indexed", b)
 		}
-		time.Sleep(3 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // dcCheck checks the module's health (the chain's head indexed, no lag,
@@ -256,12 +230,12 @@ func dcCheck(t *testing.T, n *nodetest.Node, chain *testchain.Chain, want []byte
 	// serves the block: wait for the height, then check the rest.
 	head := float64(chain.Head)
 	var data dcHealth
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		data = dcModuleHealth(t, n)
-		if data.Details.Chains["C"]["height"] == head || time.Now().After(deadline) {
-			break
+	plugintest.Eventually(t, 30*time.Second, func() error {
+		if data = dcModuleHealth(t, n); data.Details.Chains["C"]["height"] != head {
+			return fmt.Errorf("health of the data module: %+v, want height %d", data, chain.Head)
 		}
-	}
+		return nil
+	})
 	if c := data.Details.Chains["C"]; !data.Healthy || c["height"] != head || c["accepted"] != head || c["lag"] != 0.0 || c["error"] != nil {
 		t.Errorf("health of the data module: %+v, want height and accepted %d, lag 0", data, chain.Head)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // dataConfig runs the default chains and the data API module without rate
@@ -47,21 +48,18 @@ func dataGet(t *testing.T, n *nodetest.Node, path string, out any) {
 // C-Chain.
 func waitDataBlock(t *testing.T, n *nodetest.Node, block uint64) api.Block {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var b api.Block
+	plugintest.Eventually(t, 60*time.Second, func() error {
 		status, body := restGet(t, context.Background(), fmt.Sprintf("%s/v1/chains/43112/blocks/%d", n.URL, block))
-		if status == 200 {
-			var b api.Block
-			if err := json.Unmarshal(body, &b); err != nil {
-				t.Fatal(err)
-			}
-			return b
+		if status != 200 {
+			return fmt.Errorf("block %d not indexed: %d %s", block, status, body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("block %d not indexed: %d %s", block, status, body)
+		if err := json.Unmarshal(body, &b); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
+	return b
 }
 
 // TestDataAPI: the data API on the real node indexes the C-Chain's real

@@ -39,7 +39,7 @@ const pgCrashAcksPerKill = 4
 // chain indexed in one go into another database holds: nothing lost,
 // nothing twice.
 func TestDataAPIPostgresCrash(t *testing.T) {
-	rng := ixCrashSeed(t)
+	rng := crashSeed(t)
 	cluster := pgtest.New(t)
 	db := cluster.NewDatabase(t)
 	config := pgDataConfig(cluster.URL(db), "")
@@ -73,14 +73,14 @@ func TestDataAPIPostgresCrash(t *testing.T) {
 			current.Store(n)
 			continue
 		}
-		pid := dataWaitPlugin(t, n, old)
+		pid := n.WaitNewPlugin(t, "dataapi", old)
 		time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond)
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatalf("round %d: kill the data module %d: %v", round, pid, err)
 		}
 		old = pid
 	}
-	dataWaitPlugin(t, n, old)
+	n.WaitNewPlugin(t, "dataapi", old)
 	acked := load.stop()
 	head := chainHead(t, n)
 	waitDataHeight(t, n, head, 2*time.Minute)
@@ -103,24 +103,6 @@ func TestDataAPIPostgresCrash(t *testing.T) {
 		if crashed[table] != want[table] {
 			t.Errorf("table %s after the kills: %d rows (%s), want %d rows (%s)", table, crashed[table].rows, crashed[table].sum, want[table].rows, want[table].sum)
 		}
-	}
-}
-
-// dataWaitPlugin waits until the node runs a data module process other
-// than old and returns its PID.
-func dataWaitPlugin(t *testing.T, n *nodetest.Node, old int) int {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, pid := range n.PluginPIDs("dataapi") {
-			if pid != old && nodetest.Alive(pid) {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no new data module process 30s after %d was killed", old)
-		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }
 

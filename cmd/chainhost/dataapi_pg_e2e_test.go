@@ -21,6 +21,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore/pgtest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // pgDatabase starts a throwaway PostgreSQL cluster for the test and
@@ -237,17 +238,12 @@ func dataHeight(t *testing.T, n *nodetest.Node) (uint64, bool) {
 // height of the C-Chain.
 func waitDataHeight(t *testing.T, n *nodetest.Node, height uint64, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		if h, ok := dataHeight(t, n); ok && h >= height {
-			return
+	plugintest.Eventually(t, within, func() error {
+		if h, ok := dataHeight(t, n); !ok || h < height {
+			return fmt.Errorf("the data API is at block %d, not %d", h, height)
 		}
-		if time.Now().After(deadline) {
-			h, _ := dataHeight(t, n)
-			t.Fatalf("the data API is at block %d, not %d, after %s", h, height, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // chainHead returns the C-Chain's head block number on n.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 type putReply struct {
@@ -157,24 +158,20 @@ func TestPluginCrash(t *testing.T) {
 	dctx, cancel := context.WithTimeout(ctx, time.Second)
 	_, err := get(dctx, n, "ka")
 	cancel()
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) {
+	var rpcErrorCode *jsonrpc.Error
+	if !errors.As(err, &rpcErrorCode) {
 		// The restart may already be done; then the call succeeds.
 		if err != nil {
 			t.Fatalf("call during restart: want a JSON-RPC error answer, got %v", err)
 		}
 	}
 	// Restarted: calls succeed again on a new process.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := get(ctx, n, "ka"); err == nil {
-			break
+	plugintest.Eventually(t, 20*time.Second, func() error {
+		if _, err := get(ctx, n, "ka"); err != nil {
+			return fmt.Errorf("plugin not back: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("plugin not back after 20s:\n%s", n.Output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if now := n.PluginPIDs("example"); len(now) != 1 || now[0] == old {
 		t.Fatalf("plugin processes after restart: %v (old %d)", now, old)
 	}
@@ -209,15 +206,7 @@ func TestHostKill(t *testing.T) {
 		t.Fatal("no plugin process")
 	}
 	n.Kill()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range children {
-		for nodetest.Alive(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("plugin %d still alive 5s after the host was killed", pid)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	nodetest.WaitGone(t, 5*time.Second, children)
 }
 
 // TestWebSocketSubscription: a client connected through the host gets

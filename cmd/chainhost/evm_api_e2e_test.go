@@ -7,9 +7,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // tokensJSON holds the ABI and bytecode of testdata/evm/Tokens.sol.
@@ -185,29 +184,6 @@ func addrTopic(a common.Address) common.Hash { return common.BytesToHash(a.Bytes
 
 func intTopic(n int64) common.Hash { return common.BigToHash(big.NewInt(n)) }
 
-// rawPost posts a JSON body to a path of the node.
-func rawPost(t *testing.T, n *nodetest.Node, path, body string) []byte {
-	t.Helper()
-	resp, err := http.Post(n.URL+path, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// rpcErr returns the JSON-RPC error code of err, or 0.
-func rpcErr(err error) int {
-	if e, ok := err.(rpc.Error); ok {
-		return e.ErrorCode()
-	}
-	return 0
-}
-
 // TestEVMChainAPIs drives the EVM chains through the host with go-ethereum's
 // clients: token contracts with receipts, logs, eth_call, eth_estimateGas,
 // traces and subscriptions; proofs and their windows; batch limits;
@@ -354,7 +330,7 @@ func TestEVMChainAPIs(t *testing.T) {
 		// Namespaces outside the allow-list do not exist; methods that rewind
 		// the chain or touch server files are refused.
 		for _, m := range []string{"admin_nodeInfo", "miner_setExtra", "engine_forkchoiceUpdatedV3", "dev_setFeeRecipient", "testing_buildBlockV1"} {
-			if err := raw.CallContext(ctx, nil, m); rpcErr(err) != -32601 {
+			if err := raw.CallContext(ctx, nil, m); rpcErrorCode(err) != -32601 {
 				t.Errorf("%s: %v, want method not found", m, err)
 			}
 		}
@@ -374,10 +350,11 @@ func TestEVMChainAPIs(t *testing.T) {
 			return "[" + strings.Join(items, ",") + "]"
 		}
 		var ok []map[string]any
-		if err := json.Unmarshal(rawPost(t, n, "/ext/bc/C/rpc", batch(40)), &ok); err != nil || len(ok) != 40 || ok[39]["result"] == nil {
+		_, body := postJSON(t, n.URL+"/ext/bc/C/rpc", batch(40))
+		if err := json.Unmarshal([]byte(body), &ok); err != nil || len(ok) != 40 || ok[39]["result"] == nil {
 			t.Fatalf("batch of 40: %d answers, %v", len(ok), err)
 		}
-		body := rawPost(t, n, "/ext/bc/C/rpc", batch(41))
+		_, body = postJSON(t, n.URL+"/ext/bc/C/rpc", batch(41))
 		var refused []struct {
 			ID    int `json:"id"`
 			Error struct {
@@ -385,7 +362,7 @@ func TestEVMChainAPIs(t *testing.T) {
 				Message string `json:"message"`
 			} `json:"error"`
 		}
-		if err := json.Unmarshal(body, &refused); err != nil || len(refused) != 1 || refused[0].Error.Code != -32600 ||
+		if err := json.Unmarshal([]byte(body), &refused); err != nil || len(refused) != 1 || refused[0].Error.Code != -32600 ||
 			!strings.Contains(refused[0].Error.Message, "limit is 40") {
 			t.Fatalf("batch of 41: %s (%v)", body, err)
 		}
@@ -481,16 +458,12 @@ func TestEVMChainAPIs(t *testing.T) {
 			t.Fatal(err)
 		}
 		start, _ := c.BlockNumber(ctx)
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if now, _ := c.BlockNumber(ctx); now >= start+2 {
-				break
+		plugintest.Eventually(t, 10*time.Second, func() error {
+			if now, _ := c.BlockNumber(ctx); now < start+2 {
+				return fmt.Errorf("interval mining built no blocks: head %d, %d before", now, start)
 			}
-			if time.Now().After(deadline) {
-				t.Fatal("interval mining built no blocks")
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return nil
+		})
 		if err := raw.CallContext(ctx, nil, "evm_setAutomine", true); err != nil {
 			t.Fatal(err)
 		}
@@ -554,7 +527,7 @@ func TestEVMChainAPIs(t *testing.T) {
 		var trace any
 		l1raw, _ := rpc.DialContext(ctx, n.URL+"/ext/bc/L1/rpc")
 		defer l1raw.Close()
-		if err := l1raw.CallContext(ctx, &trace, "debug_traceTransaction", r.TxHash); rpcErr(err) != -32601 {
+		if err := l1raw.CallContext(ctx, &trace, "debug_traceTransaction", r.TxHash); rpcErrorCode(err) != -32601 {
 			t.Fatalf("debug_ on L1 (debug-api-enabled false): %v, want method not found", err)
 		}
 		head, _ := l1.BlockNumber(ctx)
@@ -607,14 +580,14 @@ func TestEVMChainAPIs(t *testing.T) {
 		for _, path := range []string{"/ext/bc/C/native", "/ext/bc/C/avax"} {
 			prefix := strings.TrimPrefix(path, "/ext/bc/C/")
 			for m, msg := range want {
-				body := rawPost(t, n, path, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"%s.%s","params":[{}]}`, prefix, m))
+				_, body := postJSON(t, n.URL+path, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"%s.%s","params":[{}]}`, prefix, m))
 				var resp struct {
 					Error struct {
 						Code    int    `json:"code"`
 						Message string `json:"message"`
 					} `json:"error"`
 				}
-				if err := json.Unmarshal(body, &resp); err != nil || resp.Error.Code != -32602 || !strings.Contains(resp.Error.Message, msg) {
+				if err := json.Unmarshal([]byte(body), &resp); err != nil || resp.Error.Code != -32602 || !strings.Contains(resp.Error.Message, msg) {
 					t.Errorf("%s.%s: %s", prefix, m, body)
 				}
 			}

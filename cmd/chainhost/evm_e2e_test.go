@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"fmt"
 	"math/big"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // The local network's funded key on C (public test values).
@@ -66,35 +68,31 @@ func evmTransfer(key *ecdsa.PrivateKey, chainID uint64, nonce uint64, to common.
 // evmReceipt polls for a receipt.
 func evmReceipt(t testing.TB, ctx context.Context, c *ethclient.Client, hash common.Hash) *types.Receipt {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if r, err := c.TransactionReceipt(ctx, hash); err == nil {
-			return r
+	var r *types.Receipt
+	plugintest.Eventually(t, 30*time.Second, func() error {
+		var err error
+		if r, err = c.TransactionReceipt(ctx, hash); err != nil {
+			return fmt.Errorf("no receipt for %s: %w", hash, err)
 		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("no receipt for %s within 30s", hash)
-	return nil
+		return nil
+	})
+	return r
 }
 
 // evmCheckIndex checks that /ext/index/<chain>/block holds exactly blocks
 // 1..head of the chain, in order: ID = block hash (CB58), bytes = RLP.
 func evmCheckIndex(t testing.TB, ctx context.Context, n *nodetest.Node, chain string, c *ethclient.Client, head uint64) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var last ixWire
-	for {
+	plugintest.Eventually(t, 20*time.Second, func() error {
+		var last containerWire
 		err := n.Call(ctx, "/ext/index/"+chain+"/block", "index.getLastAccepted", map[string]string{"encoding": "hex"}, &last)
-		if err == nil && last.Index == itoa(head-1) {
-			break
+		if err != nil || last.Index != itoa(head-1) {
+			return fmt.Errorf("index last accepted %+v (%v), want index %d", last.Index, err, head-1)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("index last accepted %+v (%v), want index %d", last.Index, err, head-1)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	for start := uint64(0); start < head; start += 1024 {
-		var got []ixWire
+		var got []containerWire
 		err := n.Call(ctx, "/ext/index/"+chain+"/block", "index.getContainerRange",
 			map[string]any{"startIndex": start, "numToFetch": min(1024, head-start), "encoding": "hex"}, &got)
 		if err != nil {
@@ -121,8 +119,6 @@ func evmCheckIndex(t testing.TB, ctx context.Context, n *nodetest.Node, chain st
 	}
 }
 
-func itoa(u uint64) string { return new(big.Int).SetUint64(u).String() }
-
 // TestEVMDefaultNode: the default node runs the C-Chain: chain ID 43112, a
 // transfer signed with the local key is mined with a receipt, a WebSocket
 // newHeads subscription sees the block, and the index holds every block.
@@ -131,12 +127,7 @@ func TestEVMDefaultNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The banner's chain lines follow the health line that Start waits for.
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(n.Output(), "0x"+evmLocalKey); {
-		if time.Now().After(deadline) {
-			t.Fatalf("banner lacks the funded key:\n%s", n.Output())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitOutput(t, n, "0x"+evmLocalKey)
 	if !strings.Contains(n.Output(), evmLocalAddr) {
 		t.Errorf("banner lacks the funded address:\n%s", n.Output())
 	}
@@ -188,17 +179,18 @@ func TestEVMDefaultNode(t *testing.T) {
 // chainIDOf returns a chain's CB58 blockchain ID from the banner.
 func chainIDOf(t testing.TB, n *nodetest.Node, alias string) string {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	var id string
+	plugintest.Eventually(t, 10*time.Second, func() error {
 		for _, line := range strings.Split(n.Output(), "\n") {
 			line = strings.TrimSpace(line)
 			if rest, ok := strings.CutPrefix(line, "chain "+alias+" ("); ok {
-				id, _, _ := strings.Cut(rest, ",")
-				return id
+				id, _, _ = strings.Cut(rest, ",")
+				return nil
 			}
 		}
-	}
-	t.Fatalf("no chain %s in the banner:\n%s", alias, n.Output())
-	return ""
+		return fmt.Errorf("no chain %s in the banner", alias)
+	})
+	return id
 }
 
 // TestEVMPluginKillUnderLoad: the EVM plugin SIGKILLed while transfers
@@ -236,15 +228,15 @@ func TestEVMPluginKillUnderLoad(t *testing.T) {
 
 	waitHead := func(min uint64) uint64 {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for time.Now().Before(deadline) {
-			if h, err := c.BlockNumber(ctx); err == nil && h >= min {
-				return h
+		var h uint64
+		plugintest.Eventually(t, time.Minute, func() error {
+			var err error
+			if h, err = c.BlockNumber(ctx); err != nil || h < min {
+				return fmt.Errorf("head %d (%v) did not reach %d", h, err, min)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		t.Fatalf("head did not reach %d", min)
-		return 0
+			return nil
+		})
+		return h
 	}
 	before := waitHead(5)
 	seen := map[uint64]common.Hash{}
@@ -259,16 +251,7 @@ func TestEVMPluginKillUnderLoad(t *testing.T) {
 	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if pids := n.PluginPIDs("evm"); len(pids) == 1 && pids[0] != old {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("evm plugin not restarted: %v", n.PluginPIDs("evm"))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	n.WaitNewPlugin(t, "evm", old)
 	after := waitHead(before + 5)
 	stopLoad()
 	wg.Wait()

@@ -153,8 +153,8 @@ chains:
 // holding msg.
 func wantLimit(t *testing.T, what string, err error, code int, msg string) {
 	t.Helper()
-	var rpcErr rpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.ErrorCode() != code || !strings.Contains(err.Error(), msg) {
+	var rpcErrorCode rpc.Error
+	if !errors.As(err, &rpcErrorCode) || rpcErrorCode.ErrorCode() != code || !strings.Contains(err.Error(), msg) {
 		t.Fatalf("%s: %v, want the error %d %q", what, err, code, msg)
 	}
 }

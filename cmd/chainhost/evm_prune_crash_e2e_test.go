@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // pruneCrashKills is how many times TestEVMPruneCrash kills the plugin
@@ -116,31 +117,6 @@ func (l *evmLoad) stop() []evmSeen {
 	return append([]evmSeen(nil), l.seen...)
 }
 
-func pause(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
-}
-
-// evmWaitPlugin waits until the host runs an evm plugin process other than
-// old and returns its PID.
-func evmWaitPlugin(t *testing.T, n *nodetest.Node, old int) int {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, pid := range n.PluginPIDs("evm") {
-			if pid != old && nodetest.Alive(pid) {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no new evm plugin process 30s after %d was killed", old)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestEVMPruneCrash: a pruning chain (state in memory, flushed only on a
 // clean stop) whose plugin is SIGKILLed under load, pruneCrashKills times,
 // loses no accepted block: go-ethereum rewinds to its last flushed state,
@@ -159,47 +135,48 @@ func TestEVMPruneCrash(t *testing.T) {
 	load := startEVMLoad(t, c)
 	defer load.stop()
 
-	pid := evmWaitPlugin(t, n, 0)
+	pid := n.WaitNewPlugin(t, "evm", 0)
 	for round := range pruneCrashKills {
 		if round%pruneCrashEarly != pruneCrashEarly-1 {
 			// Kill under load, once blocks were built by this process.
 			want := load.count() + 6
-			for deadline := time.Now().Add(time.Minute); load.count() < want; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("round %d: no receipts after the restart (%d, want %d)", round, load.count(), want)
+			plugintest.Eventually(t, time.Minute, func() error {
+				if got := load.count(); got < want {
+					return fmt.Errorf("round %d: no receipts after the restart (%d, want %d)", round, got, want)
 				}
-			}
+				return nil
+			})
 		}
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatalf("round %d: kill plugin %d: %v", round, pid, err)
 		}
-		pid = evmWaitPlugin(t, n, pid)
+		pid = n.WaitNewPlugin(t, "evm", pid)
 	}
 	// Some receipts from the last process, then stop and let the index
 	// catch up with the head.
-	for want, deadline := load.count()+6, time.Now().Add(time.Minute); load.count() < want; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no receipts after the last restart")
+	want := load.count() + 6
+	plugintest.Eventually(t, time.Minute, func() error {
+		if got := load.count(); got < want {
+			return fmt.Errorf("no receipts after the last restart (%d, want %d)", got, want)
 		}
-	}
+		return nil
+	})
 	seen := load.stop()
 	// Transactions sent but not yet mined still make blocks: wait for an
 	// empty pool and an index caught up with the head.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	plugintest.Eventually(t, 30*time.Second, func() error {
 		var pool struct{ Pending, Queued hexutil.Uint64 }
-		var last ixWire
+		var last containerWire
 		h, err := c.BlockNumber(ctx)
 		if err == nil && c.Client().CallContext(ctx, &pool, "txpool_status") == nil && pool.Pending+pool.Queued == 0 &&
 			n.Call(ctx, "/ext/index/C/block", "index.getLastAccepted", map[string]string{"encoding": "hex"}, &last) == nil &&
 			last.Index == itoa(h-1) {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the index (last %s) did not catch up with head %d (%v), or the pool is not empty (%+v)", last.Index, h, err, pool)
-		}
-	}
+		return fmt.Errorf("the index (last %s) did not catch up with head %d (%v), or the pool is not empty (%+v)", last.Index, h, err, pool)
+	})
 
-	got := ixWalk(t, n, "/ext/index/C/block", 1024)
+	got := walkIndexRange(t, n, "/ext/index/C/block", 1024)
 	head, err := c.BlockNumber(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -88,7 +88,7 @@ func TestExplorer(t *testing.T) {
 	xRecipient := "X-local1g65uqn6t77p656w64023nh8nd9updzmxyymev2"
 	xSend := find(`: tx (\w+)`, cli("x", "send", "--to", xRecipient, "--amount", "1.5AVAX"))
 	subnet := find(`subnet (\w+): tx`, cli("p", "create-subnet"))
-	v1node, v2node := pNode(11).String(), pNode(12).String()
+	v1node, v2node := pchainNodeID(11).String(), pchainNodeID(12).String()
 	out := cli("p", "convert", "--subnet", subnet, "--validator", v1node+":100:1AVAX", "--validator", v2node+":100:2AVAX")
 	validation := find(`L1 validator `+v1node+`: validation ID (\w+)`, out)
 

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // faultConfig runs the fault VM (internal/faultvm) as chain F, alone.
@@ -28,25 +30,6 @@ func startFaultNode(t *testing.T, args ...string) *nodetest.Node {
 	})
 }
 
-// postRPC POSTs a JSON-RPC call with params (JSON) and returns the
-// status and body.
-func postRPC(t *testing.T, url, method, params string) (int, string) {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
-	if err != nil {
-		t.Fatalf("POST %s: %v", method, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, strings.TrimSpace(string(b))
-}
-
-// hostGoroutines reads the host's go_goroutines from /ext/metrics.
-func hostGoroutines(t *testing.T, n *nodetest.Node) int {
-	t.Helper()
-	return int(hostMetric(t, n, "go_goroutines"))
-}
-
 // TestPluginRequestTimeout: a plugin method that never answers is
 // answered for with 504 and a JSON-RPC error once plugin-request-timeout
 // passes; an answer that started and then hangs is cut at that time; the
@@ -55,10 +38,10 @@ func hostGoroutines(t *testing.T, n *nodetest.Node) int {
 func TestPluginRequestTimeout(t *testing.T) {
 	n := startFaultNode(t, "--plugin-request-timeout=1s", "--http-write-timeout=5s")
 	rpc := n.URL + "/ext/bc/F/rpc"
-	if status, body := postRPC(t, rpc, "fault.echo", `{"text":"hi"}`); status != 200 || body != `{"jsonrpc":"2.0","result":"hi","id":1}` {
+	if status, body := postJSON(t, rpc, rpcRequest("fault.echo", `{"text":"hi"}`)); status != 200 || body != `{"jsonrpc":"2.0","result":"hi","id":1}` {
 		t.Fatalf("echo = %d %s", status, body)
 	}
-	status, body := postRPC(t, rpc, "fault.hang", `{}`)
+	status, body := postJSON(t, rpc, rpcRequest("fault.hang", `{}`))
 	if want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"plugin did not answer in time: handler rpc: no answer within 1s"},"id":null}`; status != http.StatusGatewayTimeout || body != want {
 		t.Fatalf("hung method = %d %s, want 504 %s", status, body, want)
 	}
@@ -78,22 +61,21 @@ func TestPluginRequestTimeout(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 40 {
 		wg.Go(func() {
-			if status, _ := postRPC(t, rpc, "fault.hang", `{}`); status != http.StatusGatewayTimeout {
+			if status, _ := postJSON(t, rpc, rpcRequest("fault.hang", `{}`)); status != http.StatusGatewayTimeout {
 				t.Errorf("hung method = %d", status)
 			}
 		})
 	}
 	wg.Wait()
-	if status, body := postRPC(t, rpc, "fault.echo", `{"text":"hi"}`); status != 200 {
+	if status, body := postJSON(t, rpc, rpcRequest("fault.echo", `{"text":"hi"}`)); status != 200 {
 		t.Fatalf("echo after the timeouts = %d %s", status, body)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for g := hostGoroutines(t, n); g > base+10; g = hostGoroutines(t, n) {
-		if time.Now().After(deadline) {
-			t.Fatalf("host goroutines %d after 40 hung requests, %d before", g, base)
+	plugintest.Eventually(t, 15*time.Second, func() error {
+		if g := hostGoroutines(t, n); g > base+10 {
+			return fmt.Errorf("host goroutines %d after 40 hung requests, %d before", g, base)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	if out := n.Output(); strings.Contains(out, "chain plugin down") {
 		t.Errorf("the fault VM was restarted:\n%s", out)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // killLoopRounds is how many times TestHostKillLoop SIGKILLs the host (at
@@ -178,7 +179,7 @@ func TestHostKillLoop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	opts := nodetest.Options{Config: killLoopConfig, DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
-	x := xInfo(t, n, "X")
+	x := xchainInfo(t, n, "X")
 	acks := &killLoopAcks{}
 	var checkedEVM, checkedX int
 	for round := range killLoopRounds {
@@ -243,19 +244,14 @@ func killLoopCheckModules(t *testing.T, n *nodetest.Node, evm []evmSeen) {
 		}
 	}
 	// The metrics API: every day's count, summed, is the chain's.
-	xTxs := uint64(len(xRange(t, n, "X", "tx")))
+	xTxs := uint64(len(indexedBytes(t, n, "X", "tx")))
 	for chain, want := range map[string]uint64{"43112": evmTxs, "X": xTxs} {
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			got := avgTPSCount(t, n, chain)
-			if got == want {
-				break
+		plugintest.Eventually(t, 60*time.Second, func() error {
+			if got := avgTPSCount(t, n, chain); got != want {
+				return fmt.Errorf("metrics API: %d transactions counted on %s, the chain holds %d", got, chain, want)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("metrics API: %d transactions counted on %s, the chain holds %d", got, chain, want)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,48 +14,24 @@ import (
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/internal/faultvm"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
-// hostMetric reads an unlabelled metric of the host from /ext/metrics.
-func hostMetric(t *testing.T, n *nodetest.Node, name string) float64 {
+// waitEchoes waits until fault.echo answers: the fault VM was restarted.
+func waitEchoes(t *testing.T, n *nodetest.Node) {
 	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			return f
+	plugintest.Eventually(t, 30*time.Second, func() error {
+		if status, body := postJSON(t, n.URL+"/ext/bc/F/rpc", rpcRequest("fault.echo", `{"text":"hi"}`)); status != 200 {
+			return fmt.Errorf("the fault VM was not restarted: fault.echo = %d %s", status, body)
 		}
-	}
-	t.Fatalf("no %s in /ext/metrics", name)
-	return 0
-}
-
-// waitMetricAtMost polls a host metric until it is at most limit, and
-// fails with what it was after 30 seconds.
-func waitMetricAtMost(t *testing.T, n *nodetest.Node, name string, limit float64) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for v := hostMetric(t, n, name); v > limit; v = hostMetric(t, n, name) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is %g 30s on, want at most %g", name, v, limit)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // echoOK calls fault.echo and fails unless it answers.
 func echoOK(t *testing.T, n *nodetest.Node) {
 	t.Helper()
-	if status, body := postRPC(t, n.URL+"/ext/bc/F/rpc", "fault.echo", `{"text":"hi"}`); status != 200 || body != `{"jsonrpc":"2.0","result":"hi","id":1}` {
+	if status, body := postJSON(t, n.URL+"/ext/bc/F/rpc", rpcRequest("fault.echo", `{"text":"hi"}`)); status != 200 || body != `{"jsonrpc":"2.0","result":"hi","id":1}` {
 		t.Fatalf("fault.echo = %d %s", status, body)
 	}
 }
@@ -70,51 +45,20 @@ func TestPluginCrashFault(t *testing.T) {
 	echoOK(t, n)
 	old := nodetest.PluginPID(t, n, faultvm.Name)
 	const down = `{"jsonrpc":"2.0","error":{"code":-32000,"message":"chain F is restarting: plugin exited: exit status 3"},"id":null}`
-	if status, body := postRPC(t, rpc, "fault.crash", `{}`); status != http.StatusServiceUnavailable || body != down {
+	if status, body := postJSON(t, rpc, rpcRequest("fault.crash", `{}`)); status != http.StatusServiceUnavailable || body != down {
 		t.Fatalf("fault.crash = %d %s, want 503 %s", status, body, down)
 	}
 	// Within the backoff the chain is down, and says why.
-	if status, body := postRPC(t, rpc, "fault.echo", `{"text":"hi"}`); status != http.StatusServiceUnavailable || body != down {
+	if status, body := postJSON(t, rpc, rpcRequest("fault.echo", `{"text":"hi"}`)); status != http.StatusServiceUnavailable || body != down {
 		t.Fatalf("fault.echo while down = %d %s, want 503 %s", status, body, down)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if status, _ := postRPC(t, rpc, "fault.echo", `{"text":"hi"}`); status == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the fault VM was not restarted within 30s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitEchoes(t, n)
 	if pid := nodetest.PluginPID(t, n, faultvm.Name); pid == old {
 		t.Fatalf("still plugin process %d after the crash", pid)
 	}
 	if got := pluginRestarts(t, n, "F"); got != 1 {
 		t.Errorf("chainhost_plugin_restarts_total of F = %d, want 1", got)
 	}
-}
-
-// pluginRestarts reads chainhost_plugin_restarts_total of a plugin.
-func pluginRestarts(t *testing.T, n *nodetest.Node, name string) int {
-	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	prefix := `chainhost_plugin_restarts_total{plugin="` + name + `"} `
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, prefix); ok {
-			r, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return r
-		}
-	}
-	return 0
 }
 
 // readCut reads a response body and reports what came and whether the
@@ -137,14 +81,14 @@ func TestPluginGarbageAndCut(t *testing.T) {
 		"/empty":  `{"jsonrpc":"2.0","error":{"code":-32000,"message":"bad response from plugin: handler garbage: http channel: the plugin sent an empty message"},"id":null}`,
 		"/kind":   `{"jsonrpc":"2.0","error":{"code":-32000,"message":"bad response from plugin: handler garbage: http channel: the plugin sent a message of the host's kind (*pluginv1.HTTPChannelMessage_Credit)"},"id":null}`,
 	} {
-		status, body := postRPC(t, n.URL+"/ext/bc/F/"+faultvm.GarbageHandler+path, "x", `{}`)
+		status, body := postJSON(t, n.URL+"/ext/bc/F/"+faultvm.GarbageHandler+path, rpcRequest("x", `{}`))
 		if status != http.StatusBadGateway || body != want {
 			t.Errorf("garbage %s = %d %s, want 502 %s", path, status, body, want)
 		}
 		echoOK(t, n)
 	}
 	// The same handler, not garbled, answers.
-	if status, body := postRPC(t, n.URL+"/ext/bc/F/"+faultvm.GarbageHandler, "x", `{}`); status != 200 || body != `{"ok":true}` {
+	if status, body := postJSON(t, n.URL+"/ext/bc/F/"+faultvm.GarbageHandler, rpcRequest("x", `{}`)); status != 200 || body != `{"ok":true}` {
 		t.Errorf("garbage handler unharmed = %d %s", status, body)
 	}
 
@@ -172,22 +116,13 @@ func TestPluginGarbageAndCut(t *testing.T) {
 		t.Fatalf("stream: %q, %v", started, err)
 	}
 	const down = `{"jsonrpc":"2.0","error":{"code":-32000,"message":"chain F is restarting: plugin exited: exit status 3"},"id":null}`
-	if status, body := postRPC(t, n.URL+"/ext/bc/F/rpc", "fault.crash", `{}`); status != http.StatusServiceUnavailable || body != down {
+	if status, body := postJSON(t, n.URL+"/ext/bc/F/rpc", rpcRequest("fault.crash", `{}`)); status != http.StatusServiceUnavailable || body != down {
 		t.Errorf("fault.crash = %d %s, want 503 %s", status, body, down)
 	}
 	if rest, cut := readCut(t, resp); rest != "" || !cut {
 		t.Errorf("the streaming answer after the crash: %q, cut %v; want it cut", rest, cut)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if status, _ := postRPC(t, n.URL+"/ext/bc/F/rpc", "fault.echo", `{"text":"hi"}`); status == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the fault VM was not restarted within 30s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitEchoes(t, n)
 }
 
 // floodLines counts the lines of a log file that hold marker.
@@ -227,7 +162,7 @@ func TestPluginStderrFlood(t *testing.T) {
 
 	const seconds = 3
 	for _, via := range []string{"stderr", "logger"} {
-		status, body := postRPC(t, rpc, "fault.flood", fmt.Sprintf(`{"seconds":%d,"via":%q}`, seconds, via))
+		status, body := postJSON(t, rpc, rpcRequest("fault.flood", fmt.Sprintf(`{"seconds":%d,"via":%q}`, seconds, via)))
 		if want := fmt.Sprintf(`{"jsonrpc":"2.0","result":"flooding %s for %ds","id":1}`, via, seconds); status != 200 || body != want {
 			t.Fatalf("fault.flood = %d %s", status, body)
 		}
@@ -235,7 +170,7 @@ func TestPluginStderrFlood(t *testing.T) {
 	// Served while it floods.
 	for end := time.Now().Add(seconds * time.Second); time.Now().Before(end); {
 		echoOK(t, n)
-		if status, _ := postRPC(t, n.URL+"/ext/info", "info.getNetworkID", `{}`); status != 200 {
+		if status, _ := postJSON(t, n.URL+"/ext/info", rpcRequest("info.getNetworkID", `{}`)); status != 200 {
 			t.Fatalf("info.getNetworkID during the flood = %d", status)
 		}
 	}

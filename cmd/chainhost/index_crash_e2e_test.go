@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"syscall"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // ixCrashRounds is how many times the crash tests kill a process
@@ -26,7 +26,7 @@ type ixPutters struct {
 	wg     sync.WaitGroup
 
 	mu   sync.Mutex
-	acks []ixAck
+	acks []putAck
 	errs int
 }
 
@@ -39,7 +39,7 @@ func startPutters(current func() *nodetest.Node, prefix string, workers int) *ix
 		p.wg.Go(func() {
 			for k := 0; ctx.Err() == nil; k++ {
 				key := fmt.Sprintf("%s-%d-%d", prefix, w, k)
-				a, err := ixPut(ctx, current(), "example", key, "v-"+key)
+				a, err := putExampleBlock(ctx, current(), "example", key, "v-"+key)
 				p.mu.Lock()
 				if err != nil {
 					p.errs++
@@ -61,20 +61,12 @@ func startPutters(current func() *nodetest.Node, prefix string, workers int) *ix
 
 // stop stops the workers and returns the acknowledged puts and the number
 // of failed ones.
-func (p *ixPutters) stop() ([]ixAck, int) {
+func (p *ixPutters) stop() ([]putAck, int) {
 	p.cancel()
 	p.wg.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.acks), p.errs
-}
-
-// ixCrashSeed returns the seed of a crash test's random delays, logged so
-// that a failure can be replayed.
-func ixCrashSeed(t *testing.T) *rand.Rand {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("random delays from seed %d", seed)
-	return rand.New(rand.NewPCG(seed, 0))
 }
 
 // TestIndexCrashHost: the host is SIGKILLed at random moments while three
@@ -83,9 +75,9 @@ func ixCrashSeed(t *testing.T) *rand.Rand {
 // contiguous from 0, has no duplicate ID, equals the VM's accepted history
 // block for block, and holds every acknowledged put.
 func TestIndexCrashHost(t *testing.T) {
-	rng := ixCrashSeed(t)
+	rng := crashSeed(t)
 	opts := nodetest.Options{DataDir: t.TempDir(), Config: ixOneChain}
-	var acks []ixAck
+	var acks []putAck
 	failed := 0
 	for round := range ixCrashRounds {
 		if round%4 == 3 {
@@ -107,15 +99,15 @@ func TestIndexCrashHost(t *testing.T) {
 		failed += errs
 	}
 	n := nodetest.Start(t, opts)
-	got := ixWalk(t, n, "/ext/index/example/block", 1024)
+	got := walkIndexRange(t, n, "/ext/index/example/block", 1024)
 	t.Logf("%d rounds: %d puts acknowledged, %d failed; the index holds %d containers", ixCrashRounds, len(acks), failed, len(got))
 	if len(acks) == 0 {
 		t.Fatal("no put was acknowledged: the test proved nothing")
 	}
-	ixCheckVM(t, n, "example", got)
-	ixCheckAcks(t, n, got, acks, true)
+	checkIndexMatchesVM(t, n, "example", got)
+	checkPutsIndexed(t, n, got, acks, true)
 	// Indexing still works after all that.
-	a, err := ixPut(context.Background(), n, "example", "after", "x")
+	a, err := putExampleBlock(context.Background(), n, "example", "after", "x")
 	if err != nil || a.Index != uint64(len(got)) {
 		t.Fatalf("put after the crashes: %+v, %v; want index %d", a, err, len(got))
 	}
@@ -126,13 +118,13 @@ func TestIndexCrashHost(t *testing.T) {
 // it each time. Afterwards the index equals the VM's history as in
 // TestIndexCrashHost.
 func TestIndexCrashPlugin(t *testing.T) {
-	rng := ixCrashSeed(t)
+	rng := crashSeed(t)
 	n := nodetest.Start(t, nodetest.Options{Config: ixOneChain,
 		Args: []string{"--plugin-restart-backoff=5ms", "--plugin-restart-max-backoff=20ms"}})
 	p := startPutters(func() *nodetest.Node { return n }, "p", 3)
 	old := 0
 	for round := range ixCrashRounds {
-		pid := ixWaitPlugin(t, n, old)
+		pid := n.WaitNewPlugin(t, "example", old)
 		// Some kills land at once: while the host initializes the new
 		// process or backfills its index.
 		if round%4 != 3 {
@@ -143,44 +135,25 @@ func TestIndexCrashPlugin(t *testing.T) {
 		}
 		old = pid
 	}
-	ixWaitPlugin(t, n, old)
+	n.WaitNewPlugin(t, "example", old)
 	waitChainHealthy(t, n, "example")
 	// Let the putters see the last restart through.
 	time.Sleep(200 * time.Millisecond)
 	acks, failed := p.stop()
-	got := ixWalk(t, n, "/ext/index/example/block", 1024)
+	got := walkIndexRange(t, n, "/ext/index/example/block", 1024)
 	t.Logf("%d plugin kills: %d puts acknowledged, %d failed; the index holds %d containers", ixCrashRounds, len(acks), failed, len(got))
 	if len(acks) == 0 {
 		t.Fatal("no put was acknowledged: the test proved nothing")
 	}
-	ixCheckVM(t, n, "example", got)
-	ixCheckAcks(t, n, got, acks, true)
-}
-
-// ixWaitPlugin waits until the host runs an example plugin process other
-// than old and returns its PID.
-func ixWaitPlugin(t *testing.T, n *nodetest.Node, old int) int {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		for _, pid := range n.PluginPIDs("example") {
-			if pid != old && nodetest.Alive(pid) {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no new plugin process 20s after %d was killed:\n%s", old, n.Output())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	checkIndexMatchesVM(t, n, "example", got)
+	checkPutsIndexed(t, n, got, acks, true)
 }
 
 // waitChainHealthy waits until /ext/health reports the chain healthy: its
 // plugin started, initialized and backfilled, so it answers.
 func waitChainHealthy(t *testing.T, n *nodetest.Node, alias string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	plugintest.Eventually(t, 60*time.Second, func() error {
 		var h struct {
 			Checks map[string]struct {
 				Healthy bool `json:"healthy"`
@@ -188,11 +161,8 @@ func waitChainHealthy(t *testing.T, n *nodetest.Node, alias string) {
 		}
 		status, body := restGet(t, context.Background(), n.URL+"/ext/health")
 		if json.Unmarshal(body, &h) == nil && h.Checks["chain/"+alias].Healthy {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chain %s not healthy within 60s: %d %s", alias, status, body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("chain %s not healthy: %d %s", alias, status, body)
+	})
 }

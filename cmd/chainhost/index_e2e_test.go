@@ -3,7 +3,6 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,8 +43,8 @@ chains:
 // up to nine fraction digits and an offset.
 var ixTimestamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$`)
 
-// ixWire is a container as the index API sends it (docs/index.md).
-type ixWire struct {
+// containerWire is a container as the index API sends it (docs/index.md).
+type containerWire struct {
 	ID        string `json:"id"`
 	Bytes     string `json:"bytes"`
 	Timestamp string `json:"timestamp"`
@@ -53,8 +52,8 @@ type ixWire struct {
 	Index     string `json:"index"`
 }
 
-// ixContainer is a decoded container.
-type ixContainer struct {
+// indexedContainer is a decoded container.
+type indexedContainer struct {
 	ID    ids.ID
 	Bytes []byte
 	Index uint64
@@ -62,74 +61,74 @@ type ixContainer struct {
 }
 
 // decode checks the wire formats of w and decodes it.
-func (w ixWire) decode() (ixContainer, error) {
+func (w containerWire) decode() (indexedContainer, error) {
 	id, err := ids.FromString(w.ID)
 	if err != nil {
-		return ixContainer{}, fmt.Errorf("id %q: %w", w.ID, err)
+		return indexedContainer{}, fmt.Errorf("id %q: %w", w.ID, err)
 	}
 	b, err := ids.DecodeHexWithChecksum(w.Bytes)
 	if err != nil {
-		return ixContainer{}, fmt.Errorf("bytes of %s: %w", w.ID, err)
+		return indexedContainer{}, fmt.Errorf("bytes of %s: %w", w.ID, err)
 	}
 	i, err := strconv.ParseUint(w.Index, 10, 64)
 	if err != nil || strconv.FormatUint(i, 10) != w.Index {
-		return ixContainer{}, fmt.Errorf("index %q of %s is not a decimal string", w.Index, w.ID)
+		return indexedContainer{}, fmt.Errorf("index %q of %s is not a decimal string", w.Index, w.ID)
 	}
 	if !ixTimestamp.MatchString(w.Timestamp) {
-		return ixContainer{}, fmt.Errorf("timestamp %q of %s is not RFC 3339 with an offset", w.Timestamp, w.ID)
+		return indexedContainer{}, fmt.Errorf("timestamp %q of %s is not RFC 3339 with an offset", w.Timestamp, w.ID)
 	}
 	ts, err := time.Parse(time.RFC3339Nano, w.Timestamp)
 	if err != nil {
-		return ixContainer{}, fmt.Errorf("timestamp of %s: %w", w.ID, err)
+		return indexedContainer{}, fmt.Errorf("timestamp of %s: %w", w.ID, err)
 	}
 	if w.Encoding != "hex" {
-		return ixContainer{}, fmt.Errorf("encoding of %s = %q, want hex", w.ID, w.Encoding)
+		return indexedContainer{}, fmt.Errorf("encoding of %s = %q, want hex", w.ID, w.Encoding)
 	}
-	return ixContainer{ID: id, Bytes: b, Index: i, Time: ts}, nil
+	return indexedContainer{ID: id, Bytes: b, Index: i, Time: ts}, nil
 }
 
-// ixAnswer is one JSON-RPC answer of the index API.
-type ixAnswer struct {
+// indexAnswer is one JSON-RPC answer of the index API.
+type indexAnswer struct {
 	Status int
 	Header http.Header
 	Result json.RawMessage
 	Err    *jsonrpc.Error
 }
 
-// ixPost sends one JSON-RPC request to n's path and returns the answer.
-func ixPost(ctx context.Context, n *nodetest.Node, path, method string, params any) (ixAnswer, error) {
+// postIndex sends one JSON-RPC request to n's path and returns the answer.
+func postIndex(ctx context.Context, n *nodetest.Node, path, method string, params any) (indexAnswer, error) {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
-		return ixAnswer{}, err
+		return indexAnswer{}, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.URL+path, bytes.NewReader(body))
 	if err != nil {
-		return ixAnswer{}, err
+		return indexAnswer{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return ixAnswer{}, fmt.Errorf("%s %s: %w", path, method, err)
+		return indexAnswer{}, fmt.Errorf("%s %s: %w", path, method, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return ixAnswer{}, fmt.Errorf("%s %s: read: %w", path, method, err)
+		return indexAnswer{}, fmt.Errorf("%s %s: read: %w", path, method, err)
 	}
 	var out struct {
 		Result json.RawMessage `json:"result"`
 		Error  *jsonrpc.Error  `json:"error"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return ixAnswer{}, fmt.Errorf("%s %s: HTTP %d, not JSON-RPC: %q", path, method, resp.StatusCode, data)
+		return indexAnswer{}, fmt.Errorf("%s %s: HTTP %d, not JSON-RPC: %q", path, method, resp.StatusCode, data)
 	}
-	return ixAnswer{Status: resp.StatusCode, Header: resp.Header, Result: out.Result, Err: out.Error}, nil
+	return indexAnswer{Status: resp.StatusCode, Header: resp.Header, Result: out.Result, Err: out.Error}, nil
 }
 
 // ixMust calls an index method that must succeed and decodes its result.
 func ixMust(t *testing.T, n *nodetest.Node, path, method string, params, result any) http.Header {
 	t.Helper()
-	a, err := ixPost(context.Background(), n, path, method, params)
+	a, err := postIndex(context.Background(), n, path, method, params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +142,9 @@ func ixMust(t *testing.T, n *nodetest.Node, path, method string, params, result 
 }
 
 // ixByIndex returns the container at position i.
-func ixByIndex(t *testing.T, n *nodetest.Node, path string, i uint64) ixContainer {
+func ixByIndex(t *testing.T, n *nodetest.Node, path string, i uint64) indexedContainer {
 	t.Helper()
-	var w ixWire
+	var w containerWire
 	ixMust(t, n, path, "index.getContainerByIndex", map[string]any{"index": i, "encoding": "hex"}, &w)
 	c, err := w.decode()
 	if err != nil {
@@ -154,48 +153,8 @@ func ixByIndex(t *testing.T, n *nodetest.Node, path string, i uint64) ixContaine
 	return c
 }
 
-// ixWalk reads the whole index at path with getContainerRange, page
-// containers at a time, checking that each page starts where asked and
-// that only the last page is short.
-func ixWalk(t *testing.T, n *nodetest.Node, path string, page uint64) []ixContainer {
-	t.Helper()
-	var out []ixContainer
-	for {
-		var ws []ixWire
-		a, err := ixPost(context.Background(), n, path, "index.getContainerRange",
-			map[string]any{"startIndex": len(out), "numToFetch": page, "encoding": "hex"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Err != nil {
-			// The only error of a walk is the start past the end.
-			want := fmt.Sprintf("start index (%d) > last accepted index (%d)", len(out), len(out)-1)
-			if len(out) == 0 || a.Err.Message != want {
-				t.Fatalf("getContainerRange from %d: %+v", len(out), a.Err)
-			}
-			return out
-		}
-		if err := json.Unmarshal(a.Result, &ws); err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range ws {
-			c, err := w.decode()
-			if err != nil {
-				t.Fatalf("getContainerRange from %d: %v", len(out), err)
-			}
-			if c.Index != uint64(len(out)) {
-				t.Fatalf("getContainerRange: container %s has index %d at position %d", c.ID, c.Index, len(out))
-			}
-			out = append(out, c)
-		}
-		if uint64(len(ws)) < page {
-			return out
-		}
-	}
-}
-
-// ixAck is an acknowledged kv.put.
-type ixAck struct {
+// putAck is an acknowledged kv.put.
+type putAck struct {
 	Key, Value string
 	Height     uint64
 	Index      uint64
@@ -203,28 +162,13 @@ type ixAck struct {
 	Sent, Got  time.Time // just before the request, just after the reply
 }
 
-// ixPut makes one block on the example chain.
-func ixPut(ctx context.Context, n *nodetest.Node, chain, key, value string) (ixAck, error) {
-	var r struct {
-		Height  jsonrpc.Uint64 `json:"height"`
-		BlockID ids.ID         `json:"blockID"`
-		Index   jsonrpc.Uint64 `json:"index"`
-	}
-	sent := time.Now()
-	err := n.Call(ctx, "/ext/bc/"+chain+"/rpc", "kv.put", map[string]string{"key": key, "value": value}, &r)
-	if err != nil {
-		return ixAck{}, err
-	}
-	return ixAck{Key: key, Value: value, Height: uint64(r.Height), Index: uint64(r.Index), BlockID: r.BlockID, Sent: sent, Got: time.Now()}, nil
-}
-
 // ixPutN makes count blocks with keys prefix0, prefix1, ...
-func ixPutN(t *testing.T, n *nodetest.Node, prefix string, count int) []ixAck {
+func ixPutN(t *testing.T, n *nodetest.Node, prefix string, count int) []putAck {
 	t.Helper()
-	acks := make([]ixAck, 0, count)
+	acks := make([]putAck, 0, count)
 	for i := range count {
 		k := fmt.Sprintf("%s%d", prefix, i)
-		a, err := ixPut(context.Background(), n, "example", k, "v-"+k)
+		a, err := putExampleBlock(context.Background(), n, "example", k, "v-"+k)
 		if err != nil {
 			t.Fatalf("put %s: %v", k, err)
 		}
@@ -250,71 +194,6 @@ func ixVMBlock(ctx context.Context, n *nodetest.Node, chain string, height uint6
 	return raw, err
 }
 
-// ixCheckVM fails unless the index equals the VM's accepted history: the
-// same count, and at every height the same bytes, with the ID the sha256
-// of the bytes and the blocks linked by their parent IDs.
-func ixCheckVM(t *testing.T, n *nodetest.Node, chain string, got []ixContainer) {
-	t.Helper()
-	ctx := context.Background()
-	seen := make(map[ids.ID]uint64, len(got))
-	for i, c := range got {
-		if c.Index != uint64(i) {
-			t.Fatalf("container at position %d has index %d", i, c.Index)
-		}
-		if j, dup := seen[c.ID]; dup {
-			t.Fatalf("container %s at indexes %d and %d", c.ID, j, i)
-		}
-		seen[c.ID] = uint64(i)
-		raw, err := ixVMBlock(ctx, n, chain, uint64(i))
-		if err != nil {
-			t.Fatalf("kv.getBlock(%d): %v", i, err)
-		}
-		if !bytes.Equal(raw, c.Bytes) {
-			t.Fatalf("index %d: bytes %s, the VM accepted %s", i, c.Bytes, raw)
-		}
-		if ids.ID(sha256.Sum256(raw)) != c.ID {
-			t.Fatalf("index %d: ID %s is not the sha256 of the block", i, c.ID)
-		}
-		var b ixBlock
-		if err := json.Unmarshal(raw, &b); err != nil {
-			t.Fatalf("block %d: %v", i, err)
-		}
-		var parent ids.ID
-		if i > 0 {
-			parent = got[i-1].ID
-		}
-		if uint64(b.Height) != uint64(i) || b.Parent != parent {
-			t.Fatalf("block at index %d: height %d, parent %s; want %d, %s", i, b.Height, b.Parent, i, parent)
-		}
-	}
-	// The VM has nothing beyond the index.
-	if _, err := ixVMBlock(ctx, n, chain, uint64(len(got))); err == nil {
-		t.Fatalf("the VM has a block at height %d, the index ends before it", len(got))
-	}
-}
-
-// ixCheckAcks fails unless every acknowledged put is in the index at the
-// position of its block's height, and its value is in the VM's state. With
-// indexed, the puts were made with indexing on and their replies' index
-// must be that position too.
-func ixCheckAcks(t *testing.T, n *nodetest.Node, got []ixContainer, acks []ixAck, indexed bool) {
-	t.Helper()
-	for _, a := range acks {
-		if a.Height >= uint64(len(got)) || got[a.Height].ID != a.BlockID {
-			t.Fatalf("acknowledged put %s (block %s at height %d) is not in the index", a.Key, a.BlockID, a.Height)
-		}
-		if indexed && a.Index != a.Height {
-			t.Fatalf("put %s: the host indexed block %d at %d", a.Key, a.Height, a.Index)
-		}
-		var v struct {
-			Value string `json:"value"`
-		}
-		if err := n.Call(context.Background(), "/ext/bc/example/rpc", "kv.get", map[string]string{"key": a.Key}, &v); err != nil || v.Value != a.Value {
-			t.Fatalf("acknowledged put %s: kv.get = %q, %v; want %q", a.Key, v.Value, err, a.Value)
-		}
-	}
-}
-
 // TestIndexWalk: every container the VM accepted is in the index, at the
 // position of its acceptance, with the VM's ID and bytes and a timestamp
 // taken while its put was in flight; getContainerByIndex,
@@ -325,7 +204,7 @@ func TestIndexWalk(t *testing.T) {
 	const path, count = "/ext/index/example/block", 40
 	acks := ixPutN(t, n, "walk", count)
 
-	byIndex := make([]ixContainer, count)
+	byIndex := make([]indexedContainer, count)
 	for i := range uint64(count) {
 		c := ixByIndex(t, n, path, i)
 		a := acks[i]
@@ -341,15 +220,15 @@ func TestIndexWalk(t *testing.T) {
 		}
 		byIndex[i] = c
 	}
-	ixCheckVM(t, n, "example", byIndex)
+	checkIndexMatchesVM(t, n, "example", byIndex)
 
 	for _, page := range []uint64{1, 7, 40, 1024} {
-		if got := ixWalk(t, n, path, page); !slices.EqualFunc(got, byIndex, ixSame) {
+		if got := walkIndexRange(t, n, path, page); !slices.EqualFunc(got, byIndex, ixSame) {
 			t.Fatalf("walk by pages of %d differs from the walk by index", page)
 		}
 	}
 	for i, c := range byIndex {
-		var w ixWire
+		var w containerWire
 		ixMust(t, n, path, "index.getContainerByID", map[string]any{"id": c.ID, "encoding": "hex"}, &w)
 		if got, err := w.decode(); err != nil || !ixSame(got, c) {
 			t.Fatalf("getContainerByID(%s) = %+v, %v; want %+v", c.ID, got, err, c)
@@ -369,7 +248,7 @@ func TestIndexWalk(t *testing.T) {
 			t.Fatalf("isAccepted(%s) = %v, want true", c.ID, acc.IsAccepted)
 		}
 	}
-	var last ixWire
+	var last containerWire
 	h := ixMust(t, n, path, "index.getLastAccepted", map[string]any{"encoding": "hex"}, &last)
 	if got, err := last.decode(); err != nil || !ixSame(got, byIndex[count-1]) {
 		t.Fatalf("getLastAccepted = %+v, %v; want the container at %d", got, err, count-1)
@@ -378,16 +257,16 @@ func TestIndexWalk(t *testing.T) {
 		t.Fatalf("a complete index answers %s: %q", ixHeaderIncomplete, v)
 	}
 	// The other chain's index is separate and empty.
-	var none []ixWire
+	var none []containerWire
 	ixMust(t, n, "/ext/index/empty/block", "index.getContainerRange", map[string]any{"startIndex": 0, "numToFetch": 0}, &none)
-	a, err := ixPost(context.Background(), n, "/ext/index/empty/block", "index.isAccepted", map[string]any{"id": byIndex[0].ID})
+	a, err := postIndex(context.Background(), n, "/ext/index/empty/block", "index.isAccepted", map[string]any{"id": byIndex[0].ID})
 	if err != nil || a.Err != nil || string(a.Result) != `{"isAccepted":false}` {
 		t.Fatalf("the empty chain's index holds the other chain's container: %+v, %v", a, err)
 	}
 }
 
 // ixSame reports whether two decoded containers are equal.
-func ixSame(a, b ixContainer) bool {
+func ixSame(a, b indexedContainer) bool {
 	return a.ID == b.ID && bytes.Equal(a.Bytes, b.Bytes) && a.Index == b.Index && a.Time.Equal(b.Time)
 }
 
@@ -403,7 +282,7 @@ func TestIndexRules(t *testing.T) {
 	// result checks
 	containers := func(from, to int) func(json.RawMessage) error {
 		return func(raw json.RawMessage) error {
-			var ws []ixWire
+			var ws []containerWire
 			if err := json.Unmarshal(raw, &ws); err != nil {
 				return err
 			}
@@ -511,7 +390,7 @@ func TestIndexRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := ixPost(context.Background(), n, tt.path, tt.method, tt.params)
+			a, err := postIndex(context.Background(), n, tt.path, tt.method, tt.params)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -541,7 +420,7 @@ func TestIndexRules(t *testing.T) {
 		{"/ext/index/example/tx", `chain example has no "tx" index; it indexes block`},
 		{"/ext/index/nochain/block", `unknown chain "nochain"`},
 	} {
-		a, err := ixPost(context.Background(), n, tc.path, "index.getLastAccepted", map[string]any{})
+		a, err := postIndex(context.Background(), n, tc.path, "index.getLastAccepted", map[string]any{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -593,7 +472,7 @@ func TestIndexRestartRules(t *testing.T) {
 	off := nodetest.Start(t, nodetest.Options{DataDir: dir, Config: ixOneChain,
 		Args: []string{"--index-enabled=false", "--index-allow-incomplete"}})
 	acks = append(acks, ixPutN(t, off, "off", 2)...)
-	a, err := ixPost(context.Background(), off, "/ext/index/example/block", "index.getLastAccepted", map[string]any{})
+	a, err := postIndex(context.Background(), off, "/ext/index/example/block", "index.getLastAccepted", map[string]any{})
 	if err != nil || a.Status != http.StatusNotFound || a.Err == nil || !strings.Contains(a.Err.Message, "--index-enabled=true") {
 		t.Fatalf("index API with indexing off: %+v, %v", a, err)
 	}
@@ -601,11 +480,11 @@ func TestIndexRestartRules(t *testing.T) {
 
 	// On again, with a chain that cannot be backfilled: incomplete.
 	incomplete := nodetest.Start(t, nodetest.Options{DataDir: dir, Config: withPending})
-	got := ixWalk(t, incomplete, "/ext/index/example/block", 1024)
+	got := walkIndexRange(t, incomplete, "/ext/index/example/block", 1024)
 	if len(got) != len(acks) {
 		t.Fatalf("index holds %d containers, want %d", len(got), len(acks))
 	}
-	ixCheckVM(t, incomplete, "example", got)
+	checkIndexMatchesVM(t, incomplete, "example", got)
 	for _, call := range []struct {
 		method string
 		params map[string]any
@@ -616,7 +495,7 @@ func TestIndexRestartRules(t *testing.T) {
 		{"index.isAccepted", map[string]any{"id": acks[0].BlockID}},
 	} {
 		m := call.method
-		a, err := ixPost(context.Background(), incomplete, "/ext/index/example/block", m, call.params)
+		a, err := postIndex(context.Background(), incomplete, "/ext/index/example/block", m, call.params)
 		if err != nil || a.Err != nil {
 			t.Fatalf("%s: %+v, %v", m, a, err)
 		}
@@ -625,7 +504,7 @@ func TestIndexRestartRules(t *testing.T) {
 		}
 	}
 	// Errors carry it too.
-	a, err = ixPost(context.Background(), incomplete, "/ext/index/example/block", "index.getContainerByIndex", map[string]any{"index": 99})
+	a, err = postIndex(context.Background(), incomplete, "/ext/index/example/block", "index.getContainerByIndex", map[string]any{"index": 99})
 	if err != nil || a.Err == nil || a.Header.Get(ixHeaderIncomplete) != "true" {
 		t.Fatalf("error answer of an incomplete index: %+v, %v", a, err)
 	}
@@ -634,7 +513,7 @@ func TestIndexRestartRules(t *testing.T) {
 	// Every configured chain backfilled: complete again, for good.
 	for run := range 2 {
 		complete := nodetest.Start(t, nodetest.Options{DataDir: dir, Config: ixOneChain})
-		var last ixWire
+		var last containerWire
 		h := ixMust(t, complete, "/ext/index/example/block", "index.getLastAccepted", map[string]any{}, &last)
 		if v := h.Get(ixHeaderIncomplete); v != "" {
 			t.Fatalf("run %d after a full backfill: %s = %q, want none", run, ixHeaderIncomplete, v)
@@ -674,12 +553,12 @@ func TestIndexBackfill(t *testing.T) {
 	before := time.Now()
 	on := nodetest.Start(t, opts)
 	started := time.Now()
-	got := ixWalk(t, on, "/ext/index/example/block", 1024)
+	got := walkIndexRange(t, on, "/ext/index/example/block", 1024)
 	if len(got) != len(acks) {
 		t.Fatalf("backfilled %d containers, want %d", len(got), len(acks))
 	}
-	ixCheckVM(t, on, "example", got)
-	ixCheckAcks(t, on, got, acks, false)
+	checkIndexMatchesVM(t, on, "example", got)
+	checkPutsIndexed(t, on, got, acks, false)
 	bootstrap := got[0].Time
 	if bootstrap.Before(before) || bootstrap.After(started) {
 		t.Fatalf("backfilled containers stamped %s, not within the start, %s to %s", bootstrap, before, started)
@@ -691,15 +570,15 @@ func TestIndexBackfill(t *testing.T) {
 	}
 	live := ixPutN(t, on, "live", 5)
 	acks = append(acks, live...)
-	got = ixWalk(t, on, "/ext/index/example/block", 1024)
-	ixCheckVM(t, on, "example", got)
+	got = walkIndexRange(t, on, "/ext/index/example/block", 1024)
+	checkIndexMatchesVM(t, on, "example", got)
 	for i, a := range live {
 		c := got[20+i]
 		if c.ID != a.BlockID || c.Time.Before(a.Sent) || c.Time.After(a.Got) || !c.Time.After(bootstrap) {
 			t.Fatalf("live container %d: %s at %s; want %s within %s to %s", 20+i, c.ID, c.Time, a.BlockID, a.Sent, a.Got)
 		}
 	}
-	a, err := ixPost(context.Background(), on, "/ext/index/example/block", "index.getLastAccepted", map[string]any{})
+	a, err := postIndex(context.Background(), on, "/ext/index/example/block", "index.getLastAccepted", map[string]any{})
 	if err != nil || a.Header.Get(ixHeaderIncomplete) != "" {
 		t.Fatalf("after a full backfill the index is still marked incomplete: %+v, %v", a, err)
 	}
@@ -717,12 +596,12 @@ func TestIndexBackfill(t *testing.T) {
 		n.Kill()
 	}
 	final := nodetest.Start(t, opts)
-	got = ixWalk(t, final, "/ext/index/example/block", 1024)
+	got = walkIndexRange(t, final, "/ext/index/example/block", 1024)
 	if len(got) != len(acks) {
 		t.Fatalf("index holds %d containers, want %d", len(got), len(acks))
 	}
-	ixCheckVM(t, final, "example", got)
-	ixCheckAcks(t, final, got, acks, false)
+	checkIndexMatchesVM(t, final, "example", got)
+	checkPutsIndexed(t, final, got, acks, false)
 	// The backfilled ones carry the bootstrap time of the run that
 	// appended them: later than the live ones, never decreasing.
 	stamps := map[time.Time]bool{}
@@ -735,7 +614,7 @@ func TestIndexBackfill(t *testing.T) {
 	if len(stamps) > 4 {
 		t.Fatalf("backfilled containers carry %d timestamps, want one per start (at most 4)", len(stamps))
 	}
-	a, err = ixPost(context.Background(), final, "/ext/index/example/block", "index.getLastAccepted", map[string]any{})
+	a, err = postIndex(context.Background(), final, "/ext/index/example/block", "index.getLastAccepted", map[string]any{})
 	if err != nil || a.Header.Get(ixHeaderIncomplete) != "" {
 		t.Fatalf("after a full backfill the index is still marked incomplete: %+v, %v", a, err)
 	}
@@ -744,9 +623,9 @@ func TestIndexBackfill(t *testing.T) {
 
 // ixPutConcurrently makes workers*each blocks from several goroutines and
 // returns the acknowledgements.
-func ixPutConcurrently(t *testing.T, n *nodetest.Node, prefix string, workers, each int) []ixAck {
+func ixPutConcurrently(t *testing.T, n *nodetest.Node, prefix string, workers, each int) []putAck {
 	t.Helper()
-	results := make([][]ixAck, workers)
+	results := make([][]putAck, workers)
 	errs := make([]error, workers)
 	done := make(chan struct{})
 	for w := range workers {
@@ -754,7 +633,7 @@ func ixPutConcurrently(t *testing.T, n *nodetest.Node, prefix string, workers, e
 			defer func() { done <- struct{}{} }()
 			for k := range each {
 				key := fmt.Sprintf("%s-%d-%d", prefix, w, k)
-				a, err := ixPut(context.Background(), n, "example", key, "v-"+key)
+				a, err := putExampleBlock(context.Background(), n, "example", key, "v-"+key)
 				if err != nil {
 					errs[w] = err
 					return
@@ -779,7 +658,7 @@ func TestIndexLegacyKind(t *testing.T) {
 	dir := t.TempDir()
 	first := nodetest.Start(t, nodetest.Options{DataDir: dir, Config: ixOneChain})
 	acks := ixPutN(t, first, "hist", 4)
-	history := ixWalk(t, first, "/ext/index/example/block", 1024)
+	history := walkIndexRange(t, first, "/ext/index/example/block", 1024)
 	first.Stop(t)
 
 	// The example chain's "block" index becomes legacy (as X/vtx after the
@@ -797,7 +676,7 @@ chains:
     legacy-index-kinds: [vtx]
 `
 	n := nodetest.Start(t, nodetest.Options{DataDir: dir, Config: legacy})
-	if got := ixWalk(t, n, "/ext/index/example/block", 3); !slices.EqualFunc(got, history, ixSame) {
+	if got := walkIndexRange(t, n, "/ext/index/example/block", 3); !slices.EqualFunc(got, history, ixSame) {
 		t.Fatalf("legacy index answers %+v, want its history %+v", got, history)
 	}
 	// The banner (written before the walk could start) lists them as such.
@@ -806,12 +685,12 @@ chains:
 			t.Errorf("the start-up banner does not list %s:\n%s", line, n.Output())
 		}
 	}
-	_, err := ixPut(context.Background(), n, "example", "new", "x")
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, `index kind "block" is legacy`) {
+	_, err := putExampleBlock(context.Background(), n, "example", "new", "x")
+	var rpcErrorCode *jsonrpc.Error
+	if !errors.As(err, &rpcErrorCode) || !strings.Contains(rpcErrorCode.Message, `index kind "block" is legacy`) {
 		t.Fatalf("put on a chain whose kind is legacy: %v, want the host's refusal", err)
 	}
-	if got := ixWalk(t, n, "/ext/index/example/block", 1024); len(got) != len(acks) {
+	if got := walkIndexRange(t, n, "/ext/index/example/block", 1024); len(got) != len(acks) {
 		t.Fatalf("the legacy index grew to %d containers", len(got))
 	}
 	// The refused block left no VM state: the append and the state are one write.
@@ -819,12 +698,12 @@ chains:
 		t.Fatal("the VM kept a block whose append the host refused")
 	}
 	for _, path := range []string{"/ext/index/example/vtx", "/ext/index/old/vtx"} {
-		a, err := ixPost(context.Background(), n, path, "index.getLastAccepted", map[string]any{"encoding": "hex"})
+		a, err := postIndex(context.Background(), n, path, "index.getLastAccepted", map[string]any{"encoding": "hex"})
 		if err != nil || a.Status != http.StatusOK || a.Err == nil || a.Err.Message != "no containers have been accepted" {
 			t.Fatalf("%s: %+v, %v; want an empty index's answer", path, a, err)
 		}
 	}
-	a, err := ixPost(context.Background(), n, "/ext/index/old/block", "index.getLastAccepted", map[string]any{})
+	a, err := postIndex(context.Background(), n, "/ext/index/old/block", "index.getLastAccepted", map[string]any{})
 	if err != nil || a.Status != http.StatusNotFound || a.Err == nil || !strings.Contains(a.Err.Message, "chain old is not running") {
 		t.Fatalf("non-legacy kind of a chain that is not running: %+v, %v", a, err)
 	}

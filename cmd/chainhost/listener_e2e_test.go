@@ -49,18 +49,6 @@ chains:
 `, addr, evmGenesis(evmChainID))
 }
 
-// post sends body to url and returns the status and the trimmed answer.
-func post(t *testing.T, client *http.Client, url, body string) (int, string) {
-	t.Helper()
-	resp, err := client.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, strings.TrimSpace(string(b))
-}
-
 // TestChainListener: a chain's own listener serves its handlers at the
 // root and under /ext/bc/<chain>/, with the same answers, limits and
 // errors as the shared listener, WebSocket subscriptions included, and
@@ -71,9 +59,7 @@ func TestChainListener(t *testing.T) {
 		Config: listenerConfig(addr),
 		Args:   []string{"--http-max-body-size=65536", "--http-max-websocket-connections=2"},
 	})
-	if want := "listen   http://" + addr + " "; !strings.Contains(n.Output(), want) {
-		t.Errorf("the banner does not list the chain listener (%q):\n%s", want, n.Output())
-	}
+	waitOutput(t, n, "listen   http://"+addr+" ")
 	own := "http://" + addr
 	ctx := context.Background()
 
@@ -81,7 +67,7 @@ func TestChainListener(t *testing.T) {
 	call := `{"jsonrpc":"2.0","id":7,"method":"eth_chainId","params":[]}`
 	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"result":"0x%x"}`, evmChainID)
 	for _, url := range []string{own + "/rpc", own + "/ext/bc/C/rpc", n.URL + "/ext/bc/C/rpc"} {
-		if status, body := post(t, http.DefaultClient, url, call); status != 200 || body != want {
+		if status, body := postJSON(t, url, call); status != 200 || body != want {
 			t.Errorf("eth_chainId at %s = %d %s, want 200 %s", url, status, body, want)
 		}
 	}
@@ -107,8 +93,8 @@ func TestChainListener(t *testing.T) {
 		{"unknown handler", "/ext/bc/C/nope", call, 404, `"code":-32000`},
 		{"dot segment", "/ext/bc/C/../rpc", call, 400, `has a \"..\" segment`},
 	} {
-		ownStatus, ownBody := post(t, http.DefaultClient, own+tc.path, tc.body)
-		sharedStatus, sharedBody := post(t, http.DefaultClient, n.URL+tc.path, tc.body)
+		ownStatus, ownBody := postJSON(t, own+tc.path, tc.body)
+		sharedStatus, sharedBody := postJSON(t, n.URL+tc.path, tc.body)
 		if ownStatus != tc.status || !strings.Contains(ownBody, tc.contains) {
 			t.Errorf("%s on the chain listener = %d %s, want %d with %q", tc.name, ownStatus, ownBody, tc.status, tc.contains)
 		}
@@ -116,7 +102,7 @@ func TestChainListener(t *testing.T) {
 			t.Errorf("%s: shared listener %d %s, chain listener %d %s", tc.name, sharedStatus, sharedBody, ownStatus, ownBody)
 		}
 	}
-	if status, body := post(t, http.DefaultClient, own+"/ext/bc/X/rpc", call); status != 404 || !strings.Contains(body, `unknown chain \"X\"`) {
+	if status, body := postJSON(t, own+"/ext/bc/X/rpc", call); status != 404 || !strings.Contains(body, `unknown chain \"X\"`) {
 		t.Errorf("another chain on the chain listener = %d %s, want 404", status, body)
 	}
 
@@ -160,30 +146,9 @@ func TestChainListener(t *testing.T) {
 
 	// Requests on the chain listener are counted by the plugin, which the
 	// host exports labelled with the chain.
-	if v := metricValue(t, n, `chainhost_http_requests_total{code="200",plugin="C",route="bc/C/rpc"}`); v < 3 {
+	if v, _ := metricSeries(t, n, `chainhost_http_requests_total{code="200",plugin="C",route="bc/C/rpc"}`); v < 3 {
 		t.Errorf("chain listener requests counted %g, want at least 3", v)
 	}
-}
-
-// metricValue reads one series of /ext/metrics; 0 when it is absent.
-func metricValue(t *testing.T, n *nodetest.Node, series string) float64 {
-	t.Helper()
-	resp, err := http.Get(n.URL + "/ext/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, series+" "); ok {
-			var f float64
-			if _, err := fmt.Sscan(v, &f); err != nil {
-				t.Fatalf("%s: %v", series, err)
-			}
-			return f
-		}
-	}
-	return 0
 }
 
 // TestChainListenerSurvivesKill: requests to a chain listener while its

@@ -15,6 +15,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // metricsConfig runs the default chains and the metrics module without
@@ -56,23 +57,21 @@ func waitAvgTPS(t *testing.T, n *nodetest.Node, chain string, want dayTxs) api.A
 	for d := range want {
 		first, last = min(first, d), max(last, d)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var got api.AvgTPSResponse
+	var got api.AvgTPSResponse
+	plugintest.Eventually(t, 60*time.Second, func() error {
+		got = api.AvgTPSResponse{}
 		status, body := restGet(t, context.Background(), n.URL+"/v1/avg_tps/"+chain)
 		ok := status == 200 && json.Unmarshal(body, &got) == nil && len(got.Results) == int(last-first+1)
 		for i := 0; ok && i < len(got.Results); i++ {
 			d := last - int64(i)
 			ok = got.Results[i].Timestamp == d*86400 && got.Results[i].Value == want[d]/86400
 		}
-		if ok {
-			return got
+		if !ok {
+			return fmt.Errorf("avg_tps of %s = %d %s, want per day %v (tx counts)", chain, status, body, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("avg_tps of %s = %d %s, want per day %v (tx counts)", chain, status, body, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
+	return got
 }
 
 // TestMetricsAvgTPS: on the real node the metrics module counts the
@@ -114,14 +113,14 @@ func TestMetricsAvgTPS(t *testing.T) {
 		}
 	}
 
-	x := xWallet(t, n, "X", ewoqKey)
+	x := xchainWallet(t, n, "X", ewoqKey)
 	for k := range 2 {
 		if _, err := x.Send(ctx, x.FeeAsset, uint64(1_000+k), avax.ShortID{byte(k + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	xDays := dayTxs{}
-	for _, ct := range xWalkByIndex(t, n, "X", "block") {
+	for _, ct := range walkIndexByIndex(t, n, "X", "block") {
 		b, err := blocks.ParseBlock(ct.Bytes)
 		if err != nil {
 			t.Fatal(err)
@@ -139,14 +138,14 @@ func TestMetricsAvgTPS(t *testing.T) {
 	waitAvgTPS(t, n, "X", xDays)
 
 	// The P-Chain: two transfers, counted from P/block.
-	p := pWallet(t, n)
+	p := pchainWallet(t, n)
 	for k := range 2 {
 		if _, err := p.Send(ctx, uint64(1_000+k), avax.ShortID{byte(k + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	pDays := dayTxs{}
-	for _, b := range pWalkBlocks(t, n, p) {
+	for _, b := range walkPChainBlocks(t, n, p) {
 		pDays[int64(b.Time)/86400] += float64(len(b.Txs))
 	}
 	waitAvgTPS(t, n, "P", pDays)

@@ -19,12 +19,13 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/client"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
-// metricsPConfig runs the P-Chain of pConfig on a manual clock, the
+// metricsPConfig runs the P-Chain of pchainConfig on a manual clock, the
 // X-Chain, the C-Chain and the metrics module without rate limits.
 func metricsPConfig() string {
-	return pConfig("manual") + fmt.Sprintf(`  - alias: C
+	return pchainConfig("manual") + fmt.Sprintf(`  - alias: C
     vm: evm
     genesis: %s
     config:
@@ -67,7 +68,7 @@ func metricsPrimary(t *testing.T, w *client.Wallet) *metricsScenario {
 		stakers: []metricstest.Staker{{Subnet: primary, Weight: pMinStake, Start: pT0, End: pT0 + 40*pDay}},
 		subnets: map[ids.ID]uint64{primary: pT0},
 	}
-	a, b := pNode(1), pNode(2)
+	a, b := pchainNodeID(1), pchainNodeID(2)
 	popA := txs.NewProofOfPossession(w.DevBLSKey(a))
 	add := []struct {
 		s   metricstest.Staker
@@ -94,7 +95,7 @@ func metricsPrimary(t *testing.T, w *client.Wallet) *metricsScenario {
 		sc.stakers = append(sc.stakers, x.s)
 	}
 	sc.now = pT0 + pDay + 7*3600 + 13
-	pSetTime(t, w, sc.now)
+	setPChainTime(t, w, sc.now)
 	return sc
 }
 
@@ -105,7 +106,7 @@ func metricsPrimary(t *testing.T, w *client.Wallet) *metricsScenario {
 func metricsL1(t *testing.T, w *client.Wallet, sc *metricsScenario) {
 	t.Helper()
 	ctx := context.Background()
-	pSetTime(t, w, mL1)
+	setPChainTime(t, w, mL1)
 	subnet, err := w.CreateSubnet(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -115,28 +116,28 @@ func metricsL1(t *testing.T, w *client.Wallet, sc *metricsScenario) {
 		t.Fatal(err)
 	}
 	_, vids, err := w.ConvertSubnet(ctx, subnet, manager, []byte{0xab, 0xcd}, []client.NewL1Validator{
-		{NodeID: pNode(11), Weight: 100, Balance: 5000 * pRate},
-		{NodeID: pNode(12), Weight: 100, Balance: 3 * 3600 * pRate},
+		{NodeID: pchainNodeID(11), Weight: 100, Balance: 5000 * pRate},
+		{NodeID: pchainNodeID(12), Weight: 100, Balance: 3 * 3600 * pRate},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, v3, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pNode(13), Weight: 50, Balance: 7200*pRate + 500}, mL1+3600)
+	_, v3, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pchainNodeID(13), Weight: 50, Balance: 7200*pRate + 500}, mL1+3600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pSetTime(t, w, mMidnight)
+	setPChainTime(t, w, mMidnight)
 	if _, err := w.IncreaseBalance(ctx, vids[1], 3600*pRate); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.SetL1ValidatorWeight(ctx, v3, 70); err != nil {
 		t.Fatal(err)
 	}
-	_, v4, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pNode(14), Weight: 10, Balance: 9000 * pRate}, mMidnight+3600)
+	_, v4, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pchainNodeID(14), Weight: 10, Balance: 9000 * pRate}, mMidnight+3600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pSetTime(t, w, mMidnight+1000)
+	setPChainTime(t, w, mMidnight+1000)
 	if _, err := w.Disable(ctx, v4); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func metricsL1(t *testing.T, w *client.Wallet, sc *metricsScenario) {
 	)
 	sc.subnets[subnet] = mL1
 	sc.now = pT0 + 3*pDay + 5*3600 + 17
-	pSetTime(t, w, sc.now)
+	setPChainTime(t, w, sc.now)
 }
 
 // metricsGet GETs a v2 series' page.
@@ -207,17 +208,13 @@ func metricsPages(t *testing.T, n *nodetest.Node, path string, pageSize int) ([]
 // chain as its blocks come), failing after a minute.
 func waitPoints(t *testing.T, what string, read func() ([]api.Point, error), want []api.Point) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	plugintest.Eventually(t, time.Minute, func() error {
 		got, err := read()
-		if err == nil && slices.Equal(got, want) {
-			return
+		if err != nil || !slices.Equal(got, want) {
+			return fmt.Errorf("%s:\n got  %v (%v)\n want %v", what, got, err, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s:\n got  %v (%v)\n want %v", what, got, err, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // checkMetricsSeries checks every v2 series of the node against the
@@ -299,7 +296,7 @@ func TestMetricsStakingAndFees(t *testing.T) {
 	cDays, _ := evmDays(t, ctx, c)
 	waitAvgTPS(t, n, "43112", cDays)
 
-	w := pWallet(t, n)
+	w := pchainWallet(t, n)
 	sc := metricsPrimary(t, w)
 	checkMetricsSeries(t, n, sc)
 
@@ -308,27 +305,20 @@ func TestMetricsStakingAndFees(t *testing.T) {
 	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if pids := n.PluginPIDs("metricsapi"); len(pids) == 1 && pids[0] != old {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the metrics module was not restarted: %v", n.PluginPIDs("metricsapi"))
-		}
-	}
+	n.WaitNewPlugin(t, "metricsapi", old)
 	metricsL1(t, w, sc)
 	checkMetricsSeries(t, n, sc)
 
 	// A restart of the node; then the clock crosses another midnight.
 	n = n.Restart(t)
-	w = pWallet(t, n)
+	w = pchainWallet(t, n)
 	checkMetricsSeries(t, n, sc)
 	sc.now = pT0 + 4*pDay + 1
-	pSetTime(t, w, sc.now)
+	setPChainTime(t, w, sc.now)
 	checkMetricsSeries(t, n, sc)
 	waitAvgTPS(t, n, "43112", cDays)
 	pDays := dayTxs{}
-	for _, b := range pWalkBlocks(t, n, w) {
+	for _, b := range walkPChainBlocks(t, n, w) {
 		pDays[int64(b.Time)/86400] += float64(len(b.Txs))
 	}
 	waitAvgTPS(t, n, "P", pDays)

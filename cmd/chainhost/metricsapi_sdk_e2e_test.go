@@ -14,7 +14,7 @@ import (
 // P-Chain's own reads (docs/metrics-api.md, "Conformance suite").
 func TestMetricsAPISDK(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{Config: metricsPConfig()})
-	w := pWallet(t, n)
+	w := pchainWallet(t, n)
 	sc := metricsPrimary(t, w)
 	metricsL1(t, w, sc)
 	runSDKSuite(t, "metrics.test.js", "METRICS_NODE_URL="+n.URL)

@@ -3,8 +3,8 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/exampleapi"
-	"github.com/chainhost/chainhost/sdk/rest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // moduleConfig runs the default chains and three instances of the example
@@ -36,57 +36,21 @@ modules:
     prefixes: [/v3/off]
 `
 
-// restGet GETs url and returns the status and the body.
-func restGet(t *testing.T, ctx context.Context, url string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	return resp.StatusCode, body
-}
-
-// wantRESTError checks that an answer is the REST error body of status,
-// with every want in its message.
-func wantRESTError(t *testing.T, what string, status int, body []byte, wantStatus int, want ...string) {
-	t.Helper()
-	var e rest.ErrorBody
-	if err := json.Unmarshal(body, &e); err != nil || status != wantStatus || e.StatusCode != wantStatus || e.Error != rest.StatusName(wantStatus) {
-		t.Errorf("%s: %d %s, want the REST body of %d", what, status, body, wantStatus)
-		return
-	}
-	msg, _ := e.Message.(string)
-	for _, w := range want {
-		if !strings.Contains(msg, w) {
-			t.Errorf("%s: message %q lacks %q", what, msg, w)
-		}
-	}
-}
-
 // ownListener reads the address of the module "own"'s listener from the
 // banner.
 func ownListener(t *testing.T, n *nodetest.Node) string {
 	t.Helper()
 	re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/v2/example`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := re.FindStringSubmatch(n.Output()); m != nil {
-			return m[1]
+	var url string
+	plugintest.Eventually(t, 10*time.Second, func() error {
+		m := re.FindStringSubmatch(n.Output())
+		if m == nil {
+			return errors.New("the banner lists no listener of module own")
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the banner lists no listener of module own")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		url = m[1]
+		return nil
+	})
+	return url
 }
 
 // TestModules: REST modules on the main listener and on one of their own,
@@ -161,8 +125,8 @@ func TestModules(t *testing.T) {
 		if err := json.Unmarshal(body, &got); status != 200 || err != nil || got.BlockNumber != itoa(head) {
 			t.Errorf("blockNumber through the indexer handler = %d %s, want %d", status, body, head)
 		}
-		out := rawPost(t, n, "/ext/bc/C/indexer", `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`)
-		if !strings.Contains(string(out), `has no handler \"indexer\"`) {
+		_, out := postJSON(t, n.URL+"/ext/bc/C/indexer", rpcRequest("eth_blockNumber", `[]`))
+		if !strings.Contains(out, `has no handler \"indexer\"`) {
 			t.Errorf("POST /ext/bc/C/indexer = %s, want a 404 error", out)
 		}
 		resp, err := http.Post(n.URL+"/ext/bc/C/indexer", "application/json", strings.NewReader(`{}`))
@@ -225,13 +189,12 @@ func TestModules(t *testing.T) {
 			{method: "admin.setLoggerLevel", params: map[string]string{"loggerName": "exampleapi", "logLevel": "DEBUG"}, result: `{}`},
 		})
 		restGet(t, ctx, n.URL+"/v1/example/chains")
-		deadline := time.Now().Add(10 * time.Second)
-		for !served() {
-			if time.Now().After(deadline) {
-				t.Fatalf("no DEBUG line of the module in %s after setLoggerLevel DEBUG", logFile)
+		plugintest.Eventually(t, 10*time.Second, func() error {
+			if !served() {
+				return fmt.Errorf("no DEBUG line of the module in %s after setLoggerLevel DEBUG", logFile)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return nil
+		})
 		if len(logLines(t, filepath.Join(n.DataDir, "logs", "own.log"), "request served")) > 0 {
 			t.Error("the other module logged at DEBUG too")
 		}
@@ -244,22 +207,18 @@ func TestModules(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, running := range []bool{false, true} {
-			deadline := time.Now().Add(20 * time.Second)
-			for {
+			plugintest.Eventually(t, 20*time.Second, func() error {
 				_, body := restGet(t, ctx, n.URL+"/v1/example/chains")
 				var chains struct {
 					Chains []exampleapi.Chain `json:"chains"`
 				}
 				if err := json.Unmarshal(body, &chains); err == nil && len(chains.Chains) == defaultChains {
 					if c := moduleChain(chains.Chains, "example"); c != nil && c.Running == running {
-						break
+						return nil
 					}
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the module does not see the example chain running=%v: %s", running, body)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				return fmt.Errorf("the module does not see the example chain running=%v: %s", running, body)
+			})
 		}
 	})
 
@@ -280,18 +239,14 @@ func TestModules(t *testing.T) {
 			wantRESTError(t, "GET "+url+" after SIGKILL", status, body, http.StatusServiceUnavailable,
 				[]string{"module exampleapi is restarting", "module own is restarting"}[i], "signal: killed")
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for _, url := range urls {
-			for {
-				if status, _ := restGet(t, ctx, url); status == 200 {
-					break
+		plugintest.Eventually(t, 20*time.Second, func() error {
+			for _, url := range urls {
+				if status, _ := restGet(t, ctx, url); status != 200 {
+					return fmt.Errorf("GET %s: module not back: %d", url, status)
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("GET %s: module not back after 20s", url)
-				}
-				time.Sleep(50 * time.Millisecond)
 			}
-		}
+			return nil
+		})
 		now := n.PluginPIDs(exampleapi.Name)
 		if len(now) != 2 || slices.Contains(old, now[0]) || slices.Contains(old, now[1]) {
 			t.Errorf("exampleapi processes after the restart: %v (killed %v)", now, old)

@@ -15,7 +15,7 @@ import (
 // validator, tops one up, sets a weight and disables one; bad input says
 // what is wrong.
 func TestPChainCLI(t *testing.T) {
-	n := nodetest.Start(t, nodetest.Options{Config: pConfig("manual")})
+	n := nodetest.Start(t, nodetest.Options{Config: pchainConfig("manual")})
 	hostBin, _ := nodetest.Binaries(t)
 	exec1 := func(args ...string) (string, error) {
 		args = append([]string{"p"}, append(args, "--node", n.URL)...)
@@ -38,7 +38,7 @@ func TestPChainCLI(t *testing.T) {
 		}
 		return m[1]
 	}
-	node := pNode(1).String()
+	node := pchainNodeID(1).String()
 
 	if out := run("address"); strings.TrimSpace(out) != pEwoqAddr {
 		t.Fatalf("address: %q", out)
@@ -57,7 +57,7 @@ func TestPChainCLI(t *testing.T) {
 	}
 
 	subnet := find(`subnet (\w+): tx`, run("create-subnet"))
-	v1node, v2node, v3node := pNode(11).String(), pNode(12).String(), pNode(13).String()
+	v1node, v2node, v3node := pchainNodeID(11).String(), pchainNodeID(12).String(), pchainNodeID(13).String()
 	out = run("convert", "--subnet", subnet, "--validator", v1node+":100:1AVAX", "--validator", v2node+":100:2AVAX")
 	v1 := find(`L1 validator `+v1node+`: validation ID (\w+)`, out)
 	find(`L1 validator `+v2node+`: validation ID (\w+)`, out)

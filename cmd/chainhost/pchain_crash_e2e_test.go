@@ -120,15 +120,15 @@ func TestPChainCrash(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random delays from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	opts := nodetest.Options{Config: pConfig("manual"), DataDir: t.TempDir()}
+	opts := nodetest.Options{Config: pchainConfig("manual"), DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx := context.Background()
-	w := pWallet(t, n)
+	w := pchainWallet(t, n)
 
 	// An L1 of three validators whose balances outlast the test: each
 	// pays the rate for every second from tA on.
 	tA := uint64(pT0 + 10*3600)
-	pSetTime(t, w, tA)
+	setPChainTime(t, w, tA)
 	subnet, err := w.CreateSubnet(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestPChainCrash(t *testing.T) {
 	}
 	const initial = 1_000_000_000_000_000 // 1,000,000 AVAX: 31 years at pRate
 	_, vids, err := w.ConvertSubnet(ctx, subnet, manager, []byte{1}, []client.NewL1Validator{
-		{NodeID: pNode(21), Weight: 10, Balance: initial}, {NodeID: pNode(22), Weight: 10, Balance: initial}, {NodeID: pNode(23), Weight: 10, Balance: initial},
+		{NodeID: pchainNodeID(21), Weight: 10, Balance: initial}, {NodeID: pchainNodeID(22), Weight: 10, Balance: initial}, {NodeID: pchainNodeID(23), Weight: 10, Balance: initial},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -168,12 +168,7 @@ func TestPChainCrash(t *testing.T) {
 		time.Sleep(time.Duration(100+rng.IntN(600)) * time.Millisecond)
 		s.current().Kill()
 		if round%4 == 3 {
-			// Killed again while starting.
-			o := opts
-			o.NoWait = true
-			st := nodetest.Start(t, o)
-			time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
-			st.Kill()
+			killWhileStarting(t, opts, rng)
 		}
 		next := nodetest.Start(t, opts)
 		mu.Lock()
@@ -183,18 +178,18 @@ func TestPChainCrash(t *testing.T) {
 		<-done
 	}
 	n = s.current()
-	w = pWallet(t, n)
+	w = pchainWallet(t, n)
 	t.Logf("%d kills: %d transactions acknowledged, %d failed calls settled; %d accepted; clock at t0%+ds",
 		pCrashRounds, s.acks, s.uncertain, len(s.accepted), int64(s.clock)-pT0)
 	if s.acks == 0 || s.clock < tA+pDay {
 		t.Fatal("the stream did too little: the test proved nothing")
 	}
-	pSetTime(t, w, s.clock) // the clock is where the stream last set it
+	setPChainTime(t, w, s.clock) // the clock is where the stream last set it
 
 	// Every accepted transaction is in one block of P/block, and every
 	// transaction of the stream's blocks is one of them.
 	inBlocks := map[ids.ID]int{}
-	for _, b := range pWalkBlocks(t, n, w) {
+	for _, b := range walkPChainBlocks(t, n, w) {
 		for _, tx := range b.Txs {
 			inBlocks[tx.ID()]++
 		}

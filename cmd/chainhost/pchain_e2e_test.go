@@ -16,6 +16,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // The P-Chain of these tests: genesis at pT0 (2026-01-01T00:00:00Z), the
@@ -33,44 +34,7 @@ const (
 )
 
 // pGenesisNode validates from genesis.
-var pGenesisNode = pNode(0xee)
-
-func pNode(b byte) txs.NodeID { return txs.NodeID{b, 0xc4, 0x1a} }
-
-// pConfig is a node config running the P-Chain (and an X-Chain, a chain of
-// the node its blockchains list) with the given clock.
-func pConfig(clock string) string {
-	return fmt.Sprintf(`
-chains:
-  - alias: X
-    vm: xvm
-    genesis: %s
-    legacy-index-kinds: [vtx]
-  - alias: P
-    vm: pvm
-    genesis:
-      avaxAssetID: %s
-      timestamp: %d
-      allocations: [{address: %s, amount: "%d"}]
-      validators:
-        - {nodeID: %s, weight: "%d", endTime: %d, rewardAddress: %s}
-    config: {clock: %s, dev-api-enabled: true, l1-fee-rate: %d, min-stake-duration: 2, min-delegation-fee: 0}
-`, xGenesis, pAVAX, pT0, pEwoqAddr, uint64(pFunded), pGenesisNode, uint64(pMinStake), pT0+40*pDay, pEwoqAddr, clock, pRate)
-}
-
-// pWallet returns a wallet of the ewoq key on the node's P-Chain.
-func pWallet(t *testing.T, n *nodetest.Node) *client.Wallet {
-	t.Helper()
-	k, err := avax.ParsePrivateKey(ewoqKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := client.NewWallet(context.Background(), client.New(n.URL, "P", xHTTP), k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
+var pGenesisNode = pchainNodeID(0xee)
 
 func pBalance(t *testing.T, w *client.Wallet) uint64 {
 	t.Helper()
@@ -79,13 +43,6 @@ func pBalance(t *testing.T, w *client.Wallet) uint64 {
 		t.Fatal(err)
 	}
 	return b.Unlocked
-}
-
-func pSetTime(t *testing.T, w *client.Wallet, at uint64) {
-	t.Helper()
-	if got, err := w.Client.SetTime(context.Background(), at); err != nil || got != at {
-		t.Fatalf("pvm.setTime %d: %d, %v", at, got, err)
-	}
 }
 
 // pTotals is a subnet's totals at a time: counts and weights.
@@ -115,42 +72,6 @@ func pCheckTotals(t *testing.T, w *client.Wallet, subnet ids.ID, want map[uint64
 	}
 }
 
-// pWalkBlocks walks P/block as docs/api/index.md says and checks that it holds every
-// block from height 1 in order, each the chain's block at its height, each
-// the child of the one before; it returns the blocks.
-func pWalkBlocks(t *testing.T, n *nodetest.Node, w *client.Wallet) []*blocks.Block {
-	t.Helper()
-	ctx := context.Background()
-	walked := xWalkByIndex(t, n, "P", "block")
-	height, err := w.Client.GetHeight(ctx)
-	if err != nil || uint64(len(walked)) != height {
-		t.Fatalf("P/block holds %d blocks, the chain is at height %d (%v)", len(walked), height, err)
-	}
-	genesis, err := w.Client.GetBlockByHeight(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := blocks.Parse(genesis)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent, last := g.ID(), g.Time
-	var out []*blocks.Block
-	for i, c := range walked {
-		b, err := blocks.Parse(c.Bytes)
-		if err != nil || b.ID() != c.ID || b.Height != uint64(i+1) || b.Parent != parent || b.Time < last {
-			t.Fatalf("P/block %d: %+v, %v; want height %d, parent %s", i, b, err, i+1, parent)
-		}
-		at, err := w.Client.GetBlockByHeight(ctx, b.Height)
-		if err != nil || string(at) != string(c.Bytes) {
-			t.Fatalf("getBlockByHeight %d differs from P/block %d (%v)", b.Height, i, err)
-		}
-		parent, last = b.ID(), b.Time
-		out = append(out, b)
-	}
-	return out
-}
-
 // TestPChainStakingAndL1Fees is the issue's first acceptance test, on the
 // real node with the dev clock: validators and delegators are added, the
 // counts and weights read at several times are the ones they make, and
@@ -162,16 +83,16 @@ func pWalkBlocks(t *testing.T, n *nodetest.Node, w *client.Wallet) []*blocks.Blo
 // configured rate, across midnight and across a clean restart and a
 // SIGKILL. Every block is in P/block, in order.
 func TestPChainStakingAndL1Fees(t *testing.T) {
-	opts := nodetest.Options{Config: pConfig("manual"), DataDir: t.TempDir()}
+	opts := nodetest.Options{Config: pchainConfig("manual"), DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx := context.Background()
-	w := pWallet(t, n)
+	w := pchainWallet(t, n)
 	primary := txs.PrimaryNetworkID
 
 	// The primary network: A (with a BLS key) from t0 for 20 days, B from
 	// day 1 to day 10; D1 delegates to A until day 5, D2 to B from day 2
 	// to day 8.
-	a, b := pNode(1), pNode(2)
+	a, b := pchainNodeID(1), pchainNodeID(2)
 	const stakeA, stakeB, d1, d2 = 3_000_000_000_000, 2_500_000_000_000, 100_000_000_000, 50_000_000_000
 	popA := txs.NewProofOfPossession(w.DevBLSKey(a))
 	for _, step := range []func() (ids.ID, error){
@@ -201,7 +122,7 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 		len(vdrs[0].Delegators) != 1 || vdrs[0].Delegators[0].EndTime != pT0+5*pDay || vdrs[0].Signer == nil {
 		t.Fatalf("getCurrentValidators A: %+v, %v", vdrs, err)
 	}
-	pSetTime(t, w, pT0+3*pDay)
+	setPChainTime(t, w, pT0+3*pDay)
 	early := map[uint64]pTotals{
 		pT0:               {2, pMinStake + stakeA, 1, d1},
 		pT0 + pDay - 1:    {2, pMinStake + stakeA, 1, d1},
@@ -214,7 +135,7 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 
 	// A clean restart keeps the history and the clock.
 	n = n.Restart(t)
-	w = pWallet(t, n)
+	w = pchainWallet(t, n)
 	if ts, err := w.Client.GetTimestamp(ctx); err != nil || ts.Unix() != pT0+3*pDay {
 		t.Fatalf("clock after a restart: %v, %v", ts, err)
 	}
@@ -224,7 +145,7 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 	// registers with 7200.5 s worth (its last second pays 500).
 	t1 := uint64(pT0 + 4*pDay - 3600)
 	midnight := t1 + 3600
-	pSetTime(t, w, t1)
+	setPChainTime(t, w, t1)
 	subnet, err := w.CreateSubnet(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -234,14 +155,14 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, vids, err := w.ConvertSubnet(ctx, subnet, manager, []byte{0xab, 0xcd}, []client.NewL1Validator{
-		{NodeID: pNode(11), Weight: 100, Balance: 5_000_000},
-		{NodeID: pNode(12), Weight: 100, Balance: 10_800_000},
+		{NodeID: pchainNodeID(11), Weight: 100, Balance: 5_000_000},
+		{NodeID: pchainNodeID(12), Weight: 100, Balance: 10_800_000},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v1, v2 := vids[0], vids[1]
-	_, v3, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pNode(13), Weight: 50, Balance: 7_200_500}, t1+3600)
+	_, v3, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pchainNodeID(13), Weight: 50, Balance: 7_200_500}, t1+3600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,18 +172,18 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 	}
 	// At midnight: V2 gets another hour, V3 weighs 70, V4 registers with
 	// 9000 s worth and is disabled 1000 s later.
-	pSetTime(t, w, midnight)
+	setPChainTime(t, w, midnight)
 	if _, err := w.IncreaseBalance(ctx, v2, 3_600_000); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.SetL1ValidatorWeight(ctx, v3, 70); err != nil {
 		t.Fatal(err)
 	}
-	_, v4, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pNode(14), Weight: 10, Balance: 9_000_000}, midnight+3600)
+	_, v4, err := w.RegisterL1Validator(ctx, subnet, client.NewL1Validator{NodeID: pchainNodeID(14), Weight: 10, Balance: 9_000_000}, midnight+3600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pSetTime(t, w, midnight+1000)
+	setPChainTime(t, w, midnight+1000)
 	before := pBalance(t, w)
 	if _, err := w.Disable(ctx, v4); err != nil {
 		t.Fatal(err)
@@ -277,10 +198,10 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 	// Killed: everything accepted so far is there after the restart.
 	n.Kill()
 	n = nodetest.Start(t, opts)
-	w = pWallet(t, n)
+	w = pchainWallet(t, n)
 
 	// Past every run-out: V1 at t1+5000, V3 at t1+7201, V2 at t1+14400.
-	pSetTime(t, w, t1+20_000)
+	setPChainTime(t, w, t1+20_000)
 	pCheckTotals(t, w, subnet, map[uint64]pTotals{
 		t1:              {3, 250, 0, 0},
 		midnight:        {4, 280, 0, 0},
@@ -350,7 +271,7 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 
 	// The staking periods end: D1 at day 5, D2 at day 8, B at day 10, A at
 	// day 20, the genesis validator at day 40; the stake comes back.
-	pSetTime(t, w, pT0+41*pDay)
+	setPChainTime(t, w, pT0+41*pDay)
 	pCheckTotals(t, w, primary, map[uint64]pTotals{
 		pT0 + 5*pDay - 1:  {3, pMinStake + stakeA + stakeB, 2, d1 + d2},
 		pT0 + 5*pDay:      {3, pMinStake + stakeA + stakeB, 1, d2},
@@ -361,7 +282,7 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 		pT0 + 40*pDay:     {0, 0, 0, 0},
 	})
 	n = n.Restart(t)
-	w = pWallet(t, n)
+	w = pchainWallet(t, n)
 	checkFees("after a restart")
 	// What the L1 cost the key: the subnet and the chain, the conversion
 	// and the registrations with their balances, the top-up, the weight,
@@ -370,7 +291,7 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 	if got := pBalance(t, w); got != pFunded-4*pFee+pMinStake-spentOnL1 {
 		t.Fatalf("final balance %d, want %d", got, pFunded-4*pFee+pMinStake-spentOnL1)
 	}
-	blks := pWalkBlocks(t, n, w)
+	blks := walkPChainBlocks(t, n, w)
 	// The events made blocks at their exact seconds.
 	times := map[uint64]bool{}
 	for _, b := range blks {
@@ -388,10 +309,10 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 // balance, a bad signature and a replay are refused with a clear error and
 // change nothing: no balance, no block, nothing in the index.
 func TestPChainRefused(t *testing.T) {
-	n := nodetest.Start(t, nodetest.Options{Config: pConfig("manual")})
+	n := nodetest.Start(t, nodetest.Options{Config: pchainConfig("manual")})
 	ctx := context.Background()
-	w := pWallet(t, n)
-	a := pNode(1)
+	w := pchainWallet(t, n)
+	a := pchainNodeID(1)
 	if _, err := w.AddValidator(ctx, client.Stake{NodeID: a, Weight: pMinStake, End: pT0 + 10*pDay}, 20_000, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -453,8 +374,8 @@ func TestPChainRefused(t *testing.T) {
 		}, "accepted already"},
 	} {
 		err := c.run()
-		var rpcErr *jsonrpc.Error
-		if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, c.want) {
+		var rpcErrorCode *jsonrpc.Error
+		if !errors.As(err, &rpcErrorCode) || !strings.Contains(rpcErrorCode.Message, c.want) {
 			t.Errorf("%s: %v, want a JSON-RPC error saying %q", c.name, err, c.want)
 		}
 	}
@@ -464,7 +385,7 @@ func TestPChainRefused(t *testing.T) {
 	if h, _ := w.Client.GetHeight(ctx); h != height {
 		t.Errorf("the refused transactions made blocks: height %d, want %d", h, height)
 	}
-	if got := pWalkBlocks(t, n, w); uint64(len(got)) != height {
+	if got := walkPChainBlocks(t, n, w); uint64(len(got)) != height {
 		t.Errorf("P/block holds %d blocks, want %d", len(got), height)
 	}
 	if s, _ := w.Client.GetTxStatus(ctx, forged.ID()); s != "Unknown" {
@@ -477,38 +398,34 @@ func TestPChainRefused(t *testing.T) {
 // chain: the test watches the host's index), and pvm.increaseTime moves the
 // clock forward for good, across a restart.
 func TestPChainWallClock(t *testing.T) {
-	opts := nodetest.Options{Config: pConfig("wall"), DataDir: t.TempDir()}
+	opts := nodetest.Options{Config: pchainConfig("wall"), DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx := context.Background()
-	w := pWallet(t, n)
+	w := pchainWallet(t, n)
 	now, err := w.Client.GetTimestamp(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	end := uint64(now.Unix()) + 5 // the period lasts at least min-stake-duration (2 s) under load too
-	if _, err := w.AddValidator(ctx, client.Stake{NodeID: pNode(1), Weight: pMinStake, End: end}, 20_000, nil); err != nil {
+	if _, err := w.AddValidator(ctx, client.Stake{NodeID: pchainNodeID(1), Weight: pMinStake, End: end}, 20_000, nil); err != nil {
 		t.Fatal(err)
 	}
-	added := len(xWalkByIndex(t, n, "P", "block"))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		walked := xWalkByIndex(t, n, "P", "block")
-		if len(walked) > added {
-			b, err := blocks.Parse(walked[len(walked)-1].Bytes)
-			if err != nil || b.Time != end || len(b.Txs) != 0 {
-				t.Fatalf("the block after the validator's: %+v, %v; want an empty block at its end %d", b, err, end)
-			}
-			break
+	added := len(walkIndexByIndex(t, n, "P", "block"))
+	plugintest.Eventually(t, 30*time.Second, func() error {
+		walked := walkIndexByIndex(t, n, "P", "block")
+		if len(walked) <= added {
+			return fmt.Errorf("no block at the validator's end %d", end)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no block at the validator's end %d within 30s", end)
+		b, err := blocks.Parse(walked[len(walked)-1].Bytes)
+		if err != nil || b.Time != end || len(b.Txs) != 0 {
+			t.Fatalf("the block after the validator's: %+v, %v; want an empty block at its end %d", b, err, end)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	// The genesis validator's period ended before the node first started:
 	// its block came at its own second too.
 	found := false
-	for _, c := range xWalkByIndex(t, n, "P", "block") {
+	for _, c := range walkIndexByIndex(t, n, "P", "block") {
 		if b, _ := blocks.Parse(c.Bytes); b != nil && b.Time == pT0+40*pDay {
 			found = true
 		}
@@ -521,12 +438,12 @@ func TestPChainWallClock(t *testing.T) {
 		t.Fatalf("pvm.increaseTime: %d, %v", moved, err)
 	}
 	n = n.Restart(t)
-	w = pWallet(t, n)
+	w = pchainWallet(t, n)
 	if ts, err := w.Client.GetTimestamp(ctx); err != nil || uint64(ts.Unix()) < moved {
 		t.Fatalf("after a restart the clock is at %v (%v), before %d", ts, err, moved)
 	}
-	var rpcErr *jsonrpc.Error
-	if _, err := w.Client.SetTime(ctx, pT0); !errors.As(err, &rpcErr) || rpcErr.Code != -32602 || !strings.Contains(rpcErr.Message, "only moves forward") {
+	var rpcErrorCode *jsonrpc.Error
+	if _, err := w.Client.SetTime(ctx, pT0); !errors.As(err, &rpcErrorCode) || rpcErrorCode.Code != -32602 || !strings.Contains(rpcErrorCode.Message, "only moves forward") {
 		t.Fatalf("setting the clock back: %v", err)
 	}
 }

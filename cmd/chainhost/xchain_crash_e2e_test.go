@@ -14,7 +14,6 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
-	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -29,11 +28,6 @@ type xChainInfo struct {
 	chainID   ids.ID
 	feeAsset  ids.ID
 	fee       uint64
-}
-
-func xInfo(t *testing.T, n *nodetest.Node, alias string) xChainInfo {
-	w := xWallet(t, n, alias, ewoqKey)
-	return xChainInfo{alias: alias, networkID: w.NetworkID, chainID: w.ChainID, feeAsset: w.FeeAsset, fee: w.Fee}
 }
 
 // wallet returns a wallet of key on the chain of the node at url.
@@ -73,8 +67,8 @@ func xSupply(t *testing.T, n *nodetest.Node, infos []xChainInfo, addrs []avax.Sh
 				parts[what] += u.Out.Amt
 			}
 		}
-		for _, ct := range xRange(t, n, c.alias, "tx") {
-			burned, err := xBurned(ct, c.feeAsset)
+		for _, ct := range indexedBytes(t, n, c.alias, "tx") {
+			burned, err := xchainBurned(ct, c.feeAsset)
 			if err != nil {
 				t.Fatalf("%s: %v", c.alias, err)
 			}
@@ -85,66 +79,6 @@ func xSupply(t *testing.T, n *nodetest.Node, infos []xChainInfo, addrs []avax.Sh
 		total += v
 	}
 	return total, parts
-}
-
-// xBurned returns what an X-Chain transaction burned of the fee asset:
-// its inputs less its outputs.
-func xBurned(raw []byte, feeAsset ids.ID) (uint64, error) {
-	tx, err := txs.Parse(raw)
-	if err != nil {
-		return 0, err
-	}
-	b := tx.Unsigned.Base()
-	ins := [][]avax.TransferableInput{b.Ins}
-	outs := [][]avax.TransferableOutput{b.Outs}
-	switch u := tx.Unsigned.(type) {
-	case *txs.ImportTx:
-		ins = append(ins, u.ImportedIns)
-	case *txs.ExportTx:
-		outs = append(outs, u.ExportedOuts)
-	}
-	burned, err := txs.Flow(feeAsset, 0, ins, outs)
-	if err != nil {
-		return 0, fmt.Errorf("tx %s: %w", tx.ID(), err)
-	}
-	return burned[feeAsset], nil
-}
-
-// xRange returns the bytes of every container of an index, read with
-// getContainerRange.
-func xRange(t *testing.T, n *nodetest.Node, chain, kind string) [][]byte {
-	t.Helper()
-	var out [][]byte
-	var length struct {
-		Index string `json:"index"`
-	}
-	if err := n.Call(context.Background(), "/ext/index/"+chain+"/"+kind, "index.getLastAccepted", map[string]string{"encoding": "hex"}, &length); err != nil {
-		return nil // an empty index
-	}
-	var last uint64
-	fmt.Sscan(length.Index, &last)
-	for start := uint64(0); start <= last; start += 1024 {
-		var page []struct {
-			Bytes string `json:"bytes"`
-			Index string `json:"index"`
-		}
-		err := n.Call(context.Background(), "/ext/index/"+chain+"/"+kind, "index.getContainerRange",
-			map[string]any{"startIndex": start, "numToFetch": 1024, "encoding": "hex"}, &page)
-		if err != nil {
-			t.Fatalf("%s/%s from %d: %v", chain, kind, start, err)
-		}
-		for i, c := range page {
-			if c.Index != fmt.Sprint(start+uint64(i)) {
-				t.Fatalf("%s/%s: index %s at %d", chain, kind, c.Index, start+uint64(i))
-			}
-			b, err := ids.DecodeHexWithChecksum(c.Bytes)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // TestXChainCrashSupply: the host is SIGKILLed xCrashRounds times, at
@@ -158,9 +92,9 @@ func TestXChainCrashSupply(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random delays from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	opts := nodetest.Options{Config: xTwoChains("{tx-fee: 1000000}"), DataDir: t.TempDir()}
+	opts := nodetest.Options{Config: twoXChainsConfig("{tx-fee: 1000000}"), DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
-	infos := []xChainInfo{xInfo(t, n, "X"), xInfo(t, n, "X2")}
+	infos := []xChainInfo{xchainInfo(t, n, "X"), xchainInfo(t, n, "X2")}
 	ewoq, _ := avax.ParsePrivateKey(ewoqKey)
 	keys := []*avax.PrivateKey{}
 	addrs := []avax.ShortID{ewoq.Address()}
@@ -244,12 +178,7 @@ func TestXChainCrashSupply(t *testing.T) {
 		cancel()
 		wg.Wait()
 		if round%4 == 3 {
-			// Killed again while starting.
-			o := opts
-			o.NoWait = true
-			s := nodetest.Start(t, o)
-			time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
-			s.Kill()
+			killWhileStarting(t, opts, rng)
 		}
 		next := nodetest.Start(t, opts)
 		mu.Lock()
@@ -265,7 +194,7 @@ func TestXChainCrashSupply(t *testing.T) {
 	}
 	// The X index is whole: every transaction once, each one getTx-able.
 	seen := map[ids.ID]bool{}
-	for _, b := range xRange(t, n, "X", "tx") {
+	for _, b := range indexedBytes(t, n, "X", "tx") {
 		id := ids.ID(sha256.Sum256(b))
 		if seen[id] {
 			t.Fatalf("X/tx holds %s twice", id)

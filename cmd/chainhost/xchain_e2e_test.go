@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -32,83 +31,15 @@ const (
 	ewoqKey               = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 )
 
-// xTwoChains runs two X-Chains, X and X2, one genesis each: X2 is the
-// other side of X's atomic transactions (the C-Chain's atomic side comes
-// later). config is X's chain config.
-func xTwoChains(config string) string {
-	return fmt.Sprintf(`
-chains:
-  - alias: X
-    vm: xvm
-    genesis: %s
-    config: %s
-    legacy-index-kinds: [vtx]
-  - alias: X2
-    vm: xvm
-    genesis: %s
-`, xGenesis, config, xGenesis)
-}
-
 // xHTTP is the test's HTTP client: a node killed mid-request must not
 // hang it.
 var xHTTP = &http.Client{Timeout: 20 * time.Second}
-
-// xWallet returns a wallet of key on chain of node n.
-func xWallet(t *testing.T, n *nodetest.Node, chain, key string) *client.Wallet {
-	t.Helper()
-	k, err := avax.ParsePrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := client.NewWallet(context.Background(), client.New(n.URL, chain, xHTTP), k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
-func xBalance(t *testing.T, w *client.Wallet, a avax.ShortID) uint64 {
-	t.Helper()
-	b, err := w.Client.GetBalance(context.Background(), w.FormatAddress(a), "AVAX")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // xContainer is an index container as the index API answers it.
 type xContainer struct {
 	ID    ids.ID
 	Bytes []byte
 	Index uint64
-}
-
-// xWalkByIndex walks an index as docs/api/index.md says: index.getContainerByIndex
-// from 0 up, until the first index it does not hold.
-func xWalkByIndex(t *testing.T, n *nodetest.Node, chain, kind string) []xContainer {
-	t.Helper()
-	var out []xContainer
-	for i := 0; ; i++ {
-		var w struct {
-			ID    ids.ID `json:"id"`
-			Bytes string `json:"bytes"`
-			Index string `json:"index"`
-		}
-		err := n.Call(context.Background(), "/ext/index/"+chain+"/"+kind, "index.getContainerByIndex",
-			map[string]any{"index": i, "encoding": "hex"}, &w)
-		var rpcErr *jsonrpc.Error
-		if errors.As(err, &rpcErr) && rpcErr.Message == fmt.Sprintf("no container at index %d", i) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s/%s: getContainerByIndex %d: %v", chain, kind, i, err)
-		}
-		b, err := ids.DecodeHexWithChecksum(w.Bytes)
-		if err != nil || w.Index != fmt.Sprint(i) {
-			t.Fatalf("%s/%s container %d: index %s, %v", chain, kind, i, w.Index, err)
-		}
-		out = append(out, xContainer{ID: w.ID, Bytes: b, Index: uint64(i)})
-	}
 }
 
 // TestXChainTransfersAndAtomic: on the real node, a transfer moves funds
@@ -118,10 +49,10 @@ func xWalkByIndex(t *testing.T, n *nodetest.Node, chain, kind string) []xContain
 // Every step is in getTx, getTxStatus and the X indexes, which a walk of
 // X/tx by index (docs/api/index.md) followed by getTx for each ID reproduces.
 func TestXChainTransfersAndAtomic(t *testing.T) {
-	n := nodetest.Start(t, nodetest.Options{Config: xTwoChains("{tx-fee: 1000000}")})
+	n := nodetest.Start(t, nodetest.Options{Config: twoXChainsConfig("{tx-fee: 1000000}")})
 	ctx := context.Background()
-	x := xWallet(t, n, "X", ewoqKey)
-	x2 := xWallet(t, n, "X2", ewoqKey)
+	x := xchainWallet(t, n, "X", ewoqKey)
+	x2 := xchainWallet(t, n, "X2", ewoqKey)
 	me := x.Address()
 	bob := avax.ShortID{0xb0}
 
@@ -130,11 +61,11 @@ func TestXChainTransfersAndAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := xBalance(t, x, bob); got != 2_000_000_000 {
+	if got := xchainBalance(t, x, bob); got != 2_000_000_000 {
 		t.Fatalf("bob holds %d", got)
 	}
 	afterSend := xGenesisAmount - 2_000_000_000 - xFee
-	if got := xBalance(t, x, me); got != afterSend {
+	if got := xchainBalance(t, x, me); got != afterSend {
 		t.Fatalf("ewoq holds %d, want %d", got, afterSend)
 	}
 
@@ -150,13 +81,13 @@ func TestXChainTransfersAndAtomic(t *testing.T) {
 	if _, err := x.Client.IssueTx(ctx, first.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	before := xBalance(t, x, me)
+	before := xchainBalance(t, x, me)
 	_, err = x.Client.IssueTx(ctx, second.Bytes())
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "double spend") || !strings.Contains(rpcErr.Message, first.ID().String()) {
+	var rpcErrorCode *jsonrpc.Error
+	if !errors.As(err, &rpcErrorCode) || !strings.Contains(rpcErrorCode.Message, "double spend") || !strings.Contains(rpcErrorCode.Message, first.ID().String()) {
 		t.Fatalf("double spend: %v; want an error naming the double spend and %s", err, first.ID())
 	}
-	if xBalance(t, x, me) != before || xBalance(t, x, avax.ShortID{0xc0}) != 0 {
+	if xchainBalance(t, x, me) != before || xchainBalance(t, x, avax.ShortID{0xc0}) != 0 {
 		t.Fatal("the refused double spend changed balances")
 	}
 	if s, _ := x.Client.GetTxStatus(ctx, second.ID()); s != "Unknown" {
@@ -175,12 +106,12 @@ func TestXChainTransfersAndAtomic(t *testing.T) {
 	if local, _ := x.Client.AllUTXOs(ctx, []string{x.FormatAddress(me)}, "X2"); len(local) != 0 {
 		t.Fatalf("X sees its own export as importable: %+v", local)
 	}
-	x2Before := xBalance(t, x2, me)
+	x2Before := xchainBalance(t, x2, me)
 	imported, err := x2.Import(ctx, "X", me)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := xBalance(t, x2, me); got != x2Before+7_000_000_000-xFee {
+	if got := xchainBalance(t, x2, me); got != x2Before+7_000_000_000-xFee {
 		t.Fatalf("X2 after import %d, want %d", got, x2Before+7_000_000_000-xFee)
 	}
 	if left, _ := x2.Client.AllUTXOs(ctx, []string{x2.FormatAddress(me)}, "X"); len(left) != 0 {
@@ -200,7 +131,7 @@ func TestXChainTransfersAndAtomic(t *testing.T) {
 	if s, _ := x2.Client.GetTxStatus(ctx, imported); s != "Accepted" {
 		t.Fatalf("status of the import on X2: %s", s)
 	}
-	walked := xWalkByIndex(t, n, "X", "tx")
+	walked := walkIndexByIndex(t, n, "X", "tx")
 	if len(walked) != len(xTxs) {
 		t.Fatalf("X/tx holds %d transactions, want %d", len(walked), len(xTxs))
 	}
@@ -224,7 +155,7 @@ func TestXChainTransfersAndAtomic(t *testing.T) {
 			t.Fatalf("getTx json of %s: %s %v", c.ID, js.Tx.ID, err)
 		}
 	}
-	blocksIdx := xWalkByIndex(t, n, "X", "block")
+	blocksIdx := walkIndexByIndex(t, n, "X", "block")
 	var inBlocks []ids.ID
 	for i, c := range blocksIdx {
 		b, err := blocks.ParseBlock(c.Bytes)
@@ -238,7 +169,7 @@ func TestXChainTransfersAndAtomic(t *testing.T) {
 	if !slices.Equal(inBlocks, xTxs) {
 		t.Fatalf("the X blocks hold %v, want %v", inBlocks, xTxs)
 	}
-	if got := xWalkByIndex(t, n, "X", "vtx"); len(got) != 0 {
+	if got := walkIndexByIndex(t, n, "X", "vtx"); len(got) != 0 {
 		t.Fatalf("X/vtx holds %d containers on a chain linearized at genesis", len(got))
 	}
 	var h struct {
@@ -275,7 +206,7 @@ func TestXChainVertexPhase(t *testing.T) {
 	opts := nodetest.Options{Config: xVertexConfig + dataConfig, DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx := context.Background()
-	x := xWallet(t, n, "X", ewoqKey)
+	x := xchainWallet(t, n, "X", ewoqKey)
 	var sent []ids.ID
 	send := func(k int) {
 		id, err := x.Send(ctx, x.FeeAsset, uint64(1_000+k), avax.ShortID{byte(k + 1)})
@@ -287,7 +218,7 @@ func TestXChainVertexPhase(t *testing.T) {
 	for k := range 3 {
 		send(k)
 	}
-	vtx := xWalkByIndex(t, n, "X", "vtx")
+	vtx := walkIndexByIndex(t, n, "X", "vtx")
 	if len(vtx) != 4 {
 		t.Fatalf("X/vtx holds %d, want 3 vertices and the stop vertex", len(vtx))
 	}
@@ -305,17 +236,17 @@ func TestXChainVertexPhase(t *testing.T) {
 		}
 		parent = v.ID()
 	}
-	if got := xWalkByIndex(t, n, "X", "block"); len(got) != 0 {
+	if got := walkIndexByIndex(t, n, "X", "block"); len(got) != 0 {
 		t.Fatalf("X/block holds %d before any block", len(got))
 	}
 	send(3)
 	n = n.Restart(t)
-	x = xWallet(t, n, "X", ewoqKey)
+	x = xchainWallet(t, n, "X", ewoqKey)
 	send(4)
-	if got := xWalkByIndex(t, n, "X", "vtx"); len(got) != 4 || got[3].ID != vtx[3].ID {
+	if got := walkIndexByIndex(t, n, "X", "vtx"); len(got) != 4 || got[3].ID != vtx[3].ID {
 		t.Fatalf("X/vtx grew after linearization: %d", len(got))
 	}
-	blk := xWalkByIndex(t, n, "X", "block")
+	blk := walkIndexByIndex(t, n, "X", "block")
 	if len(blk) != 2 {
 		t.Fatalf("X/block holds %d, want 2", len(blk))
 	}
@@ -332,7 +263,7 @@ func TestXChainVertexPhase(t *testing.T) {
 	if b, _ := blocks.ParseBlock(first); b.Parent != vtx[3].ID {
 		t.Fatalf("the first block's parent %s is not the stop vertex %s", b.Parent, vtx[3].ID)
 	}
-	if got := xWalkByIndex(t, n, "X", "tx"); len(got) != 5 {
+	if got := walkIndexByIndex(t, n, "X", "tx"); len(got) != 5 {
 		t.Fatalf("X/tx holds %d, want 5", len(got))
 	}
 	var last json.RawMessage

@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // filterIndexes returns the indexes of db's "index" namespace with ID
@@ -498,14 +500,12 @@ func TestFilterStopsCleanly(t *testing.T) {
 			// Close waits for the builder's iteration; let it go once Close
 			// has begun, so that the builder sees the database closing.
 			probe := db.Namespace("probe")
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
-				if _, err := probe.Has([]byte("k")); errors.Is(err, storage.ErrClosed) {
-					break
+			plugintest.Eventually(t, 20*time.Second, func() error {
+				if _, err := probe.Has([]byte("k")); !errors.Is(err, storage.ErrClosed) {
+					return fmt.Errorf("Close did not begin: Has = %v", err)
 				}
-				if time.Now().After(deadline) {
-					t.Fatal("Close did not begin")
-				}
-			}
+				return nil
+			})
 			g.release()
 			select {
 			case err := <-closed:

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // Options configures a node started for a test.
@@ -214,17 +215,8 @@ func ChildPIDs(pid int) []int {
 	return out
 }
 
-// Alive reports whether a process exists and is not a zombie.
-func Alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
+// Alive reports whether a process exists and is neither a zombie nor dead.
+func Alive(pid int) bool { return plugintest.ProcessAlive(pid) }
 
 // PluginPIDs lists the host's plugin processes whose binary is named name.
 func (n *Node) PluginPIDs(name string) []int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 func TestStartAndServe(t *testing.T) {
@@ -246,7 +248,12 @@ func TestBackoffKeepsDown(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "down", func() bool { s, _ := inst.State(); return s == Down })
+	plugintest.Eventually(t, 5*time.Second, func() error {
+		if s, reason := inst.State(); s != Down {
+			return fmt.Errorf("state %v (%s), want down", s, reason)
+		}
+		return nil
+	})
 
 	ctx := context.Background()
 	if s, reason := inst.State(); s != Down || reason != "plugin exited: signal: killed" {
@@ -382,7 +389,12 @@ func TestStop(t *testing.T) {
 	if !strings.Contains(logs.String(), "testplugin shutting down") {
 		t.Error("the plugin was not asked to shut down")
 	}
-	waitFor(t, 10*time.Second, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
+	plugintest.Eventually(t, 10*time.Second, func() error {
+		if n := runtime.NumGoroutine(); n > before {
+			return fmt.Errorf("%d goroutines, %d before", n, before)
+		}
+		return nil
+	})
 }
 
 func TestPluginLogs(t *testing.T) {
@@ -390,16 +402,12 @@ func TestPluginLogs(t *testing.T) {
 	opts, db, logs := testOptions(t)
 	env := startEnv(t, opts, db, logs)
 	ctx := context.Background()
-	waitFor(t, 5*time.Second, "the plugin's start-up line", func() bool {
-		return strings.Contains(logs.String(), "testplugin initialized")
-	})
+	waitLogged(t, logs, "testplugin initialized")
 
 	logged := func(marker string) map[string]bool {
 		env.must(t, http.MethodPost, "/log/", marker)
 		// The error line comes last; once it is there, the others are too.
-		waitFor(t, 5*time.Second, marker+" lines", func() bool {
-			return strings.Contains(logs.String(), marker+" at error")
-		})
+		waitLogged(t, logs, marker+" at error")
 		got := map[string]bool{}
 		for _, l := range []string{"trace", "debug", "info", "warn", "error"} {
 			got[l] = strings.Contains(logs.String(), marker+" at "+l)
@@ -416,9 +424,7 @@ func TestPluginLogs(t *testing.T) {
 		}
 	}
 	check("m1", map[string]bool{"trace": false, "debug": false, "info": true, "error": true})
-	waitFor(t, 5*time.Second, "the plugin's stray print", func() bool {
-		return strings.Contains(logs.String(), "m1 on stdout")
-	})
+	waitLogged(t, logs, "m1 on stdout")
 	if err := env.inst.SetLogLevel(ctx, "DEBUG"); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/host/hosttest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // testPluginPath is the test plugin binary TestMain builds.
@@ -141,44 +142,30 @@ func (e *testEnv) must(t *testing.T, method, path, body string) (int, string) {
 	return status, got
 }
 
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // waitRunning waits until the instance runs a process other than oldPID.
 func waitRunning(t *testing.T, inst *Instance, oldPID int) {
 	t.Helper()
-	waitFor(t, 20*time.Second, "a restarted process", func() bool {
-		s, _ := inst.State()
-		return s == Running && inst.PID() != 0 && inst.PID() != oldPID
+	plugintest.Eventually(t, 20*time.Second, func() error {
+		if s, reason := inst.State(); s != Running || inst.PID() == 0 || inst.PID() == oldPID {
+			return fmt.Errorf("no restarted process: state %v (%s), pid %d, old pid %d", s, reason, inst.PID(), oldPID)
+		}
+		return nil
 	})
-}
-
-// processDead reports whether pid is gone or a zombie: an orphan's zombie
-// stays until the system's init reaps it.
-func processDead(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return os.IsNotExist(err)
-	}
-	// The state follows the command name in parentheses.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z' || s[i+2] == 'X'
-	}
-	return false
 }
 
 // processGone reports whether no process pid exists any more.
 func processGone(pid int) bool {
 	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 	return os.IsNotExist(err)
+}
+
+// waitLogged waits until the plugin's log holds line.
+func waitLogged(t *testing.T, logs *syncbuf.Buffer, line string) {
+	t.Helper()
+	plugintest.Eventually(t, 5*time.Second, func() error {
+		if !strings.Contains(logs.String(), line) {
+			return fmt.Errorf("no %q in the log", line)
+		}
+		return nil
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // hostHelperEnv makes the test binary act as a host: it starts the plugin
@@ -62,7 +63,7 @@ func TestPluginDiesWithHost(t *testing.T) {
 	if err != nil || pid <= 0 {
 		t.Fatalf("host helper printed %q", line)
 	}
-	if processDead(pid) {
+	if !plugintest.ProcessAlive(pid) {
 		t.Fatalf("plugin %d is not running", pid)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -71,5 +72,10 @@ func TestPluginDiesWithHost(t *testing.T) {
 	_ = cmd.Wait()
 	// The parent-death signal kills it at once; the SDK's watchdog would
 	// take a few hundred milliseconds.
-	waitFor(t, 5*time.Second, "the orphaned plugin to die", func() bool { return processDead(pid) })
+	plugintest.Eventually(t, 5*time.Second, func() error {
+		if plugintest.ProcessAlive(pid) {
+			return fmt.Errorf("the orphaned plugin %d still runs", pid)
+		}
+		return nil
+	})
 }

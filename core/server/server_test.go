@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/httpserve"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // listen starts a server on a free loopback port; the test stops it.
@@ -158,18 +160,13 @@ func TestWebSocketCap(t *testing.T) {
 		t.Fatalf("echo after the timeouts: %q %v", msg, err)
 	}
 	a.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	plugintest.Eventually(t, 5*time.Second, func() error {
 		c, _, err := dial()
-		if err == nil {
-			c.Close()
-			break
+		if err != nil {
+			return fmt.Errorf("a closed connection's place was not freed: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a closed connection's place was not freed: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return c.Close()
+	})
 	b.Close()
 }
 

@@ -2,6 +2,7 @@ package dataapi_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore/pgtest"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // BenchmarkCatchUp: the module catching up on the same chain of 100,000
@@ -54,8 +56,7 @@ func BenchmarkCatchUp(b *testing.B) {
 // waitHeight waits until the chain aliased alias is indexed to height,
 // within a bound fit for a long catch-up.
 func waitHeight(b *testing.B, e *testEnv, alias string, height uint64, within time.Duration) {
-	deadline := time.Now().Add(within)
-	for {
+	plugintest.EventuallyEvery(b, within, 5*time.Millisecond, func() error {
 		details, err := e.h.HealthDetails(context.Background())
 		if err != nil {
 			b.Fatal(err)
@@ -63,11 +64,8 @@ func waitHeight(b *testing.B, e *testEnv, alias string, height uint64, within ti
 		chains, _ := details["chains"].(map[string]any)
 		c, _ := chains[alias].(map[string]any)
 		if h, ok := c["height"].(float64); ok && uint64(h) >= height {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			b.Fatalf("chain %s not indexed to %d within %s: %v", alias, height, within, c)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return fmt.Errorf("chain %s not indexed to %d: %v", alias, height, c)
+	})
 }

@@ -115,14 +115,12 @@ func BenchmarkGetBlocks(b *testing.B) {
 		b.Fatalf("import: %d blocks, %v", n, err)
 	}
 	importTime := time.Since(start)
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if n, err := h.AcceptedCount(b.Context(), evm.Kind); err == nil && n == head {
-			break
+	plugintest.Eventually(b, time.Minute, func() error {
+		if n, err := h.AcceptedCount(b.Context(), evm.Kind); err != nil || n != head {
+			return fmt.Errorf("the imported blocks were not reported: %d of %d (%v)", n, head, err)
 		}
-		if time.Now().After(deadline) {
-			b.Fatal("the imported blocks were not reported")
-		}
-	}
+		return nil
+	})
 	url := h.URL(evmapi.IndexerHandler)
 
 	start = time.Now()

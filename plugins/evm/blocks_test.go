@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -176,15 +177,12 @@ func getBlocksRaw(t *testing.T, ix *rpc.Client, from, count uint64) json.RawMess
 // waitReported polls until the index holds n blocks.
 func waitReported(t *testing.T, h *plugintest.Harness, n uint64) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		got, err := h.AcceptedCount(t.Context(), evm.Kind)
-		if err == nil && got >= n {
-			return
+	plugintest.Eventually(t, time.Minute, func() error {
+		if got, err := h.AcceptedCount(t.Context(), evm.Kind); err != nil || got < n {
+			return fmt.Errorf("index holds %d blocks (%v), want %d", got, err, n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("index holds %d blocks (%v), want %d", got, err, n)
-		}
-	}
+		return nil
+	})
 }
 
 // reexecuted reads the counter of blocks re-executed for their frames.

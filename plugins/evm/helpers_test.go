@@ -94,14 +94,13 @@ func transfer(t *testing.T, ctx context.Context, c *ethclient.Client, key *ecdsa
 // waitReceipt polls for a transaction's receipt.
 func waitReceipt(t *testing.T, ctx context.Context, c *ethclient.Client, hash common.Hash) *types.Receipt {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		r, err := c.TransactionReceipt(ctx, hash)
-		if err == nil {
-			return r
+	var r *types.Receipt
+	plugintest.Eventually(t, 30*time.Second, func() error {
+		var err error
+		if r, err = c.TransactionReceipt(ctx, hash); err != nil {
+			return fmt.Errorf("no receipt for %s: %w", hash, err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no receipt for %s within 30s", hash)
-	return nil
+		return nil
+	})
+	return r
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // fakeHost is the host's database namespace and index of one chain, kept
@@ -294,11 +295,12 @@ func buildChain(t *testing.T, blocks int, to common.Address) builtChain {
 // waitIndexed polls until fh's index holds n containers.
 func waitIndexed(t *testing.T, fh *fakeHost, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); len(fh.containers()) < n; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("index holds %d blocks, want %d", len(fh.containers()), n)
+	plugintest.Eventually(t, 20*time.Second, func() error {
+		if got := len(fh.containers()); got < n {
+			return fmt.Errorf("index holds %d blocks, want %d", got, n)
 		}
-	}
+		return nil
+	})
 }
 
 // crash removes the state journal a clean stop wrote, so that go-ethereum
@@ -321,18 +323,16 @@ func crash(t *testing.T, dir string) {
 func freeze(t *testing.T, dir string, fh *fakeHost) {
 	t.Helper()
 	d := mustInitVM(t, dir, fh)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	plugintest.Eventually(t, 20*time.Second, func() error {
 		var frozen uint64
 		if err := d.client.Client().Call(&frozen, "debug_dbAncients"); err != nil {
 			t.Fatalf("debug_dbAncients: %v", err)
 		}
-		if frozen > 32 {
-			break
+		if frozen <= 32 {
+			return fmt.Errorf("go-ethereum froze %d blocks, want 33 (up to the finalized block 32)", frozen)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("go-ethereum froze %d blocks, want 33 (up to the finalized block 32)", frozen)
-		}
-	}
+		return nil
+	})
 	d.stop()
 }
 
@@ -543,11 +543,12 @@ func TestRecoverWithoutIndex(t *testing.T) {
 	if r := waitReceipt(t, ctx, d.client, tx.Hash()); r.BlockNumber.Uint64() != 1 {
 		t.Fatalf("transfer in block %d, want 1", r.BlockNumber)
 	}
-	for deadline := time.Now().Add(10 * time.Second); fh.reported() != 1; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("reported height %d, want 1", fh.reported())
+	plugintest.Eventually(t, 10*time.Second, func() error {
+		if h := fh.reported(); h != 1 {
+			return fmt.Errorf("reported height %d, want 1", h)
 		}
-	}
+		return nil
+	})
 	if n, err := d.vm.AcceptedCount(ctx, evm.Kind); err != nil || n != 1 {
 		t.Fatalf("AcceptedCount = %d, %v; want 1", n, err)
 	}

@@ -3,6 +3,7 @@ package evm_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/chainhost/chainhost/plugins/evm"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // TestTransferAndIndex: a signed transfer is mined in auto mode, its
@@ -43,10 +45,12 @@ func TestTransferAndIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for uint64(len(c.h.Containers(evm.Kind))) < head && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	plugintest.Eventually(t, 10*time.Second, func() error {
+		if got := uint64(len(c.h.Containers(evm.Kind))); got < head {
+			return fmt.Errorf("index holds %d blocks, head is %d", got, head)
+		}
+		return nil
+	})
 	cts := c.h.Containers(evm.Kind)
 	if uint64(len(cts)) != head {
 		t.Fatalf("index holds %d blocks, head is %d", len(cts), head)

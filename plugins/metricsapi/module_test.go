@@ -128,19 +128,15 @@ func (e *env) appendBlocks(chain ids.ID, first uint64, blocks ...[2]int64) {
 // waitCounted waits until the module has counted n blocks of chain.
 func (e *env) waitCounted(alias string, n uint64) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	plugintest.Eventually(e.t, 10*time.Second, func() error {
 		d, err := e.h.HealthDetails(context.Background())
 		if err == nil {
 			if c, ok := d["chains"].(map[string]any)[alias].(map[string]any); ok && c["counted"] == float64(n) {
-				return
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("chain %s: %d blocks not counted: %v %v", alias, n, d, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return fmt.Errorf("chain %s: %d blocks not counted: %v %v", alias, n, d, err)
+	})
 }
 
 // get GETs path and returns the status and the body.

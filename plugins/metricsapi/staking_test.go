@@ -116,31 +116,27 @@ func (p *pChain) sync(e *env) {
 	e.pBlocks = len(blocks)
 	e.waitStaking(uint64(len(blocks)))
 	// The genesis' totals are read before the first block.
-	for deadline := time.Now().Add(10 * time.Second); len(e.metrics("/v2/networks/fuji/metrics/validatorCount?pageSize=1").Results) == 0; {
-		if time.Now().After(deadline) {
-			p.t.Fatal("the genesis' staking totals are not read")
+	plugintest.Eventually(p.t, 10*time.Second, func() error {
+		if len(e.metrics("/v2/networks/fuji/metrics/validatorCount?pageSize=1").Results) == 0 {
+			return errors.New("the genesis' staking totals are not read")
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // waitStaking waits until the module has counted and read the staking
 // totals of n blocks of the P-Chain.
 func (e *env) waitStaking(n uint64) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	plugintest.Eventually(e.t, 10*time.Second, func() error {
 		d, err := e.h.HealthDetails(context.Background())
 		if err == nil {
 			if c, ok := d["chains"].(map[string]any)["P"].(map[string]any); ok && c["counted"] == float64(n) && c["stakingRead"] == float64(n) {
-				return
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("P-Chain: %d blocks not read: %v %v", n, d, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return fmt.Errorf("P-Chain: %d blocks not read: %v %v", n, d, err)
+	})
 }
 
 // metrics GETs one page of a v2 series.
@@ -508,17 +504,14 @@ func TestStakingLag(t *testing.T) {
 	}
 	e.pBlocks = len(blocks)
 	e.waitCounted("P", uint64(len(blocks)))
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	plugintest.Eventually(t, 10*time.Second, func() error {
 		d, _ := e.h.HealthDetails(context.Background())
 		c, _ := d["chains"].(map[string]any)["P"].(map[string]any)
 		if c["stakingLag"] == float64(len(blocks)) && c["stakingError"] != nil {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("health while the P-Chain does not answer: %v", d)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return fmt.Errorf("health while the P-Chain does not answer: %v", d)
+	})
 	samePoints(t, "while behind", e.metrics("/v2/networks/fuji/metrics/validatorCount").Results, []api.Point{{Value: 1, Timestamp: pT0}})
 	e.wantError("/v2/validators/metrics/totalValidatorFeesDaily", 503, restError(503, "the P-Chain does not answer"))
 

@@ -13,6 +13,13 @@ const pollInterval = 20 * time.Millisecond
 // something another process or goroutine does.
 func Eventually(t testing.TB, timeout time.Duration, cond func() error) {
 	t.Helper()
+	EventuallyEvery(t, timeout, pollInterval, cond)
+}
+
+// EventuallyEvery is Eventually asking every interval: a benchmark that
+// measures how soon something happens polls more often than a test.
+func EventuallyEvery(t testing.TB, timeout, interval time.Duration, cond func() error) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		err := cond()
@@ -22,6 +29,6 @@ func Eventually(t testing.TB, timeout time.Duration, cond func() error) {
 		if time.Now().After(deadline) {
 			t.Fatalf("still not so after %s: %v", timeout, err)
 		}
-		time.Sleep(pollInterval)
+		time.Sleep(interval)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +31,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -367,18 +367,8 @@ const clockTicks = 100
 func cpuTicks(pids []int) float64 {
 	var total float64
 	for _, pid := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		// The fields after the parenthesised command: state is the first,
-		// utime the 12th and stime the 13th.
-		s := string(b)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) > 12 {
-			u, _ := strconv.ParseFloat(fields[11], 64)
-			st, _ := strconv.ParseFloat(fields[12], 64)
-			total += (u + st) / clockTicks
+		if st, err := plugintest.ReadProcStat(pid); err == nil {
+			total += float64(st.UserTicks+st.SystemTicks) / clockTicks
 		}
 	}
 	return total
