@@ -251,17 +251,25 @@ func (m *Manager) publish(c *Chain, s pluginhost.State) {
 // backfillBatch is how many containers a backfill appends per write.
 const backfillBatch = 256
 
+// acceptedSource is what a backfill reads from a chain's VM (a
+// *pluginhost.Instance): its index kinds and the containers it accepted.
+type acceptedSource interface {
+	IndexKinds() []string
+	AcceptedCount(ctx context.Context, kind string) (uint64, error)
+	GetAccepted(ctx context.Context, kind string, position uint64) (host.Container, error)
+}
+
 // backfill appends to the index the containers the VM accepted but the
 // index lacks (a crash between the VM's commit and the index write, or a
 // run with indexing off), for every kind the VM declares except the
 // chain's legacy kinds. They carry the time the chain bootstrapped
 // (docs/index.md, "When containers are stamped"). Once every chain has been backfilled in this run,
 // OnIndexComplete is called.
-func (m *Manager) backfill(ctx context.Context, c *Chain, inst *pluginhost.Instance, bootstrap time.Time) error {
+func (m *Manager) backfill(ctx context.Context, c *Chain, vm acceptedSource, bootstrap time.Time) error {
 	if m.opts.Indexes == nil {
 		return nil
 	}
-	if err := m.backfillKinds(ctx, c, inst, bootstrap); err != nil {
+	if err := m.backfillKinds(ctx, c, vm, bootstrap); err != nil {
 		return err
 	}
 	c.backfilled.Store(true)
@@ -277,14 +285,14 @@ func (m *Manager) backfill(ctx context.Context, c *Chain, inst *pluginhost.Insta
 }
 
 // backfillKinds backfills each kind of c's VM.
-func (m *Manager) backfillKinds(ctx context.Context, c *Chain, inst *pluginhost.Instance, bootstrap time.Time) error {
-	for _, kind := range inst.IndexKinds() {
+func (m *Manager) backfillKinds(ctx context.Context, c *Chain, vm acceptedSource, bootstrap time.Time) error {
+	for _, kind := range vm.IndexKinds() {
 		if c.IsLegacyIndexKind(kind) {
 			m.opts.Log.Warn("the VM declares an index kind the chain config lists as legacy; it stays read-only",
 				"chain", c.Alias, "kind", kind)
 			continue
 		}
-		if err := m.backfillKind(ctx, c, inst, kind, bootstrap); err != nil {
+		if err := m.backfillKind(ctx, c, vm, kind, bootstrap); err != nil {
 			return fmt.Errorf("backfill %s/%s: %w", c.Alias, kind, err)
 		}
 	}
@@ -296,10 +304,10 @@ func (m *Manager) backfillKinds(ctx context.Context, c *Chain, inst *pluginhost.
 // appends, the VM's own appends are refused (chainIndex.Accept), so none
 // lands among the backfilled ones; when the index is not behind, which is
 // the usual case, they are never refused.
-func (m *Manager) backfillKind(ctx context.Context, c *Chain, inst *pluginhost.Instance, kind string, bootstrap time.Time) error {
+func (m *Manager) backfillKind(ctx context.Context, c *Chain, vm acceptedSource, kind string, bootstrap time.Time) error {
 	ix := m.opts.Indexes.Index(c.ID, kind)
 	behind := func() (have, count uint64, err error) {
-		if count, err = inst.AcceptedCount(ctx, kind); err != nil {
+		if count, err = vm.AcceptedCount(ctx, kind); err != nil {
 			return 0, 0, fmt.Errorf("accepted count: %w", err)
 		}
 		if have, err = ix.Len(); err != nil {
@@ -326,7 +334,7 @@ func (m *Manager) backfillKind(ctx context.Context, c *Chain, inst *pluginhost.I
 	for pos := have; pos < count; {
 		entries = entries[:0]
 		for k := range min(backfillBatch, count-pos) {
-			ct, err := inst.GetAccepted(ctx, kind, pos+k)
+			ct, err := vm.GetAccepted(ctx, kind, pos+k)
 			if err != nil {
 				return fmt.Errorf("container %d: %w", pos+k, err)
 			}
