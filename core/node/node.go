@@ -71,6 +71,9 @@ type Node struct {
 
 	// stopTrim ends the memory trimmer Start runs.
 	stopTrim context.CancelFunc
+
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // New opens the node's state. display receives the human-readable log.
@@ -427,8 +430,14 @@ func (n *Node) Modules() *modules.Manager { return n.modules }
 func (n *Node) Log() hclog.Logger { return n.log }
 
 // Stop shuts the listeners down, stops the modules, then the chains they
-// read, and closes the database.
+// read, and closes the database. Later calls return the first's result.
 func (n *Node) Stop(ctx context.Context) error {
+	n.stopOnce.Do(func() { n.stopErr = n.stop(ctx) })
+	return n.stopErr
+}
+
+// stop is Stop, once.
+func (n *Node) stop(ctx context.Context) error {
 	if n.stopTrim != nil {
 		n.stopTrim()
 	}
