@@ -13,6 +13,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/httpgrpc"
 	"github.com/chainhost/chainhost/sdk/httpserve"
+	"github.com/chainhost/chainhost/sdk/httpunix"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/internal/chainlisten"
 	"github.com/chainhost/chainhost/sdk/internal/grpcerr"
@@ -75,6 +76,8 @@ type instance struct {
 	metrics prometheus.Gatherer
 	// listener serves the chain's own listener; nil when it has none.
 	listener *httpserve.Server
+	// data serves the host's data socket; nil when it sent none.
+	data *httpserve.Server
 }
 
 func newPluginServer(p Plugin, opts PluginServerOptions) *pluginServer {
@@ -124,6 +127,9 @@ func (s *pluginServer) Initialize(ctx context.Context, req *pluginv1.InitializeR
 	if s.state == stateShutDown { // Shutdown came while the plugin started
 		s.mu.Unlock()
 		if err == nil {
+			if run.data != nil {
+				_ = run.data.Shutdown(ctx)
+			}
 			_ = s.plugin.Shutdown(ctx)
 			closeQuietly(closer)
 		}
@@ -190,15 +196,16 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 		}
 	}
 	slices.Sort(public)
+	lookup := func(name string) (http.Handler, bool) {
+		h, ok := handlers[name]
+		return h, ok
+	}
 	run := &instance{
 		name:    env.Name,
 		logger:  env.Logger,
 		metrics: registry,
 		http: httpgrpc.NewServer(httpgrpc.ServerOptions{
-			Lookup: func(name string) (http.Handler, bool) {
-				h, ok := handlers[name]
-				return h, ok
-			},
+			Lookup: lookup,
 			Logger: env.Logger,
 		}),
 	}
@@ -216,6 +223,18 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 		}
 		run.listener, resp.ServesListener = srv, true
 		env.Logger.Info("serving the chain's own listener", "addr", l.GetAddr())
+	}
+	if fd := req.GetDataSocketFd(); fd != 0 {
+		srv, err := httpunix.ServeFD(fd, lookup, env.Logger)
+		if err != nil {
+			if run.listener != nil {
+				_ = run.listener.Shutdown(ctx)
+			}
+			_ = s.plugin.Shutdown(ctx)
+			closeQuietly(closer)
+			return nil, nil, nil, status.Error(codes.InvalidArgument, fmt.Sprintf("initialize %s: %v", env.Name, err))
+		}
+		run.data, resp.ServesDataSocket = srv, true
 	}
 	return resp, run, closer, nil
 }
@@ -424,9 +443,9 @@ func (s *pluginServer) shutdown(ctx context.Context) error {
 		s.mu.Lock()
 		wasReady := s.state == stateReady
 		closer := s.closer
-		var listener *httpserve.Server
+		var listener, data *httpserve.Server
 		if s.run != nil {
-			listener = s.run.listener
+			listener, data = s.run.listener, s.run.data
 		}
 		s.state, s.run, s.closer = stateShutDown, nil, nil
 		s.mu.Unlock()
@@ -438,6 +457,11 @@ func (s *pluginServer) shutdown(ctx context.Context) error {
 		if listener != nil {
 			if err := listener.Shutdown(ctx); err != nil {
 				s.opts.Logger.Warn("chain listener shutdown", "error", err)
+			}
+		}
+		if data != nil {
+			if err := data.Shutdown(ctx); err != nil {
+				s.opts.Logger.Warn("data socket shutdown", "error", err)
 			}
 		}
 		if err := s.plugin.Shutdown(ctx); err != nil {

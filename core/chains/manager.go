@@ -47,6 +47,9 @@ type Options struct {
 	// SharedMemory is the host's shared memory; nil: the chains get none
 	// (their batches with shared-memory requests are refused).
 	SharedMemory *sharedmemory.Memory
+	// SocketDir is where the chains' plugins get their data sockets
+	// (pluginhost.Options.SocketDir); empty keeps requests on gRPC.
+	SocketDir string
 }
 
 // Manager owns the configured chains.
@@ -210,6 +213,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
 		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
 		RequestTimeout:    cfg.PluginRequestTimeout,
+		SocketDir:         m.opts.SocketDir,
 		OnStart: func(ctx context.Context, inst *pluginhost.Instance) error {
 			return m.backfill(ctx, c, inst, bootstrap)
 		},

@@ -34,6 +34,9 @@ type Options struct {
 	Logs    *logging.Registry
 	Metrics *metrics.Metrics
 	Log     hclog.Logger
+	// SocketDir is where the modules' plugins get their data sockets
+	// (pluginhost.Options.SocketDir); empty keeps requests on gRPC.
+	SocketDir string
 }
 
 // Manager owns the configured, enabled modules.
@@ -174,6 +177,7 @@ func (m *Manager) start(ctx context.Context, mod *Module) error {
 		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
 		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
 		RequestTimeout:    cfg.PluginRequestTimeout,
+		SocketDir:         m.opts.SocketDir,
 		OnStateChange: func(s pluginhost.State, reason string) {
 			m.opts.Metrics.PluginUp(mod.Name, s == pluginhost.Running)
 			if s == pluginhost.Down {

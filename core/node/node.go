@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,6 +72,9 @@ type Node struct {
 
 	// stopTrim ends the memory trimmer Start runs.
 	stopTrim context.CancelFunc
+	// sockets is the directory of the plugins' data sockets; "" until
+	// made.
+	sockets string
 
 	stopOnce sync.Once
 	stopErr  error
@@ -100,6 +104,11 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	if n.db, err = storage.Open(filepath.Join(cfg.DataDir, "db")); err != nil {
 		return nil, err
 	}
+	// After the database: its lock keeps a second host off this data
+	// directory, so the sockets removed here are a dead run's.
+	if n.sockets, err = socketDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	hostNS := n.db.Namespace("host")
 	n.indexFlags = hostNS.Namespace("index-flags")
 	incomplete, err := index.CheckStartup(n.indexFlags, cfg.IndexEnabled, cfg.IndexAllowIncomplete)
@@ -125,7 +134,7 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	n.plugins = catalog.New(cfg.PluginDir)
 	n.chains, err = chains.New(chains.Options{
 		Config: cfg, DB: n.db, Indexes: n.indexes, Aliases: al, Plugins: n.plugins,
-		Logs: n.logs, Metrics: n.metrics, Log: n.log, OnIndexComplete: onIndexComplete,
+		Logs: n.logs, Metrics: n.metrics, Log: n.log, OnIndexComplete: onIndexComplete, SocketDir: n.sockets,
 		SharedMemory: sharedmemory.New(hostNS.Namespace("shared-memory")),
 	})
 	if err != nil {
@@ -133,6 +142,7 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	}
 	n.modules = modules.New(modules.Options{
 		Config: cfg, DB: n.db, Chains: n.chains, Plugins: n.plugins, Logs: n.logs, Metrics: n.metrics, Log: n.log,
+		SocketDir: n.sockets,
 	})
 	for _, mod := range n.modules.Modules() {
 		if n.routes[mod.Listen()] == nil {
@@ -471,6 +481,9 @@ func (n *Node) close() error {
 	var errs []error
 	if n.indexes != nil {
 		n.indexes.Close() // stop the ID filter builders before their database
+	}
+	if n.sockets != "" {
+		errs = append(errs, os.RemoveAll(n.sockets))
 	}
 	if n.db != nil {
 		errs = append(errs, n.db.Close())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/sdk/httpunix"
 )
 
 // crashWait bounds how long a failed request waits for the supervisor to
@@ -29,14 +30,35 @@ func (i *Instance) Handler(name string, onError httpgrpc.ErrorWriter) http.Handl
 			http.Error(w, err.Error(), status)
 		}
 	}
-	return httpgrpc.NewHandler(httpgrpc.HandlerOptions{
+	onError = i.crashAware(onError)
+	overGRPC := httpgrpc.NewHandler(httpgrpc.HandlerOptions{
 		Handler:      name,
 		MaxBodyBytes: i.opts.MaxBodyBytes,
 		Timeout:      i.opts.RequestTimeout,
-		OnError:      i.crashAware(onError),
+		OnError:      onError,
 		Client:       i.client,
 		Logger:       i.logger,
 	})
+	return httpunix.NewHandler(httpunix.HandlerOptions{
+		Handler:      name,
+		MaxBodyBytes: i.opts.MaxBodyBytes,
+		Timeout:      i.opts.RequestTimeout,
+		OnError:      onError,
+		Pool:         i.dataPool,
+		Fallback:     overGRPC,
+		Logger:       i.logger,
+	})
+}
+
+// dataPool returns the data socket pool of the running process (nil when
+// it serves none), or an *UnavailableError.
+func (i *Instance) dataPool() (*httpunix.Pool, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.proc == nil || i.stopping || i.state != Running {
+		return nil, i.unavailableLocked()
+	}
+	return i.proc.data, nil
 }
 
 // client returns the Plugin client of the running process, or an
@@ -59,7 +81,8 @@ func (i *Instance) crashAware(next httpgrpc.ErrorWriter) httpgrpc.ErrorWriter {
 		switch {
 		case errors.As(err, &unavailable):
 			code, err = http.StatusServiceUnavailable, unavailable
-		case connectionLost(r.Context(), err):
+		case connectionLost(r.Context(), err),
+			errors.Is(err, httpunix.ErrConnectionLost) && r.Context().Err() == nil:
 			if down := i.awaitDown(r.Context(), crashWait); down != nil {
 				code, err = http.StatusServiceUnavailable, down
 			}

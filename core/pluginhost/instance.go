@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
 // Instance is one supervised plugin: a VM's chain or a REST module. Its
@@ -47,6 +48,8 @@ type Instance struct {
 	indexKinds []string
 	// changed is closed and replaced at every state change.
 	changed chan struct{}
+	// data is the data socket; nil when requests go over gRPC only.
+	data *dataSocket
 }
 
 // Start checks the binary (sha256 pin, describe), starts its process,
@@ -89,9 +92,17 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		logLevel:  opts.Init.LogLevel,
 		changed:   make(chan struct{}),
 	}
+	if opts.SocketDir != "" {
+		if i.data, err = bindDataSocket(opts.SocketDir, opts.Init.Kind, name); err != nil {
+			logger.Warn("requests go over gRPC only", "error", err)
+		}
+	}
 	i.notify(Starting, "")
 	p, err := i.startProcess(ctx)
 	if err != nil {
+		if i.data != nil {
+			i.data.close()
+		}
 		cancel()
 		i.setState(Stopped, "start failed: "+err.Error())
 		return nil, fmt.Errorf("start plugin %s: %w", name, err)
@@ -105,12 +116,19 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 // level and runs OnStart. The process is the instance's current one (so
 // OnStart can call it) from Initialize on; on error it is torn down.
 func (i *Instance) startProcess(ctx context.Context) (*process, error) {
-	var listener *os.File
+	var listener, data *os.File
+	fd := uint32(httpserve.FirstInheritedFD)
 	if i.opts.Init.Listener != nil {
 		listener = i.opts.Init.Listener.File
+		fd++
+	}
+	var dataFD uint32
+	if i.data != nil {
+		data, dataFD = i.data.file, fd
 	}
 	p, err := launch(launchConfig{
 		listener:      listener,
+		data:          data,
 		path:          i.opts.Path,
 		pin:           i.opts.SHA256,
 		logger:        i.logger,
@@ -123,7 +141,7 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 	i.mu.Lock()
 	level := i.logLevel
 	i.mu.Unlock()
-	resp, err := p.rpc.Initialize(ctx, i.opts.Init.request(p.services.ID, level))
+	resp, err := p.rpc.Initialize(ctx, i.opts.Init.request(p.services.ID, level, dataFD))
 	if err != nil {
 		p.teardown()
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -133,6 +151,9 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 		return nil, fmt.Errorf("the plugin does not serve a listener of its own (it was built with an SDK from before chain listeners): remove listen from its config, or rebuild it")
 	}
 	p.handlers, p.internal, p.indexKinds, p.logLevel = resp.GetHandlers(), resp.GetInternalHandlers(), resp.GetIndexKinds(), level
+	if i.data != nil && resp.GetServesDataSocket() {
+		p.data = i.data.pool()
+	}
 
 	i.mu.Lock()
 	i.proc = p

@@ -72,7 +72,8 @@ type Listener struct {
 
 // request builds the InitializeRequest for a process whose host services
 // listen on brokerID, with the log level currently in force.
-func (in Init) request(brokerID uint32, logLevel string) *pluginv1.InitializeRequest {
+// dataFD, when not 0, is the descriptor of the data socket in the process.
+func (in Init) request(brokerID uint32, logLevel string, dataFD uint32) *pluginv1.InitializeRequest {
 	req := &pluginv1.InitializeRequest{
 		HostBrokerId: brokerID,
 		Kind:         in.Kind,
@@ -85,6 +86,7 @@ func (in Init) request(brokerID uint32, logLevel string) *pluginv1.InitializeReq
 		LogLevel:     logLevel,
 		NodeVersion:  in.NodeVersion,
 		Prefixes:     in.Prefixes,
+		DataSocketFd: dataFD,
 	}
 	if in.Listener != nil {
 		// launch passes the socket as the process's first inherited file.
@@ -123,6 +125,11 @@ type Options struct {
 	// sessions excepted): a plugin that has not answered by then is
 	// answered for with 504 (httpgrpc.ErrPluginTimeout). 0 means none.
 	RequestTimeout time.Duration
+	// SocketDir, when set, is a directory only the host's user can open,
+	// where the instance binds its data socket: the host's requests then
+	// reach the plugin over it instead of gRPC (sdk/httpunix). Empty, or a
+	// socket that cannot be bound there, keeps them on gRPC.
+	SocketDir string
 	// OnStart runs after every start and Initialize, before the instance is
 	// marked running; an error fails the start.
 	OnStart func(ctx context.Context, inst *Instance) error

@@ -22,6 +22,7 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/httpunix"
 )
 
 // process is one plugin subprocess: its go-plugin client, its Plugin client
@@ -41,6 +42,8 @@ type process struct {
 	// services serves the host services on the broker; nil until
 	// dispensed.
 	services *grpcplugin.HostServer
+	// data reaches the process's data socket; nil when it serves none.
+	data *httpunix.Pool
 
 	teardownOnce sync.Once
 }
@@ -63,6 +66,9 @@ func (p *process) teardown() {
 	p.teardownOnce.Do(func() {
 		// Kill closes the broker and blocks until the process has exited.
 		p.client.Kill()
+		if p.data != nil {
+			p.data.Close()
+		}
 		if p.services != nil {
 			p.services.Stop()
 		}
@@ -78,6 +84,9 @@ type launchConfig struct {
 	// listener, when set, is passed as the process's first inherited file
 	// (httpserve.FirstInheritedFD).
 	listener *os.File
+	// data, when set, is passed as the next inherited file: the data
+	// socket.
+	data *os.File
 	// onUnavailable is called when a call to the plugin fails with
 	// codes.Unavailable: a hint that the process may have died.
 	onUnavailable func()
@@ -94,8 +103,10 @@ func launch(cfg launchConfig) (*process, error) {
 	}
 	cmd := exec.Command(cfg.path)
 	setProcAttr(cmd)
-	if cfg.listener != nil {
-		cmd.ExtraFiles = []*os.File{cfg.listener}
+	for _, f := range []*os.File{cfg.listener, cfg.data} {
+		if f != nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+		}
 	}
 	p := &process{cmd: cmd}
 	versioned := make(map[int]plugin.PluginSet)

@@ -139,5 +139,8 @@ func (i *Instance) finish() {
 	if p != nil {
 		p.teardown()
 	}
+	if i.data != nil {
+		i.data.close()
+	}
 	i.notify(Stopped, "stopped")
 }

@@ -1,6 +1,8 @@
 package faultvm
 
 import (
+	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
@@ -20,6 +22,20 @@ func Garble(srv pluginv1.PluginServer) pluginv1.PluginServer {
 }
 
 type garbler struct{ pluginv1.PluginServer }
+
+// Initialize keeps the requests on the gRPC channel, whose messages the
+// garbler breaks, unless the chain's config says {"dataSocket": true}:
+// then the process serves the host's data socket (sdk/httpunix) and only
+// WebSocket upgrades take the channel.
+func (g garbler) Initialize(ctx context.Context, req *pluginv1.InitializeRequest) (*pluginv1.InitializeResponse, error) {
+	var cfg struct {
+		DataSocket bool `json:"dataSocket"`
+	}
+	if json.Unmarshal(req.GetConfig(), &cfg) != nil || !cfg.DataSocket {
+		req.DataSocketFd = 0
+	}
+	return g.PluginServer.Initialize(ctx, req)
+}
 
 // ServeHTTPChannel serves the channel through a stream that garbles.
 func (g garbler) ServeHTTPChannel(stream pluginv1.Plugin_ServeHTTPChannelServer) error {

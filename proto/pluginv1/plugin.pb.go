@@ -63,7 +63,12 @@ type InitializeRequest struct {
 	// A listening socket of the chain's own (its config's "listen"), which
 	// the host opened and passed to the process as an inherited file; unset
 	// when the chain has none. Numbered apart from the module fields.
-	Listener      *Listener `protobuf:"bytes,20,opt,name=listener,proto3" json:"listener,omitempty"`
+	Listener *Listener `protobuf:"bytes,20,opt,name=listener,proto3" json:"listener,omitempty"`
+	// File descriptor number, in the plugin process, of a listening unix
+	// socket the host forwards the shared listener's HTTP requests on (one
+	// HTTP/1.1 request at a time per connection; docs/decisions.md); 0 when
+	// there is none, and every request comes over gRPC.
+	DataSocketFd  uint32 `protobuf:"varint,21,opt,name=data_socket_fd,json=dataSocketFd,proto3" json:"data_socket_fd,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -194,6 +199,13 @@ func (x *InitializeRequest) GetListener() *Listener {
 		return x.Listener
 	}
 	return nil
+}
+
+func (x *InitializeRequest) GetDataSocketFd() uint32 {
+	if x != nil {
+		return x.DataSocketFd
+	}
+	return 0
 }
 
 // Listener is a listening TCP socket the plugin serves its handlers on
@@ -340,8 +352,12 @@ type InitializeResponse struct {
 	// True when the plugin serves the Listener of its InitializeRequest; a
 	// plugin built before listeners existed leaves it false.
 	ServesListener bool `protobuf:"varint,20,opt,name=serves_listener,json=servesListener,proto3" json:"serves_listener,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// True when the plugin serves the data socket of its InitializeRequest;
+	// a plugin built before it leaves it false and gets every request over
+	// gRPC.
+	ServesDataSocket bool `protobuf:"varint,21,opt,name=serves_data_socket,json=servesDataSocket,proto3" json:"serves_data_socket,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *InitializeResponse) Reset() {
@@ -398,6 +414,13 @@ func (x *InitializeResponse) GetInternalHandlers() []string {
 func (x *InitializeResponse) GetServesListener() bool {
 	if x != nil {
 		return x.ServesListener
+	}
+	return false
+}
+
+func (x *InitializeResponse) GetServesDataSocket() bool {
+	if x != nil {
+		return x.ServesDataSocket
 	}
 	return false
 }
@@ -3516,7 +3539,7 @@ var File_pluginv1_plugin_proto protoreflect.FileDescriptor
 
 const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x15pluginv1/plugin.proto\x12\x13chainhost.plugin.v1\"\xd2\x03\n" +
+	"\x15pluginv1/plugin.proto\x12\x13chainhost.plugin.v1\"\xf8\x03\n" +
 	"\x11InitializeRequest\x12$\n" +
 	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x19\n" +
@@ -3533,7 +3556,8 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\fnode_version\x18\v \x01(\tR\vnodeVersion\x127\n" +
 	"\x18bootstrap_time_unix_nano\x18\f \x01(\x03R\x15bootstrapTimeUnixNano\x12\x1a\n" +
 	"\bprefixes\x18\r \x03(\tR\bprefixes\x129\n" +
-	"\blistener\x18\x14 \x01(\v2\x1d.chainhost.plugin.v1.ListenerR\blistener\"\xba\x03\n" +
+	"\blistener\x18\x14 \x01(\v2\x1d.chainhost.plugin.v1.ListenerR\blistener\x12$\n" +
+	"\x0edata_socket_fd\x18\x15 \x01(\rR\fdataSocketFd\"\xba\x03\n" +
 	"\bListener\x12\x0e\n" +
 	"\x02fd\x18\x01 \x01(\rR\x02fd\x12\x12\n" +
 	"\x04addr\x18\x02 \x01(\tR\x04addr\x12$\n" +
@@ -3547,13 +3571,14 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"tlsKeyFile\x120\n" +
 	"\x14cors_allowed_origins\x18\n" +
 	" \x03(\tR\x12corsAllowedOrigins\x12%\n" +
-	"\x0emax_websockets\x18\v \x01(\x05R\rmaxWebsockets\"\xa7\x01\n" +
+	"\x0emax_websockets\x18\v \x01(\x05R\rmaxWebsockets\"\xd5\x01\n" +
 	"\x12InitializeResponse\x12\x1a\n" +
 	"\bhandlers\x18\x01 \x03(\tR\bhandlers\x12\x1f\n" +
 	"\vindex_kinds\x18\x02 \x03(\tR\n" +
 	"indexKinds\x12+\n" +
 	"\x11internal_handlers\x18\x03 \x03(\tR\x10internalHandlers\x12'\n" +
-	"\x0fserves_listener\x18\x14 \x01(\bR\x0eservesListener\"2\n" +
+	"\x0fserves_listener\x18\x14 \x01(\bR\x0eservesListener\x12,\n" +
+	"\x12serves_data_socket\x18\x15 \x01(\bR\x10servesDataSocket\"2\n" +
 	"\x06Header\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x16\n" +
 	"\x06values\x18\x02 \x03(\tR\x06values\"\x91\x02\n" +

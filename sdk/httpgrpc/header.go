@@ -10,9 +10,9 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
-// isHopHeader reports whether a canonical header key is hop-by-hop (RFC 9110
+// IsHopHeader reports whether a canonical header key is hop-by-hop (RFC 9110
 // section 7.6.1, plus the obsolete ones proxies still drop).
-func isHopHeader(key string) bool {
+func IsHopHeader(key string) bool {
 	switch key {
 	case "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
 		"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
@@ -33,9 +33,9 @@ func isWebSocketHandshakeHeader(key string) bool {
 	return false
 }
 
-// connectionTokens returns the canonical header names listed in h's
+// ConnectionTokens returns the canonical header names listed in h's
 // Connection header, which are hop-by-hop too.
-func connectionTokens(h http.Header) map[string]bool {
+func ConnectionTokens(h http.Header) map[string]bool {
 	var names map[string]bool
 	for _, v := range h["Connection"] {
 		for tok := range strings.SplitSeq(v, ",") {
@@ -55,11 +55,11 @@ func connectionTokens(h http.Header) map[string]bool {
 // headersToProto converts h for the wire, leaving out hop-by-hop headers and
 // those drop reports (drop may be nil).
 func headersToProto(h http.Header, drop func(key string) bool) []*pluginv1.Header {
-	conn := connectionTokens(h)
+	conn := ConnectionTokens(h)
 	out := make([]*pluginv1.Header, 0, len(h))
 	for k, vs := range h {
 		ck := textproto.CanonicalMIMEHeaderKey(k)
-		if isHopHeader(ck) || conn[ck] || (drop != nil && drop(ck)) {
+		if IsHopHeader(ck) || conn[ck] || (drop != nil && drop(ck)) {
 			continue
 		}
 		out = append(out, &pluginv1.Header{Key: k, Values: vs})
@@ -75,7 +75,7 @@ func headersFromProto(hs []*pluginv1.Header, into http.Header, drop func(key str
 			continue
 		}
 		k := textproto.CanonicalMIMEHeaderKey(hd.GetKey())
-		if isHopHeader(k) || (drop != nil && drop(k)) {
+		if IsHopHeader(k) || (drop != nil && drop(k)) {
 			continue
 		}
 		for _, v := range hd.GetValues() {

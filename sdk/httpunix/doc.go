@@ -1,0 +1,34 @@
+// Package httpunix carries the shared listener's HTTP requests from the host
+// to a plugin process over a unix socket, outside gRPC (docs/decisions.md,
+// "Packages"; the measurements are in docs/benchmarks.md, "The shared
+// path"). Both ends live here:
+//
+//   - Pool, in the host, keeps connections to one plugin process's data
+//     socket and forwards a request on one of them with a small HTTP/1.1
+//     client of its own: the request written by hand in one write, the
+//     answer parsed by net/http's ReadResponse and relayed as it comes.
+//   - Serve, in the plugin, serves the plugin's handlers on the socket with
+//     net/http's server (sdk/httpserve).
+//
+// Wire decisions:
+//
+//   - One request at a time per connection (HTTP/1.1 keep-alive); the host
+//     opens up to MaxConns connections per process and keeps up to MaxIdle
+//     of them open between requests. The plugin's server has no timeouts:
+//     the host bounds each request, and closes the connection of a request
+//     it gives up on, which cancels the handler's context.
+//   - The request line carries the escaped path below the handler and the
+//     query. HeaderHandler names the handler ("" is a handler name);
+//     HeaderRemoteAddr and HeaderRequestURI carry what the client's request
+//     had, which the plugin's handler sees as r.RemoteAddr and
+//     r.RequestURI. A client's own Chainhost-* headers are never forwarded.
+//   - The body is read whole by the host under its cap first (as on the
+//     gRPC path) and sent with a Content-Length. Hop-by-hop headers and
+//     Expect are not forwarded, in either direction.
+//   - WebSocket upgrades are not sent here: they stay on the gRPC stream,
+//     where the host terminates the WebSocket and enforces its message cap
+//     and pings (package httpgrpc).
+//   - The socket is in a directory only the host's user can open; the host
+//     binds it and passes it to the process as an inherited file, so it
+//     stays open across restarts, as a chain's own listener does.
+package httpunix
