@@ -109,6 +109,10 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	if n.sockets, err = socketDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
+	if n.sockets == "" {
+		n.log.Warn("the data directory's path is too long for unix sockets: requests to plugins go over gRPC, the slower path",
+			"data-dir", cfg.DataDir, "max", maxSocketDir-len("/sockets"))
+	}
 	hostNS := n.db.Namespace("host")
 	n.indexFlags = hostNS.Namespace("index-flags")
 	incomplete, err := index.CheckStartup(n.indexFlags, cfg.IndexEnabled, cfg.IndexAllowIncomplete)
