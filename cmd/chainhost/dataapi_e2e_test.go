@@ -72,21 +72,9 @@ func TestDataAPI(t *testing.T) {
 	defer cancel()
 	c := evmDial(t, n, "C", "rpc")
 	s := newSender(t, ctx, c, evmKey(t))
-	tokens := loadContracts(t)
-	bob := common.HexToAddress("0x000000000000000000000000000000000000b0b0")
-	carol := common.HexToAddress("0x000000000000000000000000000000000000ca01")
-
-	native := s.send(ctx, &bob, big.NewInt(1e18), nil, 21000)
-	supply := new(big.Int).Mul(big.NewInt(1000), big.NewInt(1e18))
-	erc20 := s.send(ctx, nil, nil, append(tokens["Token20"].bin, tokens["Token20"].pack(t, "", supply)...), 2_000_000).ContractAddress
-	send20 := s.send(ctx, &erc20, nil, tokens["Token20"].pack(t, "transfer", bob, big.NewInt(250)), 100_000)
-	erc721 := s.send(ctx, nil, nil, tokens["Token721"].bin, 2_000_000).ContractAddress
-	s.send(ctx, &erc721, nil, tokens["Token721"].pack(t, "mint", bob, big.NewInt(7)), 200_000)
-	erc1155 := s.send(ctx, nil, nil, tokens["Token1155"].bin, 2_000_000).ContractAddress
-	s.send(ctx, &erc1155, nil, tokens["Token1155"].pack(t, "mint", s.addr, big.NewInt(3), big.NewInt(10)), 200_000)
-	s.send(ctx, &erc1155, nil, tokens["Token1155"].pack(t, "safeTransferFrom", s.addr, bob, big.NewInt(3), big.NewInt(4), []byte{}), 200_000)
-	forwarder := s.send(ctx, nil, nil, forwarderCode, 200_000).ContractAddress
-	forward := s.send(ctx, &forwarder, big.NewInt(1000), common.LeftPadBytes(carol[:], 32), 100_000)
+	sc := tokenScenario(t, ctx, s)
+	bob, carol, native, send20, forward := sc.bob, sc.carol, sc.native, sc.send20, sc.forward
+	supply, erc20 := sc.supply, sc.erc20
 	head := forward.BlockNumber.Uint64()
 	blk := waitDataBlock(t, n, head)
 	if blk.BlockHash != forward.BlockHash.Hex() || blk.CumulativeTransactions != fmt.Sprint(head) {

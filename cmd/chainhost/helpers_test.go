@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	pvmclient "github.com/chainhost/chainhost/plugins/pvm/client"
@@ -604,4 +607,38 @@ func walkPChainBlocks(t *testing.T, n *nodetest.Node, w *pvmclient.Wallet) []*bl
 		out = append(out, b)
 	}
 	return out
+}
+
+// scenario is what tokenScenario did on the C-Chain.
+type scenario struct {
+	bob, carol     common.Address
+	supply         *big.Int // the ERC-20's supply, the sender's at first
+	erc20          common.Address
+	native, send20 *types.Receipt // the native transfer to bob, 250 of the ERC-20 to bob
+	forward        *types.Receipt // 1000 wei to carol through a forwarding contract (an internal transaction)
+}
+
+// tokenScenario has s send, one transaction a block: a native transfer to
+// bob, an ERC-20 deployed and 250 of it sent to bob, an ERC-721 deployed
+// and token 7 minted to bob, an ERC-1155 deployed, 10 of token 3 minted to
+// s and 4 sent to bob, and a call that forwards 1000 wei to carol.
+func tokenScenario(t *testing.T, ctx context.Context, s *evmSender) scenario {
+	t.Helper()
+	tokens := loadContracts(t)
+	sc := scenario{
+		bob:    common.HexToAddress("0x000000000000000000000000000000000000b0b0"),
+		carol:  common.HexToAddress("0x000000000000000000000000000000000000ca01"),
+		supply: new(big.Int).Mul(big.NewInt(1000), big.NewInt(1e18)),
+	}
+	sc.native = s.send(ctx, &sc.bob, big.NewInt(1e18), nil, 21000)
+	sc.erc20 = s.send(ctx, nil, nil, append(tokens["Token20"].bin, tokens["Token20"].pack(t, "", sc.supply)...), 2_000_000).ContractAddress
+	sc.send20 = s.send(ctx, &sc.erc20, nil, tokens["Token20"].pack(t, "transfer", sc.bob, big.NewInt(250)), 100_000)
+	erc721 := s.send(ctx, nil, nil, tokens["Token721"].bin, 2_000_000).ContractAddress
+	s.send(ctx, &erc721, nil, tokens["Token721"].pack(t, "mint", sc.bob, big.NewInt(7)), 200_000)
+	erc1155 := s.send(ctx, nil, nil, tokens["Token1155"].bin, 2_000_000).ContractAddress
+	s.send(ctx, &erc1155, nil, tokens["Token1155"].pack(t, "mint", s.addr, big.NewInt(3), big.NewInt(10)), 200_000)
+	s.send(ctx, &erc1155, nil, tokens["Token1155"].pack(t, "safeTransferFrom", s.addr, sc.bob, big.NewInt(3), big.NewInt(4), []byte{}), 200_000)
+	forwarder := s.send(ctx, nil, nil, forwarderCode, 200_000).ContractAddress
+	sc.forward = s.send(ctx, &forwarder, big.NewInt(1000), common.LeftPadBytes(sc.carol[:], 32), 100_000)
+	return sc
 }
