@@ -277,9 +277,11 @@ func (n *Node) routeModules() map[*modules.Module]error {
 			failed[mod] = err
 			continue
 		}
-		if p := mod.Plugin(); p != nil && p.Desc.Home {
-			routes.SetHome(mod.Prefixes()[0])
-		}
+		home := mod.Prefixes()[0]
+		routes.AddHome(func() (string, bool) {
+			p := mod.Plugin()
+			return home, p != nil && p.Desc.Home
+		})
 	}
 	return failed
 }

@@ -17,7 +17,7 @@ import (
 type Prefixes struct {
 	mu     sync.RWMutex
 	routes []prefixRoute
-	home   string // where GET / redirects; "" answers / as any unrouted path
+	homes  []Home // where GET / may redirect, first first
 }
 
 // prefixRoute is one mounted prefix.
@@ -60,15 +60,32 @@ func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onErr
 	return nil
 }
 
-// SetHome makes GET / redirect to prefix, the first prefix of a module
-// that serves pages for people (its plugin's describe says home). The
-// first module to set it keeps it.
-func (p *Prefixes) SetHome(prefix string) {
+// Home says where GET / redirects: the first prefix of a module that
+// serves pages for people (its plugin's describe says home). ok is false
+// while it does not (its plugin not installed yet, or not a home page).
+type Home func() (prefix string, ok bool)
+
+// AddHome adds a module that may be the listener's home page; GET /
+// redirects to the first added that is one when asked. It is asked on
+// each request, so a module whose plugin a hot-load installs becomes home
+// then.
+func (p *Prefixes) AddHome(h Home) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.home == "" {
-		p.home = prefix
+	p.homes = append(p.homes, h)
+}
+
+// home returns the home prefix; "" when no module is the home page.
+func (p *Prefixes) home() string {
+	p.mu.RLock()
+	homes := p.homes
+	p.mu.RUnlock()
+	for _, h := range homes {
+		if prefix, ok := h(); ok {
+			return prefix
+		}
 	}
+	return ""
 }
 
 // serveHome redirects GET and HEAD / to the home prefix, keeping the
@@ -77,9 +94,7 @@ func (p *Prefixes) serveHome(w http.ResponseWriter, r *http.Request) bool {
 	if r.URL.Path != "/" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		return false
 	}
-	p.mu.RLock()
-	home := p.home
-	p.mu.RUnlock()
+	home := p.home()
 	if home == "" {
 		return false
 	}
@@ -137,7 +152,7 @@ func (p *Prefixes) List() []string {
 
 // ServeHTTP serves a listener of REST modules alone: a path outside every
 // prefix gets a 404 in the REST error body, one with a dot segment a 400;
-// / redirects to the home prefix when a module set one.
+// / redirects to the home prefix when a module is the home page.
 func (p *Prefixes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
 		p.errorWriter(r.URL.Path)(w, r, http.StatusBadRequest, err)

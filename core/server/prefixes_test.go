@@ -123,16 +123,20 @@ func TestRouterModules(t *testing.T) {
 	}
 }
 
-// TestRouterHome: GET and HEAD / redirect to the prefix of the module that
-// set itself home, on the main listener and on a module listener; other
-// methods, and listeners without a home, answer / as any unrouted path.
+// TestRouterHome: GET and HEAD / redirect to the prefix of the first
+// module that is the home page, on the main listener and on a module
+// listener, as soon as it is one (its plugin installed by a hot-load);
+// other methods, and listeners without a home, answer / as any unrouted
+// path.
 func TestRouterHome(t *testing.T) {
 	modules := &Prefixes{}
 	if err := modules.Mount("explorer", []string{"/ui"}, named("explorer"), WriteRESTError); err != nil {
 		t.Fatal(err)
 	}
-	modules.SetHome("/ui")
-	modules.SetHome("/other") // the first home stays
+	installed := false // the plugin of /later is not installed yet
+	modules.AddHome(func() (string, bool) { return "/later", installed })
+	modules.AddHome(func() (string, bool) { return "/ui", true })
+	modules.AddHome(func() (string, bool) { return "/other", true }) // the first home stays
 	rt := NewRouter(RouterOptions{Chains: func(string) (Chain, bool) { return nil, false }, Metrics: metrics.New(), Modules: modules})
 	tests := []struct {
 		name         string
@@ -157,6 +161,13 @@ func TestRouterHome(t *testing.T) {
 				t.Errorf("%s %s = %d, Location %q; want %d, %q", tt.method, tt.path, w.Code, w.Header().Get("Location"), tt.wantStatus, tt.wantLocation)
 			}
 		})
+	}
+	// Once its plugin is installed (a hot-load), the first module is home.
+	installed = true
+	w := httptest.NewRecorder()
+	rt.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	if w.Code != 302 || w.Header().Get("Location") != "/later/" {
+		t.Errorf("GET / after the first home's plugin came = %d, Location %q; want 302, /later/", w.Code, w.Header().Get("Location"))
 	}
 }
 

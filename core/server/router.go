@@ -90,8 +90,8 @@ func (rt *Router) Handle(name string, h http.Handler) {
 	rt.static[name] = rt.metrics.Instrument(name, h)
 }
 
-// ServeHTTP routes one request: GET / to the home prefix when a module set
-// one (Prefixes.SetHome), then to the module whose prefix it falls under,
+// ServeHTTP routes one request: GET / to the home prefix when a module is
+// the home page (Prefixes.AddHome), then to the module whose prefix it falls under,
 // else below /ext/, where a first segment that is an endpoint alias is
 // replaced by its endpoint first; anything else is a 404 in the REST
 // error body. A path with a dot segment is a 400, before any routing.
