@@ -46,6 +46,10 @@ type VM struct {
 	mu     sync.Mutex // serialises block building
 	count  uint64
 	parent ids.ID
+	// stale is set when an accept failed without saying whether the host
+	// committed it (the call was cut): the next build reads the height
+	// back first, so that it never builds a second block at one height.
+	stale bool
 
 	subsMu sync.Mutex
 	subs   map[string]*jsonrpc.Notifier
@@ -58,11 +62,21 @@ func New() *VM { return &VM{subs: map[string]*jsonrpc.Notifier{}} }
 // Initialize reads back the accepted height from the host database.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 	vm.env = env
+	if err := vm.readHeight(ctx); err != nil {
+		return err
+	}
+	env.Logger.Info("example VM ready", "chain", env.ChainID, "height", vm.count)
+	return nil
+}
+
+// readHeight reads the accepted height and the last block's ID back from
+// the host database.
+func (vm *VM) readHeight(ctx context.Context) error {
 	n, err := vm.AcceptedCount(ctx, Kind)
 	if err != nil {
 		return err
 	}
-	vm.count = n
+	vm.count, vm.parent = n, ids.ID{}
 	if n > 0 {
 		last, err := vm.GetAccepted(ctx, Kind, n-1)
 		if err != nil {
@@ -70,7 +84,6 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 		}
 		vm.parent = last.ID
 	}
-	env.Logger.Info("example VM ready", "chain", env.ChainID, "height", n)
 	return nil
 }
 
@@ -134,6 +147,12 @@ func (vm *VM) put(ctx context.Context, a putArgs) (putReply, error) {
 	}
 	vm.mu.Lock()
 	defer vm.mu.Unlock()
+	if vm.stale {
+		if err := vm.readHeight(ctx); err != nil {
+			return putReply{}, fmt.Errorf("read the accepted height back: %w", err)
+		}
+		vm.stale = false
+	}
 	blk := block{Height: jsonrpc.Uint64(vm.count), Parent: vm.parent, Time: time.Now().Unix(), Key: a.Key, Value: a.Value}
 	raw, err := json.Marshal(blk)
 	if err != nil {
@@ -147,6 +166,7 @@ func (vm *VM) put(ctx context.Context, a putArgs) (putReply, error) {
 	}
 	acc, err := vm.env.Host.Index.Accept(ctx, Kind, id, raw, state)
 	if err != nil {
+		vm.stale = true
 		return putReply{}, fmt.Errorf("accept block %d: %w", vm.count, err)
 	}
 	vm.count++
