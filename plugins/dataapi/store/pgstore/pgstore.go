@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -123,10 +124,19 @@ func Open(ctx context.Context, opts Options) (_ *Store, err error) {
 	return s, nil
 }
 
+// closeTimeout bounds the release of the writer lock in Close.
+const closeTimeout = 5 * time.Second
+
 // Close releases the writer lock and closes the pool.
 func (s *Store) Close() error {
 	if s.lock != nil {
-		// Closing the session releases its advisory lock.
+		// Unlocked here, not only by the end of the session, which the
+		// server sees a moment after the client closed it: a writer
+		// opening the database right after this one closed it finds the
+		// lock free.
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		_, _ = s.lock.Exec(ctx, "SELECT pg_advisory_unlock($1)", writerLock)
+		cancel()
 		_ = s.lock.Conn().Close(context.Background())
 		s.lock.Release()
 		s.lock = nil
