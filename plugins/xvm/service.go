@@ -5,20 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
-)
-
-// Limits of getUTXOs, as avalanchego's.
-const (
-	maxUTXOsAddrs = 1024
-	maxUTXOsPage  = 1024
 )
 
 // methodPrefixes are the names the API answers under: avalanchego's avm
@@ -49,35 +43,19 @@ func (vm *VM) newServer() *jsonrpc.Server {
 	return s
 }
 
-type issueTxArgs struct {
-	Tx       string `json:"tx"`
-	Encoding string `json:"encoding"`
-}
-
-type txIDReply struct {
-	TxID ids.ID `json:"txID"`
-}
-
 // issueTx verifies a signed transaction and adds it to the next block.
 // It answers once the transaction is accepted (or after the configured
 // issue-wait, with the ID of a transaction still processing).
-func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
-	enc, err := avax.ParseEncoding(a.Encoding, false)
+func (vm *VM) issueTx(ctx context.Context, a utxoapi.IssueTxArgs) (utxoapi.TxIDReply, error) {
+	raw, err := a.TxBytes()
 	if err != nil {
-		return txIDReply{}, err
-	}
-	if a.Tx == "" {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx" is required`)
-	}
-	raw, err := avax.DecodeBytes(enc, a.Tx)
-	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, err
 	}
 	tx, err := txs.Parse(raw)
 	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
 	}
-	return txIDReply{TxID: tx.ID()}, vm.issue(ctx, tx)
+	return utxoapi.TxIDReply{TxID: tx.ID()}, vm.issue(ctx, tx)
 }
 
 // issue verifies tx, adds it to the mempool and waits for its acceptance.
@@ -119,18 +97,6 @@ func (vm *VM) issue(ctx context.Context, tx *txs.Tx) error {
 	}
 }
 
-// parseID reads a CB58 ID param.
-func parseID(param, s string) (ids.ID, error) {
-	if s == "" {
-		return ids.ID{}, jsonrpc.InvalidParams("%q is required", param)
-	}
-	id, err := ids.FromString(s)
-	if err != nil {
-		return ids.ID{}, jsonrpc.InvalidParams("%q: %v", param, err)
-	}
-	return id, nil
-}
-
 type getTxArgs struct {
 	TxID     string `json:"txID"`
 	Encoding string `json:"encoding"`
@@ -143,7 +109,7 @@ type getTxReply struct {
 
 // getTx returns an accepted transaction (a genesis asset's too).
 func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
-	id, err := parseID("txID", a.TxID)
+	id, err := utxoapi.ParseID("txID", a.TxID)
 	if err != nil {
 		return getTxReply{}, err
 	}
@@ -177,7 +143,7 @@ type getTxStatusReply struct {
 // getTxStatus answers Accepted, Processing (waiting in the mempool) or
 // Unknown.
 func (vm *VM) getTxStatus(ctx context.Context, a getTxStatusArgs) (getTxStatusReply, error) {
-	id, err := parseID("txID", a.TxID)
+	id, err := utxoapi.ParseID("txID", a.TxID)
 	if err != nil {
 		return getTxStatusReply{}, err
 	}
@@ -197,72 +163,34 @@ func (vm *VM) getTxStatus(ctx context.Context, a getTxStatusArgs) (getTxStatusRe
 	return getTxStatusReply{Status: "Unknown"}, nil
 }
 
-type indexJSON struct {
-	Address string `json:"address"`
-	UTXO    string `json:"utxo"`
-}
-
-type getUTXOsArgs struct {
-	Addresses   []string       `json:"addresses"`
-	SourceChain string         `json:"sourceChain"`
-	Limit       jsonrpc.Uint64 `json:"limit"`
-	StartIndex  indexJSON      `json:"startIndex"`
-	Encoding    string         `json:"encoding"`
-}
-
-type getUTXOsReply struct {
-	NumFetched jsonrpc.Uint64 `json:"numFetched"`
-	UTXOs      []string       `json:"utxos"`
-	EndIndex   indexJSON      `json:"endIndex"`
-	Encoding   string         `json:"encoding"`
-}
-
 // getUTXOs returns a page of the UTXOs the addresses own on this chain, or,
 // with sourceChain naming another chain, those that chain exported to this
 // one (in shared memory, to import).
-func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, error) {
-	switch {
-	case len(a.Addresses) == 0:
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses" must name at least one address`)
-	case len(a.Addresses) > maxUTXOsAddrs:
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses": %d addresses, more than %d`, len(a.Addresses), maxUTXOsAddrs)
+func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.GetUTXOsReply, error) {
+	if err := utxoapi.CheckAddressCount("addresses", a.Addresses); err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	addrs := make([]avax.ShortID, 0, len(a.Addresses))
-	for i, s := range a.Addresses {
-		addr, err := vm.parseAddress(ctx, fmt.Sprintf("addresses[%d]", i), s)
-		if err != nil {
-			return getUTXOsReply{}, err
-		}
-		addrs = append(addrs, addr)
+	addrs, err := vm.apiChain().ParseAddressList(ctx, "addresses", a.Addresses)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	slices.SortFunc(addrs, avax.ShortID.Compare)
-	addrs = slices.Compact(addrs)
-	var startAddr avax.ShortID
-	var startUTXO ids.ID
-	if a.StartIndex.Address != "" || a.StartIndex.UTXO != "" {
-		if startAddr, err = vm.parseAddress(ctx, "startIndex.address", a.StartIndex.Address); err != nil {
-			return getUTXOsReply{}, err
-		}
-		if startUTXO, err = parseID("startIndex.utxo", a.StartIndex.UTXO); err != nil {
-			return getUTXOsReply{}, err
-		}
+	page, err := vm.apiChain().ParsePage(ctx, a)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	limit := int(min(a.Limit, maxUTXOsPage))
-	if limit == 0 {
-		limit = maxUTXOsPage
-	}
+	startAddr, startUTXO, limit := page.StartAddr, page.StartUTXO, page.Limit
 	source := vm.env.ChainID
 	if a.SourceChain != "" {
 		info, err := vm.env.Host.Chains.Resolve(ctx, a.SourceChain)
 		if errors.Is(err, host.ErrNotFound) {
-			return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": no chain %q on this node`, a.SourceChain)
+			return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": no chain %q on this node`, a.SourceChain)
 		}
 		if err != nil {
-			return getUTXOsReply{}, err
+			return utxoapi.GetUTXOsReply{}, err
 		}
 		source = info.ID
 	}
@@ -275,14 +203,9 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 		raw, endAddr, endUTXO, err = vm.atomicUTXOs(ctx, source, addrs, startAddr, startUTXO, limit)
 	}
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	out := getUTXOsReply{NumFetched: jsonrpc.Uint64(len(raw)), UTXOs: make([]string, len(raw)), Encoding: enc}
-	for i, b := range raw {
-		out.UTXOs[i] = avax.EncodeBytes(enc, b)
-	}
-	out.EndIndex = indexJSON{Address: vm.formatAddress(endAddr), UTXO: endUTXO.String()}
-	return out, nil
+	return utxoapi.NewGetUTXOsReply(enc, raw, vm.formatAddress(endAddr), endUTXO), nil
 }
 
 // localUTXOs pages through the UTXOs of addrs (sorted), by address, then
@@ -361,27 +284,9 @@ func (vm *VM) atomicUTXOs(ctx context.Context, source ids.ID, addrs []avax.Short
 	return vals, endAddr, endUTXO, nil
 }
 
-// parseAddress reads an address param: "<chain>-<hrp>1..." of this chain
-// (any of its aliases or its ID), or a CB58 short ID.
-func (vm *VM) parseAddress(ctx context.Context, param, s string) (avax.ShortID, error) {
-	if a, err := avax.ShortIDFromString(s); err == nil {
-		return a, nil
-	}
-	chain, hrp, addr, err := avax.ParseAddress(s)
-	if err != nil {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: want an address like %s-%s1... or a CB58 short ID: %v", param, vm.env.Name, vm.hrp, err)
-	}
-	if hrp != vm.hrp {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q has HRP %q; this network's is %q", param, s, hrp, vm.hrp)
-	}
-	if chain != vm.env.Name && chain != vm.env.ChainID.String() && !slices.Contains(vm.env.Aliases, chain) {
-		info, err := vm.env.Host.Chains.Resolve(ctx, chain)
-		if err != nil || info.ID != vm.env.ChainID {
-			return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q is of chain %q, not of this chain (%s)", param, s, chain, vm.env.Name)
-		}
-	}
-	return addr, nil
-}
+// apiChain is what the API's params are read against: this chain, on its
+// network.
+func (vm *VM) apiChain() utxoapi.Chain { return utxoapi.Chain{Env: vm.env, HRP: vm.hrp} }
 
 // lookupAsset reads an asset param: an alias ("AVAX") or an asset ID.
 func (vm *VM) lookupAsset(param, s string) (*asset, error) {
@@ -441,7 +346,7 @@ func (vm *VM) counts(u avax.UTXO, includePartial bool) bool {
 // getBalance returns the balance of an asset held by an address, and the
 // UTXOs that make it.
 func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply, error) {
-	addr, err := vm.parseAddress(ctx, "address", a.Address)
+	addr, err := vm.apiChain().ParseAddress(ctx, "address", a.Address)
 	if err != nil {
 		return getBalanceReply{}, err
 	}
@@ -481,7 +386,7 @@ type getAllBalancesReply struct {
 // getAllBalances returns the address's balance of each asset it holds,
 // named by the asset's alias.
 func (vm *VM) getAllBalances(ctx context.Context, a getAllBalancesArgs) (getAllBalancesReply, error) {
-	addr, err := vm.parseAddress(ctx, "address", a.Address)
+	addr, err := vm.apiChain().ParseAddress(ctx, "address", a.Address)
 	if err != nil {
 		return getAllBalancesReply{}, err
 	}
@@ -545,7 +450,7 @@ var errNotLinearized = errors.New("chain is not linearized")
 
 // getBlock returns a block by ID.
 func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, error) {
-	id, err := parseID("blockID", a.BlockID)
+	id, err := utxoapi.ParseID("blockID", a.BlockID)
 	if err != nil {
 		return getBlockReply{}, err
 	}

@@ -1,0 +1,178 @@
+// Package utxoapi is what the UTXO chains' JSON-RPC services share: the
+// X-Chain's and the P-Chain's (docs/xvm.md, docs/pchain.md) and an EVM
+// chain's atomic methods (docs/evm.md). It reads their params the same
+// way (IDs, addresses of this chain, encoded transactions, getUTXOs'
+// paging) and writes getUTXOs' answer, in avalanchego's shapes.
+package utxoapi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// Limits of getUTXOs, as avalanchego's and coreth's.
+const (
+	MaxAddrs = 1024 // addresses one call names
+	MaxPage  = 1024 // UTXOs one page holds
+)
+
+// ParseID reads a CB58 ID param.
+func ParseID(param, s string) (ids.ID, error) {
+	if s == "" {
+		return ids.ID{}, jsonrpc.InvalidParams("%q is required", param)
+	}
+	id, err := ids.FromString(s)
+	if err != nil {
+		return ids.ID{}, jsonrpc.InvalidParams("%q: %v", param, err)
+	}
+	return id, nil
+}
+
+// IssueTxArgs are issueTx's params.
+type IssueTxArgs struct {
+	Tx       string `json:"tx"`
+	Encoding string `json:"encoding"`
+}
+
+// TxIDReply is the answer that names a transaction.
+type TxIDReply struct {
+	TxID ids.ID `json:"txID"`
+}
+
+// TxBytes reads issueTx's encoding and the transaction's bytes.
+func (a IssueTxArgs) TxBytes() ([]byte, error) {
+	enc, err := avax.ParseEncoding(a.Encoding, false)
+	if err != nil {
+		return nil, err
+	}
+	if a.Tx == "" {
+		return nil, jsonrpc.InvalidParams(`"tx" is required`)
+	}
+	raw, err := avax.DecodeBytes(enc, a.Tx)
+	if err != nil {
+		return nil, jsonrpc.InvalidParams(`"tx": %v`, err)
+	}
+	return raw, nil
+}
+
+// Chain is the chain a service answers for, whose addresses it reads.
+type Chain struct {
+	Env *sdk.Env
+	HRP string // the network's
+}
+
+// ParseAddress reads an address param: "<chain>-<hrp>1..." of this chain
+// (any of its aliases or its ID), or a CB58 short ID.
+func (c Chain) ParseAddress(ctx context.Context, param, s string) (avax.ShortID, error) {
+	if a, err := avax.ShortIDFromString(s); err == nil {
+		return a, nil
+	}
+	chain, hrp, addr, err := avax.ParseAddress(s)
+	if err != nil {
+		return avax.ShortID{}, jsonrpc.InvalidParams("%q: want an address like %s-%s1... or a CB58 short ID: %v", param, c.Env.Name, c.HRP, err)
+	}
+	if hrp != c.HRP {
+		return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q has HRP %q; this network's is %q", param, s, hrp, c.HRP)
+	}
+	if chain != c.Env.Name && chain != c.Env.ChainID.String() && !slices.Contains(c.Env.Aliases, chain) {
+		info, err := c.Env.Host.Chains.Resolve(ctx, chain)
+		if err != nil || info.ID != c.Env.ChainID {
+			return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q is of chain %q, not of this chain (%s)", param, s, chain, c.Env.Name)
+		}
+	}
+	return addr, nil
+}
+
+// CheckAddressCount refuses a list of no address, or of more than
+// MaxAddrs.
+func CheckAddressCount(param string, list []string) error {
+	switch {
+	case len(list) == 0:
+		return jsonrpc.InvalidParams("%q must name at least one address", param)
+	case len(list) > MaxAddrs:
+		return jsonrpc.InvalidParams("%q: %d addresses, more than %d", param, len(list), MaxAddrs)
+	}
+	return nil
+}
+
+// ParseAddressList reads each address of a list param, and returns them
+// sorted and unique.
+func (c Chain) ParseAddressList(ctx context.Context, param string, list []string) ([]avax.ShortID, error) {
+	out := make([]avax.ShortID, 0, len(list))
+	for i, s := range list {
+		a, err := c.ParseAddress(ctx, fmt.Sprintf("%s[%d]", param, i), s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	slices.SortFunc(out, avax.ShortID.Compare)
+	return slices.Compact(out), nil
+}
+
+// Index is where a page of getUTXOs ends, and the next starts.
+type Index struct {
+	Address string `json:"address"`
+	UTXO    string `json:"utxo"`
+}
+
+// GetUTXOsArgs are getUTXOs' params.
+type GetUTXOsArgs struct {
+	Addresses   []string       `json:"addresses"`
+	SourceChain string         `json:"sourceChain"`
+	Limit       jsonrpc.Uint64 `json:"limit"`
+	StartIndex  Index          `json:"startIndex"`
+	Encoding    string         `json:"encoding"`
+}
+
+// GetUTXOsReply is getUTXOs' answer.
+type GetUTXOsReply struct {
+	NumFetched jsonrpc.Uint64 `json:"numFetched"`
+	UTXOs      []string       `json:"utxos"`
+	EndIndex   Index          `json:"endIndex"`
+	Encoding   string         `json:"encoding"`
+}
+
+// Page is where a page of getUTXOs starts and how long it is at most.
+type Page struct {
+	StartAddr avax.ShortID
+	StartUTXO ids.ID
+	Limit     int
+}
+
+// ParsePage reads getUTXOs' startIndex (none: the first page) and limit
+// (0: MaxPage, and never more).
+func (c Chain) ParsePage(ctx context.Context, a GetUTXOsArgs) (Page, error) {
+	var p Page
+	if a.StartIndex.Address != "" || a.StartIndex.UTXO != "" {
+		var err error
+		if p.StartAddr, err = c.ParseAddress(ctx, "startIndex.address", a.StartIndex.Address); err != nil {
+			return Page{}, err
+		}
+		if p.StartUTXO, err = ParseID("startIndex.utxo", a.StartIndex.UTXO); err != nil {
+			return Page{}, err
+		}
+	}
+	p.Limit = int(min(a.Limit, MaxPage))
+	if p.Limit == 0 {
+		p.Limit = MaxPage
+	}
+	return p, nil
+}
+
+// NewGetUTXOsReply writes a page of UTXOs in enc, ending at endAddress
+// (as the chain writes it) and endUTXO.
+func NewGetUTXOsReply(enc string, raw [][]byte, endAddress string, endUTXO ids.ID) GetUTXOsReply {
+	r := GetUTXOsReply{NumFetched: jsonrpc.Uint64(len(raw)), UTXOs: make([]string, len(raw)), Encoding: enc,
+		EndIndex: Index{Address: endAddress, UTXO: endUTXO.String()}}
+	for i, b := range raw {
+		r.UTXOs[i] = avax.EncodeBytes(enc, b)
+	}
+	return r
+}
