@@ -132,70 +132,28 @@ func parseSubnetID(param, s string) (ids.ID, error) {
 	return utxoapi.ParseID(param, s)
 }
 
-type getTxArgs struct {
-	TxID     string `json:"txID"`
-	Encoding string `json:"encoding"`
-}
-
-type getTxReply struct {
-	Tx       json.RawMessage `json:"tx"`
-	Encoding string          `json:"encoding"`
-}
-
 // getTx returns an accepted transaction (a genesis validator's too).
-func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
-	id, err := utxoapi.ParseID("txID", a.TxID)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	enc, err := avax.ParseEncoding(a.Encoding, true)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	t, _, found, err := vm.db.tx(ctx, id)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	if !found {
-		return getTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
-	}
-	var v any = vm.txJSON(t)
-	if enc != avax.EncJSON {
-		v = avax.EncodeBytes(enc, t.Bytes())
-	}
-	b, err := json.Marshal(v)
-	return getTxReply{Tx: b, Encoding: enc}, err
-}
-
-type getTxStatusArgs struct {
-	TxID string `json:"txID"`
-}
-
-type getTxStatusReply struct {
-	Status string `json:"status"`
+func (vm *VM) getTx(ctx context.Context, a utxoapi.GetTxArgs) (utxoapi.GetTxReply, error) {
+	return utxoapi.GetTx(ctx, a, func(ctx context.Context, id ids.ID) (*txs.Tx, bool, error) {
+		t, _, found, err := vm.db.tx(ctx, id)
+		return t, found, err
+	}, func(t *txs.Tx) any { return vm.txJSON(t) })
 }
 
 // getTxStatus answers Committed (accepted, avalanchego's P-Chain word),
 // Processing (waiting in the mempool) or Unknown.
-func (vm *VM) getTxStatus(ctx context.Context, a getTxStatusArgs) (getTxStatusReply, error) {
-	id, err := utxoapi.ParseID("txID", a.TxID)
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	ok, err := vm.db.Has(ctx, txKey(id))
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	if ok {
-		return getTxStatusReply{Status: "Committed"}, nil
-	}
+func (vm *VM) getTxStatus(ctx context.Context, a utxoapi.GetTxStatusArgs) (utxoapi.GetTxStatusReply, error) {
+	return utxoapi.GetTxStatus(ctx, a, "Committed", func(ctx context.Context, id ids.ID) (bool, error) {
+		return vm.db.Has(ctx, txKey(id))
+	}, vm.pooled)
+}
+
+// pooled reports whether the mempool holds a transaction.
+func (vm *VM) pooled(id ids.ID) bool {
 	vm.mu.Lock()
-	_, waiting := vm.pool.byID[id]
-	vm.mu.Unlock()
-	if waiting {
-		return getTxStatusReply{Status: "Processing"}, nil
-	}
-	return getTxStatusReply{Status: "Unknown"}, nil
+	defer vm.mu.Unlock()
+	_, ok := vm.pool.byID[id]
+	return ok
 }
 
 // apiChain is what the API's params are read against: this chain, on its

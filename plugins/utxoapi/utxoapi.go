@@ -7,6 +7,7 @@ package utxoapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -175,4 +176,74 @@ func NewGetUTXOsReply(enc string, raw [][]byte, endAddress string, endUTXO ids.I
 		r.UTXOs[i] = avax.EncodeBytes(enc, b)
 	}
 	return r
+}
+
+// GetTxArgs are getTx's params.
+type GetTxArgs struct {
+	TxID     string `json:"txID"`
+	Encoding string `json:"encoding"`
+}
+
+// GetTxReply is getTx's answer: the transaction in the encoding asked for.
+type GetTxReply struct {
+	Tx       json.RawMessage `json:"tx"`
+	Encoding string          `json:"encoding"`
+}
+
+// GetTx answers getTx on a chain whose accepted transactions find reads;
+// asJSON writes one in its JSON form.
+func GetTx[T interface{ Bytes() []byte }](ctx context.Context, a GetTxArgs, find func(context.Context, ids.ID) (T, bool, error), asJSON func(T) any) (GetTxReply, error) {
+	id, err := ParseID("txID", a.TxID)
+	if err != nil {
+		return GetTxReply{}, err
+	}
+	enc, err := avax.ParseEncoding(a.Encoding, true)
+	if err != nil {
+		return GetTxReply{}, err
+	}
+	t, found, err := find(ctx, id)
+	if err != nil {
+		return GetTxReply{}, err
+	}
+	if !found {
+		return GetTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
+	}
+	var v any
+	if enc == avax.EncJSON {
+		v = asJSON(t)
+	} else {
+		v = avax.EncodeBytes(enc, t.Bytes())
+	}
+	b, err := json.Marshal(v)
+	return GetTxReply{Tx: b, Encoding: enc}, err
+}
+
+// GetTxStatusArgs are getTxStatus's params.
+type GetTxStatusArgs struct {
+	TxID string `json:"txID"`
+}
+
+// GetTxStatusReply is getTxStatus's answer.
+type GetTxStatusReply struct {
+	Status string `json:"status"`
+}
+
+// GetTxStatus answers getTxStatus: accepted (the chain's word for it) when
+// isAccepted says so, Processing when waiting says the mempool holds it,
+// else Unknown.
+func GetTxStatus(ctx context.Context, a GetTxStatusArgs, accepted string, isAccepted func(context.Context, ids.ID) (bool, error), waiting func(ids.ID) bool) (GetTxStatusReply, error) {
+	id, err := ParseID("txID", a.TxID)
+	if err != nil {
+		return GetTxStatusReply{}, err
+	}
+	ok, err := isAccepted(ctx, id)
+	switch {
+	case err != nil:
+		return GetTxStatusReply{}, err
+	case ok:
+		return GetTxStatusReply{Status: accepted}, nil
+	case waiting(id):
+		return GetTxStatusReply{Status: "Processing"}, nil
+	}
+	return GetTxStatusReply{Status: "Unknown"}, nil
 }

@@ -83,3 +83,39 @@ func TestPage(t *testing.T) {
 		t.Fatalf("reply %+v", r)
 	}
 }
+
+// rawTx is a transaction of the test's chain.
+type rawTx []byte
+
+func (t rawTx) Bytes() []byte { return t }
+
+// TestGetTx: an accepted transaction in hex and in JSON, a miss, and the
+// three statuses.
+func TestGetTx(t *testing.T) {
+	ctx := context.Background()
+	known := ids.ID{5}
+	find := func(_ context.Context, id ids.ID) (rawTx, bool, error) { return rawTx{1, 2}, id == known, nil }
+	asJSON := func(t rawTx) any { return map[string]int{"len": len(t)} }
+	r, err := utxoapi.GetTx(ctx, utxoapi.GetTxArgs{TxID: known.String()}, find, asJSON)
+	if err != nil || string(r.Tx) != `"`+ids.HexWithChecksum([]byte{1, 2})+`"` || r.Encoding != avax.EncHex {
+		t.Fatalf("getTx hex: %s %s, %v", r.Tx, r.Encoding, err)
+	}
+	r, err = utxoapi.GetTx(ctx, utxoapi.GetTxArgs{TxID: known.String(), Encoding: "json"}, find, asJSON)
+	if err != nil || string(r.Tx) != `{"len":2}` || r.Encoding != avax.EncJSON {
+		t.Fatalf("getTx json: %s %s, %v", r.Tx, r.Encoding, err)
+	}
+	if _, err := utxoapi.GetTx(ctx, utxoapi.GetTxArgs{TxID: ids.ID{6}.String()}, find, asJSON); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("getTx of an unknown tx: %v", err)
+	}
+	_, err = utxoapi.GetTx(ctx, utxoapi.GetTxArgs{}, find, asJSON)
+	invalid(t, err, `"txID" is required`)
+
+	accepted := func(_ context.Context, id ids.ID) (bool, error) { return id == known, nil }
+	waiting := func(id ids.ID) bool { return id == ids.ID{6} }
+	for id, want := range map[ids.ID]string{known: "Committed", {6}: "Processing", {7}: "Unknown"} {
+		r, err := utxoapi.GetTxStatus(ctx, utxoapi.GetTxStatusArgs{TxID: id.String()}, "Committed", accepted, waiting)
+		if err != nil || r.Status != want {
+			t.Fatalf("status of %s: %q, %v; want %q", id, r.Status, err, want)
+		}
+	}
+}

@@ -97,70 +97,29 @@ func (vm *VM) issue(ctx context.Context, tx *txs.Tx) error {
 	}
 }
 
-type getTxArgs struct {
-	TxID     string `json:"txID"`
-	Encoding string `json:"encoding"`
-}
-
-type getTxReply struct {
-	Tx       json.RawMessage `json:"tx"`
-	Encoding string          `json:"encoding"`
-}
-
 // getTx returns an accepted transaction (a genesis asset's too).
-func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
-	id, err := utxoapi.ParseID("txID", a.TxID)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	enc, err := avax.ParseEncoding(a.Encoding, true)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	t, _, found, err := vm.st.parsedTx(ctx, id)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	if !found {
-		return getTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
-	}
-	var v any = vm.txJSON(t)
-	if enc != avax.EncJSON {
-		v = avax.EncodeBytes(enc, t.Bytes())
-	}
-	b, err := json.Marshal(v)
-	return getTxReply{Tx: b, Encoding: enc}, err
-}
-
-type getTxStatusArgs struct {
-	TxID string `json:"txID"`
-}
-
-type getTxStatusReply struct {
-	Status string `json:"status"`
+func (vm *VM) getTx(ctx context.Context, a utxoapi.GetTxArgs) (utxoapi.GetTxReply, error) {
+	return utxoapi.GetTx(ctx, a, func(ctx context.Context, id ids.ID) (*txs.Tx, bool, error) {
+		t, _, found, err := vm.st.parsedTx(ctx, id)
+		return t, found, err
+	}, func(t *txs.Tx) any { return vm.txJSON(t) })
 }
 
 // getTxStatus answers Accepted, Processing (waiting in the mempool) or
 // Unknown.
-func (vm *VM) getTxStatus(ctx context.Context, a getTxStatusArgs) (getTxStatusReply, error) {
-	id, err := utxoapi.ParseID("txID", a.TxID)
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	_, found, err := vm.st.tx(ctx, id)
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	if found {
-		return getTxStatusReply{Status: "Accepted"}, nil
-	}
+func (vm *VM) getTxStatus(ctx context.Context, a utxoapi.GetTxStatusArgs) (utxoapi.GetTxStatusReply, error) {
+	return utxoapi.GetTxStatus(ctx, a, "Accepted", func(ctx context.Context, id ids.ID) (bool, error) {
+		_, found, err := vm.st.tx(ctx, id)
+		return found, err
+	}, vm.pooled)
+}
+
+// pooled reports whether the mempool holds a transaction.
+func (vm *VM) pooled(id ids.ID) bool {
 	vm.mu.Lock()
-	_, waiting := vm.pool.byID[id]
-	vm.mu.Unlock()
-	if waiting {
-		return getTxStatusReply{Status: "Processing"}, nil
-	}
-	return getTxStatusReply{Status: "Unknown"}, nil
+	defer vm.mu.Unlock()
+	_, ok := vm.pool.byID[id]
+	return ok
 }
 
 // getUTXOs returns a page of the UTXOs the addresses own on this chain, or,
