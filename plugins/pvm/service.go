@@ -186,50 +186,9 @@ func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.Get
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
-	startAddr, startUTXO, limit := page.StartAddr, page.StartUTXO, page.Limit
-	var out [][]byte
-	endAddr, endUTXO := startAddr, startUTXO
-	seen := map[ids.ID]bool{}
-	for _, addr := range addrs {
-		c := addr.Compare(startAddr)
-		if c < 0 {
-			continue
-		}
-		prefix := key(prefixAddrUTXO, addr[:])
-		var start []byte
-		if c == 0 {
-			start = key(prefixAddrUTXO, addr[:], startUTXO[:])
-		}
-		full := false
-		err := vm.db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
-			id, err := ids.FromBytes(k[len(prefix):])
-			if err != nil {
-				return fmt.Errorf("address index entry %x: %w", k, err)
-			}
-			if c == 0 && id == startUTXO {
-				return nil // the page starts after it
-			}
-			endAddr, endUTXO = addr, id
-			if !seen[id] {
-				seen[id] = true
-				b, err := vm.db.Get(ctx, utxoKey(id))
-				if err != nil {
-					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
-				}
-				out = append(out, b)
-			}
-			if len(out) == limit {
-				full = true
-				return host.ErrStop
-			}
-			return nil
-		})
-		if err != nil {
-			return utxoapi.GetUTXOsReply{}, err
-		}
-		if full {
-			break
-		}
+	out, endAddr, endUTXO, err := addrIndex.Page(ctx, vm.db, addrs, page)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	return utxoapi.NewGetUTXOsReply(enc, out, vm.formatAddress(endAddr), endUTXO), nil
 }

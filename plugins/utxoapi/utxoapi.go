@@ -13,6 +13,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -246,4 +247,63 @@ func GetTxStatus(ctx context.Context, a GetTxStatusArgs, accepted string, isAcce
 		return GetTxStatusReply{Status: "Processing"}, nil
 	}
 	return GetTxStatusReply{Status: "Unknown"}, nil
+}
+
+// AddressIndex is how a chain's database records which UTXOs an address
+// owns: an empty value under Prefix, the address and the UTXO's ID; the
+// UTXO's bytes are under UTXOKey(its ID).
+type AddressIndex struct {
+	Prefix  byte
+	UTXOKey func(ids.ID) []byte
+}
+
+// Page reads a page of the UTXOs of addrs (sorted) from db, by address,
+// then UTXO ID, after p's start; a UTXO owned by several of the addresses
+// comes once per page. It returns them and where the page ends.
+func (x AddressIndex) Page(ctx context.Context, db host.Database, addrs []avax.ShortID, p Page) ([][]byte, avax.ShortID, ids.ID, error) {
+	var out [][]byte
+	endAddr, endUTXO := p.StartAddr, p.StartUTXO
+	seen := map[ids.ID]bool{}
+	for _, addr := range addrs {
+		c := addr.Compare(p.StartAddr)
+		if c < 0 {
+			continue
+		}
+		prefix := append([]byte{x.Prefix}, addr[:]...)
+		var start []byte
+		if c == 0 {
+			start = append(slices.Clip(prefix), p.StartUTXO[:]...)
+		}
+		full := false
+		err := db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
+			id, err := ids.FromBytes(k[len(prefix):])
+			if err != nil {
+				return fmt.Errorf("address index entry %x: %w", k, err)
+			}
+			if c == 0 && id == p.StartUTXO {
+				return nil // the page starts after it
+			}
+			endAddr, endUTXO = addr, id
+			if !seen[id] {
+				seen[id] = true
+				b, err := db.Get(ctx, x.UTXOKey(id))
+				if err != nil {
+					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
+				}
+				out = append(out, b)
+			}
+			if len(out) == p.Limit {
+				full = true
+				return host.ErrStop
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, avax.ShortID{}, ids.ID{}, err
+		}
+		if full {
+			break
+		}
+	}
+	return out, endAddr, endUTXO, nil
 }

@@ -141,7 +141,6 @@ func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.Get
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
-	startAddr, startUTXO, limit := page.StartAddr, page.StartUTXO, page.Limit
 	source := vm.env.ChainID
 	if a.SourceChain != "" {
 		info, err := vm.env.Host.Chains.Resolve(ctx, a.SourceChain)
@@ -157,9 +156,9 @@ func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.Get
 	var endAddr avax.ShortID
 	var endUTXO ids.ID
 	if source == vm.env.ChainID {
-		raw, endAddr, endUTXO, err = vm.localUTXOs(ctx, addrs, startAddr, startUTXO, limit)
+		raw, endAddr, endUTXO, err = addrIndex.Page(ctx, vm.db, addrs, page)
 	} else {
-		raw, endAddr, endUTXO, err = vm.atomicUTXOs(ctx, source, addrs, startAddr, startUTXO, limit)
+		raw, endAddr, endUTXO, err = vm.atomicUTXOs(ctx, source, addrs, page)
 	}
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
@@ -167,60 +166,10 @@ func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.Get
 	return utxoapi.NewGetUTXOsReply(enc, raw, vm.formatAddress(endAddr), endUTXO), nil
 }
 
-// localUTXOs pages through the UTXOs of addrs (sorted), by address, then
-// UTXO ID, after (startAddr, startUTXO); a UTXO owned by several of the
-// addresses comes once per page.
-func (vm *VM) localUTXOs(ctx context.Context, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
-	var out [][]byte
-	endAddr, endUTXO := startAddr, startUTXO
-	seen := map[ids.ID]bool{}
-	for _, addr := range addrs {
-		c := addr.Compare(startAddr)
-		if c < 0 {
-			continue
-		}
-		prefix := key(prefixAddrUTXO, addr[:])
-		var start []byte
-		if c == 0 {
-			start = key(prefixAddrUTXO, addr[:], startUTXO[:])
-		}
-		full := false
-		err := vm.db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
-			id, err := ids.FromBytes(k[len(prefix):])
-			if err != nil {
-				return fmt.Errorf("address index entry %x: %w", k, err)
-			}
-			if c == 0 && id == startUTXO {
-				return nil // the page starts after it
-			}
-			endAddr, endUTXO = addr, id
-			if !seen[id] {
-				seen[id] = true
-				b, err := vm.db.Get(ctx, utxoKey(id))
-				if err != nil {
-					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
-				}
-				out = append(out, b)
-			}
-			if len(out) == limit {
-				full = true
-				return host.ErrStop
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, avax.ShortID{}, ids.ID{}, err
-		}
-		if full {
-			break
-		}
-	}
-	return out, endAddr, endUTXO, nil
-}
-
 // atomicUTXOs pages through the UTXOs source put in shared memory for this
-// chain that addrs own, as localUTXOs pages.
-func (vm *VM) atomicUTXOs(ctx context.Context, source ids.ID, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
+// chain that addrs own, as addrIndex pages the chain's own.
+func (vm *VM) atomicUTXOs(ctx context.Context, source ids.ID, addrs []avax.ShortID, page utxoapi.Page) ([][]byte, avax.ShortID, ids.ID, error) {
+	startAddr, startUTXO, limit := page.StartAddr, page.StartUTXO, page.Limit
 	traits := make([][]byte, len(addrs))
 	for i, a := range addrs {
 		traits[i] = append([]byte{}, a[:]...)
