@@ -209,14 +209,43 @@ func GetTx[T interface{ Bytes() []byte }](ctx context.Context, a GetTxArgs, find
 	if !found {
 		return GetTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
 	}
+	b, err := Encode(enc, t.Bytes(), func() any { return asJSON(t) })
+	return GetTxReply{Tx: b, Encoding: enc}, err
+}
+
+// Encode writes a transaction or block in enc: its JSON form (asJSON), or
+// its bytes as a string.
+func Encode(enc string, b []byte, asJSON func() any) (json.RawMessage, error) {
 	var v any
 	if enc == avax.EncJSON {
-		v = asJSON(t)
+		v = asJSON()
 	} else {
-		v = avax.EncodeBytes(enc, t.Bytes())
+		v = avax.EncodeBytes(enc, b)
 	}
-	b, err := json.Marshal(v)
-	return GetTxReply{Tx: b, Encoding: enc}, err
+	return json.Marshal(v)
+}
+
+// GetBlockArgs are getBlock's params.
+type GetBlockArgs struct {
+	BlockID  string `json:"blockID"`
+	Encoding string `json:"encoding"`
+}
+
+// GetBlockByHeightArgs are getBlockByHeight's params.
+type GetBlockByHeightArgs struct {
+	Height   jsonrpc.Uint64 `json:"height"`
+	Encoding string         `json:"encoding"`
+}
+
+// GetBlockReply is the answer of getBlock and getBlockByHeight.
+type GetBlockReply struct {
+	Block    json.RawMessage `json:"block"`
+	Encoding string          `json:"encoding"`
+}
+
+// HeightReply is getHeight's answer.
+type HeightReply struct {
+	Height jsonrpc.Uint64 `json:"height"`
 }
 
 // GetTxStatusArgs are getTxStatus's params.

@@ -2,7 +2,6 @@ package xvm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -337,85 +336,62 @@ func (vm *VM) getAssetDescription(_ context.Context, a getAssetDescriptionArgs) 
 	return getAssetDescriptionReply{AssetID: as.tx.ID(), Name: as.def.Name, Symbol: as.def.Symbol, Denomination: jsonrpc.Uint64(as.def.Denomination)}, nil
 }
 
-type getBlockArgs struct {
-	BlockID  string `json:"blockID"`
-	Encoding string `json:"encoding"`
-}
-
-type getBlockByHeightArgs struct {
-	Height   jsonrpc.Uint64 `json:"height"`
-	Encoding string         `json:"encoding"`
-}
-
-type getBlockReply struct {
-	Block    json.RawMessage `json:"block"`
-	Encoding string          `json:"encoding"`
-}
-
 // errNotLinearized is the answer of the block methods during the vertex
 // phase, avalanchego's text.
 var errNotLinearized = errors.New("chain is not linearized")
 
 // getBlock returns a block by ID.
-func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, error) {
+func (vm *VM) getBlock(ctx context.Context, a utxoapi.GetBlockArgs) (utxoapi.GetBlockReply, error) {
 	id, err := utxoapi.ParseID("blockID", a.BlockID)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	h, err := vm.st.blockHeight(ctx, id)
 	if errors.Is(err, host.ErrNotFound) {
-		return getBlockReply{}, fmt.Errorf("block %s not found", id)
+		return utxoapi.GetBlockReply{}, fmt.Errorf("block %s not found", id)
 	}
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	return vm.blockReply(ctx, h, enc)
 }
 
 // getBlockByHeight returns the block at a height.
-func (vm *VM) getBlockByHeight(ctx context.Context, a getBlockByHeightArgs) (getBlockReply, error) {
+func (vm *VM) getBlockByHeight(ctx context.Context, a utxoapi.GetBlockByHeightArgs) (utxoapi.GetBlockReply, error) {
 	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	m := vm.currentMeta()
 	if !m.Linearized {
-		return getBlockReply{}, errNotLinearized
+		return utxoapi.GetBlockReply{}, errNotLinearized
 	}
 	if uint64(a.Height) > m.Height {
-		return getBlockReply{}, fmt.Errorf("no block at height %d: the last accepted block is at %d", a.Height, m.Height)
+		return utxoapi.GetBlockReply{}, fmt.Errorf("no block at height %d: the last accepted block is at %d", a.Height, m.Height)
 	}
 	return vm.blockReply(ctx, uint64(a.Height), enc)
 }
 
-func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (getBlockReply, error) {
+func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (utxoapi.GetBlockReply, error) {
 	b, err := vm.st.block(ctx, height)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
-	var v any = vm.blockJSON(b)
-	if enc != avax.EncJSON {
-		v = avax.EncodeBytes(enc, b.Bytes())
-	}
-	raw, err := json.Marshal(v)
-	return getBlockReply{Block: raw, Encoding: enc}, err
-}
-
-type heightReply struct {
-	Height jsonrpc.Uint64 `json:"height"`
+	raw, err := utxoapi.Encode(enc, b.Bytes(), func() any { return vm.blockJSON(b) })
+	return utxoapi.GetBlockReply{Block: raw, Encoding: enc}, err
 }
 
 // getHeight returns the height of the last accepted block.
-func (vm *VM) getHeight(context.Context, struct{}) (heightReply, error) {
+func (vm *VM) getHeight(context.Context, struct{}) (utxoapi.HeightReply, error) {
 	m := vm.currentMeta()
 	if !m.Linearized {
-		return heightReply{}, errNotLinearized
+		return utxoapi.HeightReply{}, errNotLinearized
 	}
-	return heightReply{Height: jsonrpc.Uint64(m.Height)}, nil
+	return utxoapi.HeightReply{Height: jsonrpc.Uint64(m.Height)}, nil
 }
 
 type getTxFeeReply struct {
