@@ -52,18 +52,15 @@ func runC(args []string, stdout, stderr io.Writer) int {
 	xChain := fs.String("x-chain", "X", "the X-Chain that names the network's AVAX asset")
 	to := fs.String("to", "", "export: recipient on the destination chain (X-local1..., local1... or a CB58 short ID); import: the EVM account 0x...")
 	amount := fs.String("amount", "", `export: amount, nAVAX or "1.5AVAX"`)
-	toChain := fs.String("to-chain", "", "export: the chain to export to (alias or ID)")
-	fromChain := fs.String("from-chain", "", "import: the chain that exported the funds (alias or ID)")
-	from := fs.String("from", "", "balance: also show what this chain exported to the key")
+	toChain, fromChain, from := cc.crossChainFlags()
 	if code, ok := cc.parse(args); !ok {
 		return code
 	}
 	cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
-	key, err := cc.key()
+	key, ctx, cancel, err := cc.keyed()
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := cc.context()
 	defer cancel()
 	// The X-Chain's wallet reads the network and the AVAX asset, and reads
 	// and writes the X-Chain's addresses.

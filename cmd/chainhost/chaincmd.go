@@ -76,6 +76,25 @@ func (c *chainCmd) parse(args []string) (int, bool) {
 	return 0, true
 }
 
+// crossChainFlags adds the flags of moving funds to and from another
+// chain (x and c): export's destination, import's source, and the chain
+// whose exports balance shows.
+func (c *chainCmd) crossChainFlags() (toChain, fromChain, from *string) {
+	return c.fs.String("to-chain", "", "export: the chain to export to (alias or ID)"),
+		c.fs.String("from-chain", "", "import: the chain that exported the funds (alias or ID)"),
+		c.fs.String("from", "", "balance: also show what this chain exported to the key")
+}
+
+// keyed reads the key, then bounds the command by --timeout.
+func (c *chainCmd) keyed() (*avax.PrivateKey, context.Context, context.CancelFunc, error) {
+	key, err := c.key()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := c.context()
+	return key, ctx, cancel, nil
+}
+
 // fail reports err as the command's and returns the exit code 1.
 func (c *chainCmd) fail(err error) int {
 	fmt.Fprintf(c.stderr, "chainhost %s %s: %v\n", c.name, c.cmd, err)

@@ -39,18 +39,15 @@ func runX(args []string, stdout, stderr io.Writer) int {
 	to := fs.String("to", "", "recipient address (X-local1..., local1... or a CB58 short ID); default: the key's own")
 	amount := fs.String("amount", "", `amount: nAVAX, or "1.5AVAX"`)
 	asset := fs.String("asset", "AVAX", "asset to send: alias or ID")
-	toChain := fs.String("to-chain", "", "export: the chain to export to (alias or ID)")
-	fromChain := fs.String("from-chain", "", "import: the chain that exported the funds (alias or ID)")
-	from := fs.String("from", "", "balance: also show what this chain exported to the key")
+	toChain, fromChain, from := cc.crossChainFlags()
 	if code, ok := cc.parse(args); !ok {
 		return code
 	}
 	cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
-	key, err := cc.key()
+	key, ctx, cancel, err := cc.keyed()
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := cc.context()
 	defer cancel()
 	w, err := client.NewWallet(ctx, client.New(node, chain, nil), key)
 	if err != nil {
