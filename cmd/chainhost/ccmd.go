@@ -7,10 +7,8 @@ import (
 	"io"
 	"math/big"
 	"strings"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/spf13/pflag"
 
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
 	cclient "github.com/chainhost/chainhost/plugins/evm/atomic/client"
@@ -49,62 +47,32 @@ var avaxUnits = client.Asset{Symbol: "AVAX", Denomination: 9}
 
 // runC runs `chainhost c <command>`.
 func runC(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("chainhost c", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	node := fs.String("node", "http://127.0.0.1:9650", "URL of the node")
-	chain := fs.String("chain", "C", "the C-Chain: its alias or ID")
+	cc := newChainCmd("c", cUsage, stderr)
+	fs := cc.fs
 	xChain := fs.String("x-chain", "X", "the X-Chain that names the network's AVAX asset")
-	keyText := fs.String("key", "", "private key: hex or PrivateKey-<cb58>")
-	keyFile := fs.String("key-file", "", "file holding the private key")
 	to := fs.String("to", "", "export: recipient on the destination chain (X-local1..., local1... or a CB58 short ID); import: the EVM account 0x...")
 	amount := fs.String("amount", "", `export: amount, nAVAX or "1.5AVAX"`)
-	toChain := fs.String("to-chain", "", "export: the chain to export to (alias or ID)")
-	fromChain := fs.String("from-chain", "", "import: the chain that exported the funds (alias or ID)")
-	from := fs.String("from", "", "balance: also show what this chain exported to the key")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, cUsage)
-		fmt.Fprint(stderr, fs.FlagUsages())
+	toChain, fromChain, from := cc.crossChainFlags()
+	if code, ok := cc.parse(args); !ok {
+		return code
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fs.Usage()
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "chainhost c %s: unexpected argument %q\n", cmd, fs.Arg(0))
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "chainhost c %s: %v\n", cmd, err)
-		return 1
-	}
-	key, err := readKey(*keyText, *keyFile)
+	cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
+	key, ctx, cancel, err := cc.keyed()
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	// The X-Chain's wallet reads the network and the AVAX asset, and reads
 	// and writes the X-Chain's addresses.
-	xw, err := client.NewWallet(ctx, client.New(*node, *xChain, nil), key)
+	xw, err := client.NewWallet(ctx, client.New(node, *xChain, nil), key)
 	if err != nil {
-		return fail(fmt.Errorf("reach chain %s at %s: %w", *xChain, *node, err))
+		return fail(fmt.Errorf("reach chain %s at %s: %w", *xChain, node, err))
 	}
-	cID, err := chainID(ctx, xw.Client, *chain)
+	cID, err := chainID(ctx, xw.Client, chain)
 	if err != nil {
 		return fail(err)
 	}
-	w := &cclient.Wallet{Client: cclient.New(*node, *chain, nil), Key: key,
+	w := &cclient.Wallet{Client: cclient.New(node, chain, nil), Key: key,
 		Ctx: cclient.Context{NetworkID: xw.NetworkID, ChainID: cID, AVAXAssetID: xw.FeeAsset}}
 	switch cmd {
 	case "address":

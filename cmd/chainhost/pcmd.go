@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chainhost/chainhost/plugins/pvm/client"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
@@ -56,12 +54,8 @@ var managerVMID = ids.ID{'s', 'u', 'b', 'n', 'e', 't', 'e', 'v', 'm'}
 
 // runP runs `chainhost p <command>`.
 func runP(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("chainhost p", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	node := fs.String("node", "http://127.0.0.1:9650", "URL of the node")
-	chain := fs.String("chain", "P", "the P-Chain: its alias or ID")
-	keyText := fs.String("key", "", "private key: hex or PrivateKey-<cb58>")
-	keyFile := fs.String("key-file", "", "file holding the private key")
+	cc := newChainCmd("p", pUsage, stderr)
+	fs := cc.fs
 	nodeText := fs.String("node-id", "", "node ID: NodeID-<cb58>")
 	weight := fs.String("weight", "", `weight: nAVAX, or "2000AVAX"`)
 	balance := fs.String("balance", "", `L1 validator balance: nAVAX, or "1AVAX"`)
@@ -75,46 +69,23 @@ func runP(args []string, stdout, stderr io.Writer) int {
 	managerChain := fs.String("manager-chain", "", "convert: the chain of the L1's validator manager (default: create one)")
 	managerAddress := fs.String("manager-address", "0x0feedc0de0000000000000000000000000000000", "convert: the validator manager's address, hex")
 	expiry := fs.Duration("expiry", time.Hour, "register: how long the registration message is valid (at most 24h)")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, pUsage)
-		fmt.Fprint(stderr, fs.FlagUsages())
+	if code, ok := cc.parse(args); !ok {
+		return code
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fs.Usage()
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "chainhost p %s: unexpected argument %q\n", cmd, fs.Arg(0))
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "chainhost p %s: %v\n", cmd, err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
+	ctx, cancel := cc.context()
 	defer cancel()
-	c := client.New(*node, *chain, nil)
+	c := client.New(node, chain, nil)
 	if cmd == "validators" {
 		return pValidators(ctx, c, *subnetText, *nodeText, stdout, fail)
 	}
-	key, err := readKey(*keyText, *keyFile)
+	key, err := cc.key()
 	if err != nil {
 		return fail(err)
 	}
 	w, err := client.NewWallet(ctx, c, key)
 	if err != nil {
-		return fail(fmt.Errorf("reach chain %s at %s: %w", *chain, *node, err))
+		return fail(fmt.Errorf("reach chain %s at %s: %w", chain, node, err))
 	}
 	done := func(what string, id ids.ID, err error) int {
 		if err != nil {

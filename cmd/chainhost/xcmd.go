@@ -6,13 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"strings"
-	"time"
 
-	"github.com/spf13/pflag"
-
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -39,54 +34,24 @@ Flags:
 
 // runX runs `chainhost x <command>`.
 func runX(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("chainhost x", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	node := fs.String("node", "http://127.0.0.1:9650", "URL of the node")
-	chain := fs.String("chain", "X", "the X-Chain: its alias or ID")
-	keyText := fs.String("key", "", "private key: hex or PrivateKey-<cb58>")
-	keyFile := fs.String("key-file", "", "file holding the private key")
+	cc := newChainCmd("x", xUsage, stderr)
+	fs := cc.fs
 	to := fs.String("to", "", "recipient address (X-local1..., local1... or a CB58 short ID); default: the key's own")
 	amount := fs.String("amount", "", `amount: nAVAX, or "1.5AVAX"`)
 	asset := fs.String("asset", "AVAX", "asset to send: alias or ID")
-	toChain := fs.String("to-chain", "", "export: the chain to export to (alias or ID)")
-	fromChain := fs.String("from-chain", "", "import: the chain that exported the funds (alias or ID)")
-	from := fs.String("from", "", "balance: also show what this chain exported to the key")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, xUsage)
-		fmt.Fprint(stderr, fs.FlagUsages())
+	toChain, fromChain, from := cc.crossChainFlags()
+	if code, ok := cc.parse(args); !ok {
+		return code
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fs.Usage()
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "chainhost x %s: unexpected argument %q\n", cmd, fs.Arg(0))
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "chainhost x %s: %v\n", cmd, err)
-		return 1
-	}
-	key, err := readKey(*keyText, *keyFile)
+	cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
+	key, ctx, cancel, err := cc.keyed()
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	w, err := client.NewWallet(ctx, client.New(*node, *chain, nil), key)
+	w, err := client.NewWallet(ctx, client.New(node, chain, nil), key)
 	if err != nil {
-		return fail(fmt.Errorf("reach chain %s at %s: %w", *chain, *node, err))
+		return fail(fmt.Errorf("reach chain %s at %s: %w", chain, node, err))
 	}
 	recipient := w.Address()
 	if *to != "" {
@@ -190,23 +155,6 @@ func xBalance(ctx context.Context, w *client.Wallet, from string, stdout io.Writ
 		fmt.Fprintf(stdout, "  %s\n", formatAmount(v, desc))
 	}
 	return 0
-}
-
-// readKey reads the key from the flag or the file.
-func readKey(text, file string) (*avax.PrivateKey, error) {
-	switch {
-	case text != "" && file != "":
-		return nil, errors.New("give --key or --key-file, not both")
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		text = string(b)
-	case text == "":
-		return nil, errors.New("--key or --key-file is required")
-	}
-	return avax.ParsePrivateKey(text)
 }
 
 // chainID resolves a chain alias or ID on the node.

@@ -4,19 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
-)
-
-// Limits of getUTXOs, coreth's.
-const (
-	maxUTXOsAddrs = 1024
-	maxUTXOsPage  = 1024
 )
 
 // newNativeHandler serves the chain-native methods of docs/api/atomic.md
@@ -35,156 +28,67 @@ func newNativeHandler(prefix string, maxBatch int, a *atomicVM) *jsonrpc.Server 
 	return s
 }
 
-type indexJSON struct {
-	Address string `json:"address"`
-	UTXO    string `json:"utxo"`
-}
-
-type getUTXOsArgs struct {
-	Addresses   []string       `json:"addresses"`
-	SourceChain string         `json:"sourceChain"`
-	Limit       jsonrpc.Uint64 `json:"limit"`
-	StartIndex  indexJSON      `json:"startIndex"`
-	Encoding    string         `json:"encoding"`
-}
-
-type getUTXOsReply struct {
-	NumFetched jsonrpc.Uint64 `json:"numFetched"`
-	UTXOs      []string       `json:"utxos"`
-	EndIndex   indexJSON      `json:"endIndex"`
-	Encoding   string         `json:"encoding"`
-}
-
 // getUTXOs returns a page of the UTXOs sourceChain exported to this chain
 // (in shared memory, to import) that the addresses own.
-func (a *atomicVM) getUTXOs(ctx context.Context, args getUTXOsArgs) (getUTXOsReply, error) {
-	switch {
-	case len(args.Addresses) == 0:
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses" must name at least one address`)
-	case len(args.Addresses) > maxUTXOsAddrs:
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses": %d addresses, more than %d`, len(args.Addresses), maxUTXOsAddrs)
-	case args.SourceChain == "":
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain" is required: the chain that exported the UTXOs`)
+func (a *atomicVM) getUTXOs(ctx context.Context, args utxoapi.GetUTXOsArgs) (utxoapi.GetUTXOsReply, error) {
+	if err := utxoapi.CheckAddressCount("addresses", args.Addresses); err != nil {
+		return utxoapi.GetUTXOsReply{}, err
+	}
+	if args.SourceChain == "" {
+		return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain" is required: the chain that exported the UTXOs`)
 	}
 	enc, err := avax.ParseEncoding(args.Encoding, false)
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	addrs := make([]avax.ShortID, 0, len(args.Addresses))
-	for i, s := range args.Addresses {
-		addr, err := a.parseAddress(ctx, fmt.Sprintf("addresses[%d]", i), s)
-		if err != nil {
-			return getUTXOsReply{}, err
-		}
-		addrs = append(addrs, addr)
+	addrs, err := a.apiChain().ParseAddressList(ctx, "addresses", args.Addresses)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	slices.SortFunc(addrs, avax.ShortID.Compare)
-	addrs = slices.Compact(addrs)
-	var startAddr avax.ShortID
-	var startUTXO ids.ID
-	if args.StartIndex.Address != "" || args.StartIndex.UTXO != "" {
-		if startAddr, err = a.parseAddress(ctx, "startIndex.address", args.StartIndex.Address); err != nil {
-			return getUTXOsReply{}, err
-		}
-		if startUTXO, err = parseID("startIndex.utxo", args.StartIndex.UTXO); err != nil {
-			return getUTXOsReply{}, err
-		}
-	}
-	limit := int(min(args.Limit, maxUTXOsPage))
-	if limit == 0 {
-		limit = maxUTXOsPage
+	page, err := a.apiChain().ParsePage(ctx, args)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	source, err := a.env.Host.Chains.Resolve(ctx, args.SourceChain)
 	if errors.Is(err, host.ErrNotFound) {
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": no chain %q on this node`, args.SourceChain)
+		return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": no chain %q on this node`, args.SourceChain)
 	}
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	if source.ID == a.env.ChainID {
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": %q is this chain; name the chain that exported the UTXOs`, args.SourceChain)
+		return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": %q is this chain; name the chain that exported the UTXOs`, args.SourceChain)
 	}
-	raw, endAddr, endUTXO, err := a.utxos(ctx, source.ID, addrs, startAddr, startUTXO, limit)
+	raw, endAddr, endUTXO, err := a.utxos(ctx, source.ID, addrs, page.StartAddr, page.StartUTXO, page.Limit)
 	if err != nil {
-		return getUTXOsReply{}, err
-	}
-	out := getUTXOsReply{NumFetched: jsonrpc.Uint64(len(raw)), UTXOs: make([]string, len(raw)), Encoding: enc}
-	for i, b := range raw {
-		out.UTXOs[i] = avax.EncodeBytes(enc, b)
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	endAddress, err := avax.FormatAddress(a.env.Name, a.hrp, endAddr)
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	out.EndIndex = indexJSON{Address: endAddress, UTXO: endUTXO.String()}
-	return out, nil
+	return utxoapi.NewGetUTXOsReply(enc, raw, endAddress, endUTXO), nil
 }
 
-// parseAddress reads an address param: "<chain>-<hrp>1..." of this chain
-// (any of its aliases or its ID), or a CB58 short ID.
-func (a *atomicVM) parseAddress(ctx context.Context, param, s string) (avax.ShortID, error) {
-	if addr, err := avax.ShortIDFromString(s); err == nil {
-		return addr, nil
-	}
-	chain, hrp, addr, err := avax.ParseAddress(s)
-	if err != nil {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: want an address like %s-%s1... or a CB58 short ID: %v", param, a.env.Name, a.hrp, err)
-	}
-	if hrp != a.hrp {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q has HRP %q; this network's is %q", param, s, hrp, a.hrp)
-	}
-	if chain != a.env.Name && chain != a.env.ChainID.String() && !slices.Contains(a.env.Aliases, chain) {
-		info, err := a.env.Host.Chains.Resolve(ctx, chain)
-		if err != nil || info.ID != a.env.ChainID {
-			return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q is of chain %q, not of this chain (%s)", param, s, chain, a.env.Name)
-		}
-	}
-	return addr, nil
-}
-
-// parseID reads a CB58 ID param.
-func parseID(param, s string) (ids.ID, error) {
-	if s == "" {
-		return ids.ID{}, jsonrpc.InvalidParams("%q is required", param)
-	}
-	id, err := ids.FromString(s)
-	if err != nil {
-		return ids.ID{}, jsonrpc.InvalidParams("%q: %v", param, err)
-	}
-	return id, nil
-}
-
-type issueTxArgs struct {
-	Tx       string `json:"tx"`
-	Encoding string `json:"encoding"`
-}
-
-type txIDReply struct {
-	TxID ids.ID `json:"txID"`
-}
+// apiChain is what the API's params are read against: this chain, on its
+// network.
+func (a *atomicVM) apiChain() utxoapi.Chain { return utxoapi.Chain{Env: a.env, HRP: a.hrp} }
 
 // issueTx checks a signed import or export and adds it to the next block;
 // it answers at once, as coreth does: getAtomicTxStatus follows it.
-func (a *atomicVM) issueTx(ctx context.Context, args issueTxArgs) (txIDReply, error) {
-	enc, err := avax.ParseEncoding(args.Encoding, false)
+func (a *atomicVM) issueTx(ctx context.Context, args utxoapi.IssueTxArgs) (utxoapi.TxIDReply, error) {
+	raw, err := args.TxBytes()
 	if err != nil {
-		return txIDReply{}, err
-	}
-	if args.Tx == "" {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx" is required`)
-	}
-	raw, err := avax.DecodeBytes(enc, args.Tx)
-	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, err
 	}
 	t, err := atx.Parse(raw)
 	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
 	}
 	if err := a.issue(ctx, t); err != nil {
-		return txIDReply{}, err
+		return utxoapi.TxIDReply{}, err
 	}
-	return txIDReply{TxID: t.ID()}, nil
+	return utxoapi.TxIDReply{TxID: t.ID()}, nil
 }
 
 type txIDArgs struct {
@@ -199,7 +103,7 @@ type statusReply struct {
 // getAtomicTxStatus answers coreth's statuses: Accepted (with the block's
 // height), Processing, Dropped or Unknown.
 func (a *atomicVM) getAtomicTxStatus(ctx context.Context, args txIDArgs) (statusReply, error) {
-	id, err := parseID("txID", args.TxID)
+	id, err := utxoapi.ParseID("txID", args.TxID)
 	if err != nil {
 		return statusReply{}, err
 	}
@@ -224,7 +128,7 @@ type getAtomicTxReply struct {
 // getAtomicTx returns the bytes of a transaction the chain knows (any
 // status but Unknown), with the height of its block once accepted.
 func (a *atomicVM) getAtomicTx(ctx context.Context, args getAtomicTxArgs) (getAtomicTxReply, error) {
-	id, err := parseID("txID", args.TxID)
+	id, err := utxoapi.ParseID("txID", args.TxID)
 	if err != nil {
 		return getAtomicTxReply{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -54,7 +55,7 @@ func (vm *VM) totalsAt(ctx context.Context, h uint64) (stakingTotals, error) {
 func (vm *VM) getStakingTotals(ctx context.Context, a pvmapi.StakingTotalsArgs) (pvmapi.StakingTotals, error) {
 	var subnetID ids.ID
 	if a.SubnetID != "" {
-		id, err := parseID("subnetID", a.SubnetID)
+		id, err := utxoapi.ParseID("subnetID", a.SubnetID)
 		if err != nil {
 			return pvmapi.StakingTotals{}, err
 		}
@@ -140,7 +141,7 @@ func dayRange(a pvmapi.FeesArgs, from, until uint64) (first, last uint64, empty 
 // getL1ValidatorFees returns what an L1 validator paid in each UTC day, and
 // up to the end of each, counted to the chain's time.
 func (vm *VM) getL1ValidatorFees(ctx context.Context, a pvmapi.FeesArgs) (pvmapi.L1ValidatorFees, error) {
-	id, err := parseID("validationID", a.ValidationID)
+	id, err := utxoapi.ParseID("validationID", a.ValidationID)
 	if err != nil {
 		return pvmapi.L1ValidatorFees{}, err
 	}

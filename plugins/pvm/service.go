@@ -2,7 +2,6 @@ package pvm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,16 +9,11 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
-)
-
-// Limits of getUTXOs and getBalance, as avalanchego's.
-const (
-	maxUTXOsAddrs = 1024
-	maxUTXOsPage  = 1024
 )
 
 // newServer returns the JSON-RPC server of the API (docs/pchain.md):
@@ -56,35 +50,19 @@ func (vm *VM) newServer() *jsonrpc.Server {
 	return s
 }
 
-type issueTxArgs struct {
-	Tx       string `json:"tx"`
-	Encoding string `json:"encoding"`
-}
-
-type txIDReply struct {
-	TxID ids.ID `json:"txID"`
-}
-
 // issueTx verifies a signed transaction and adds it to the next block. It
 // answers once the transaction is accepted (or after issue-wait, with the
 // ID of a transaction still processing).
-func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
-	enc, err := avax.ParseEncoding(a.Encoding, false)
+func (vm *VM) issueTx(ctx context.Context, a utxoapi.IssueTxArgs) (utxoapi.TxIDReply, error) {
+	raw, err := a.TxBytes()
 	if err != nil {
-		return txIDReply{}, err
-	}
-	if a.Tx == "" {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx" is required`)
-	}
-	raw, err := avax.DecodeBytes(enc, a.Tx)
-	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, err
 	}
 	tx, err := txs.Parse(raw)
 	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
 	}
-	return txIDReply{TxID: tx.ID()}, vm.issue(ctx, tx)
+	return utxoapi.TxIDReply{TxID: tx.ID()}, vm.issue(ctx, tx)
 }
 
 // issue verifies tx against the state at the chain's time and the
@@ -144,233 +122,74 @@ func (vm *VM) admitLocked(ctx context.Context, tx *txs.Tx) error {
 	return nil
 }
 
-// parseID reads a CB58 ID param.
-func parseID(param, s string) (ids.ID, error) {
-	if s == "" {
-		return ids.ID{}, jsonrpc.InvalidParams("%q is required", param)
-	}
-	id, err := ids.FromString(s)
-	if err != nil {
-		return ids.ID{}, jsonrpc.InvalidParams("%q: %v", param, err)
-	}
-	return id, nil
-}
-
 // parseSubnetID reads an optional subnet ID param; empty is the primary
 // network.
 func parseSubnetID(param, s string) (ids.ID, error) {
 	if s == "" {
 		return txs.PrimaryNetworkID, nil
 	}
-	return parseID(param, s)
-}
-
-type getTxArgs struct {
-	TxID     string `json:"txID"`
-	Encoding string `json:"encoding"`
-}
-
-type getTxReply struct {
-	Tx       json.RawMessage `json:"tx"`
-	Encoding string          `json:"encoding"`
+	return utxoapi.ParseID(param, s)
 }
 
 // getTx returns an accepted transaction (a genesis validator's too).
-func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
-	id, err := parseID("txID", a.TxID)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	enc, err := avax.ParseEncoding(a.Encoding, true)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	t, _, found, err := vm.db.tx(ctx, id)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	if !found {
-		return getTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
-	}
-	var v any = vm.txJSON(t)
-	if enc != avax.EncJSON {
-		v = avax.EncodeBytes(enc, t.Bytes())
-	}
-	b, err := json.Marshal(v)
-	return getTxReply{Tx: b, Encoding: enc}, err
-}
-
-type getTxStatusArgs struct {
-	TxID string `json:"txID"`
-}
-
-type getTxStatusReply struct {
-	Status string `json:"status"`
+func (vm *VM) getTx(ctx context.Context, a utxoapi.GetTxArgs) (utxoapi.GetTxReply, error) {
+	return utxoapi.GetTx(ctx, a, func(ctx context.Context, id ids.ID) (*txs.Tx, bool, error) {
+		t, _, found, err := vm.db.tx(ctx, id)
+		return t, found, err
+	}, func(t *txs.Tx) any { return vm.txJSON(t) })
 }
 
 // getTxStatus answers Committed (accepted, avalanchego's P-Chain word),
 // Processing (waiting in the mempool) or Unknown.
-func (vm *VM) getTxStatus(ctx context.Context, a getTxStatusArgs) (getTxStatusReply, error) {
-	id, err := parseID("txID", a.TxID)
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	ok, err := vm.db.Has(ctx, txKey(id))
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	if ok {
-		return getTxStatusReply{Status: "Committed"}, nil
-	}
-	vm.mu.Lock()
-	_, waiting := vm.pool.byID[id]
-	vm.mu.Unlock()
-	if waiting {
-		return getTxStatusReply{Status: "Processing"}, nil
-	}
-	return getTxStatusReply{Status: "Unknown"}, nil
+func (vm *VM) getTxStatus(ctx context.Context, a utxoapi.GetTxStatusArgs) (utxoapi.GetTxStatusReply, error) {
+	return utxoapi.GetTxStatus(ctx, a, "Committed", func(ctx context.Context, id ids.ID) (bool, error) {
+		return vm.db.Has(ctx, txKey(id))
+	}, vm.pooled)
 }
 
-// parseAddress reads an address param: "<chain>-<hrp>1..." of this chain
-// (any of its aliases or its ID), or a CB58 short ID.
-func (vm *VM) parseAddress(ctx context.Context, param, s string) (avax.ShortID, error) {
-	if a, err := avax.ShortIDFromString(s); err == nil {
-		return a, nil
-	}
-	chain, hrp, addr, err := avax.ParseAddress(s)
-	if err != nil {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: want an address like %s-%s1... or a CB58 short ID: %v", param, vm.env.Name, vm.hrp, err)
-	}
-	if hrp != vm.hrp {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q has HRP %q; this network's is %q", param, s, hrp, vm.hrp)
-	}
-	if chain != vm.env.Name && chain != vm.env.ChainID.String() && !slices.Contains(vm.env.Aliases, chain) {
-		info, err := vm.env.Host.Chains.Resolve(ctx, chain)
-		if err != nil || info.ID != vm.env.ChainID {
-			return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q is of chain %q, not of this chain (%s)", param, s, chain, vm.env.Name)
-		}
-	}
-	return addr, nil
+// pooled reports whether the mempool holds a transaction.
+func (vm *VM) pooled(id ids.ID) bool {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	_, ok := vm.pool.byID[id]
+	return ok
 }
+
+// apiChain is what the API's params are read against: this chain, on its
+// network.
+func (vm *VM) apiChain() utxoapi.Chain { return utxoapi.Chain{Env: vm.env, HRP: vm.hrp} }
 
 // parseAddresses reads a list of address params, sorted and unique.
 func (vm *VM) parseAddresses(ctx context.Context, param string, list []string) ([]avax.ShortID, error) {
-	switch {
-	case len(list) == 0:
-		return nil, jsonrpc.InvalidParams("%q must name at least one address", param)
-	case len(list) > maxUTXOsAddrs:
-		return nil, jsonrpc.InvalidParams("%q: %d addresses, more than %d", param, len(list), maxUTXOsAddrs)
+	if err := utxoapi.CheckAddressCount(param, list); err != nil {
+		return nil, err
 	}
-	out := make([]avax.ShortID, 0, len(list))
-	for i, s := range list {
-		a, err := vm.parseAddress(ctx, fmt.Sprintf("%s[%d]", param, i), s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	slices.SortFunc(out, avax.ShortID.Compare)
-	return slices.Compact(out), nil
-}
-
-type indexJSON struct {
-	Address string `json:"address"`
-	UTXO    string `json:"utxo"`
-}
-
-type getUTXOsArgs struct {
-	Addresses   []string       `json:"addresses"`
-	SourceChain string         `json:"sourceChain"`
-	Limit       jsonrpc.Uint64 `json:"limit"`
-	StartIndex  indexJSON      `json:"startIndex"`
-	Encoding    string         `json:"encoding"`
-}
-
-type getUTXOsReply struct {
-	NumFetched jsonrpc.Uint64 `json:"numFetched"`
-	UTXOs      []string       `json:"utxos"`
-	EndIndex   indexJSON      `json:"endIndex"`
-	Encoding   string         `json:"encoding"`
+	return vm.apiChain().ParseAddressList(ctx, param, list)
 }
 
 // getUTXOs returns a page of the UTXOs the addresses own, by address, then
 // UTXO ID, after startIndex.
-func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, error) {
+func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.GetUTXOsReply, error) {
 	if a.SourceChain != "" && !vm.isThisChain(ctx, a.SourceChain) {
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": the P-Chain imports from no chain; leave it out`)
+		return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": the P-Chain imports from no chain; leave it out`)
 	}
 	addrs, err := vm.parseAddresses(ctx, "addresses", a.Addresses)
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	var startAddr avax.ShortID
-	var startUTXO ids.ID
-	if a.StartIndex.Address != "" || a.StartIndex.UTXO != "" {
-		if startAddr, err = vm.parseAddress(ctx, "startIndex.address", a.StartIndex.Address); err != nil {
-			return getUTXOsReply{}, err
-		}
-		if startUTXO, err = parseID("startIndex.utxo", a.StartIndex.UTXO); err != nil {
-			return getUTXOsReply{}, err
-		}
+	page, err := vm.apiChain().ParsePage(ctx, a)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	limit := int(min(a.Limit, maxUTXOsPage))
-	if limit == 0 {
-		limit = maxUTXOsPage
+	out, endAddr, endUTXO, err := addrIndex.Page(ctx, vm.db, addrs, page)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	var out [][]byte
-	endAddr, endUTXO := startAddr, startUTXO
-	seen := map[ids.ID]bool{}
-	for _, addr := range addrs {
-		c := addr.Compare(startAddr)
-		if c < 0 {
-			continue
-		}
-		prefix := key(prefixAddrUTXO, addr[:])
-		var start []byte
-		if c == 0 {
-			start = key(prefixAddrUTXO, addr[:], startUTXO[:])
-		}
-		full := false
-		err := vm.db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
-			id, err := ids.FromBytes(k[len(prefix):])
-			if err != nil {
-				return fmt.Errorf("address index entry %x: %w", k, err)
-			}
-			if c == 0 && id == startUTXO {
-				return nil // the page starts after it
-			}
-			endAddr, endUTXO = addr, id
-			if !seen[id] {
-				seen[id] = true
-				b, err := vm.db.Get(ctx, utxoKey(id))
-				if err != nil {
-					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
-				}
-				out = append(out, b)
-			}
-			if len(out) == limit {
-				full = true
-				return host.ErrStop
-			}
-			return nil
-		})
-		if err != nil {
-			return getUTXOsReply{}, err
-		}
-		if full {
-			break
-		}
-	}
-	reply := getUTXOsReply{NumFetched: jsonrpc.Uint64(len(out)), UTXOs: make([]string, len(out)), Encoding: enc,
-		EndIndex: indexJSON{Address: vm.formatAddress(endAddr), UTXO: endUTXO.String()}}
-	for i, b := range out {
-		reply.UTXOs[i] = avax.EncodeBytes(enc, b)
-	}
-	return reply, nil
+	return utxoapi.NewGetUTXOsReply(enc, out, vm.formatAddress(endAddr), endUTXO), nil
 }
 
 // isThisChain reports whether s names this chain: one of its aliases, its
@@ -452,74 +271,51 @@ func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply
 	return out, nil
 }
 
-type heightReply struct {
-	Height jsonrpc.Uint64 `json:"height"`
-}
-
 // getHeight returns the height of the last accepted block.
-func (vm *VM) getHeight(context.Context, struct{}) (heightReply, error) {
+func (vm *VM) getHeight(context.Context, struct{}) (utxoapi.HeightReply, error) {
 	s, _ := vm.current()
-	return heightReply{Height: jsonrpc.Uint64(s.Height)}, nil
-}
-
-type getBlockArgs struct {
-	BlockID  string `json:"blockID"`
-	Encoding string `json:"encoding"`
-}
-
-type getBlockByHeightArgs struct {
-	Height   jsonrpc.Uint64 `json:"height"`
-	Encoding string         `json:"encoding"`
-}
-
-type getBlockReply struct {
-	Block    json.RawMessage `json:"block"`
-	Encoding string          `json:"encoding"`
+	return utxoapi.HeightReply{Height: jsonrpc.Uint64(s.Height)}, nil
 }
 
 // getBlock returns a block by ID.
-func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, error) {
-	id, err := parseID("blockID", a.BlockID)
+func (vm *VM) getBlock(ctx context.Context, a utxoapi.GetBlockArgs) (utxoapi.GetBlockReply, error) {
+	id, err := utxoapi.ParseID("blockID", a.BlockID)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	h, err := vm.db.blockHeight(ctx, id)
 	if errors.Is(err, host.ErrNotFound) {
-		return getBlockReply{}, fmt.Errorf("block %s not found", id)
+		return utxoapi.GetBlockReply{}, fmt.Errorf("block %s not found", id)
 	}
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	return vm.blockReply(ctx, h, enc)
 }
 
 // getBlockByHeight returns the block at a height.
-func (vm *VM) getBlockByHeight(ctx context.Context, a getBlockByHeightArgs) (getBlockReply, error) {
+func (vm *VM) getBlockByHeight(ctx context.Context, a utxoapi.GetBlockByHeightArgs) (utxoapi.GetBlockReply, error) {
 	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	if s, _ := vm.current(); uint64(a.Height) > s.Height {
-		return getBlockReply{}, fmt.Errorf("no block at height %d: the last accepted block is at %d", a.Height, s.Height)
+		return utxoapi.GetBlockReply{}, fmt.Errorf("no block at height %d: the last accepted block is at %d", a.Height, s.Height)
 	}
 	return vm.blockReply(ctx, uint64(a.Height), enc)
 }
 
-func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (getBlockReply, error) {
+func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (utxoapi.GetBlockReply, error) {
 	b, err := vm.db.block(ctx, height)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
-	var v any = vm.blockJSON(b)
-	if enc != avax.EncJSON {
-		v = avax.EncodeBytes(enc, b.Bytes())
-	}
-	raw, err := json.Marshal(v)
-	return getBlockReply{Block: raw, Encoding: enc}, err
+	raw, err := utxoapi.Encode(enc, b.Bytes(), func() any { return vm.blockJSON(b) })
+	return utxoapi.GetBlockReply{Block: raw, Encoding: enc}, err
 }
 
 type timestampReply struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -60,6 +61,9 @@ func expiryKey(id ids.ID) []byte                   { return key(prefixExpiry, id
 func totalsKey(h uint64) []byte                    { return key(prefixTotals, u64(h)) }
 func feeDayKey(id ids.ID, day uint64) []byte       { return key(prefixFeeDay, id[:], u64(day)) }
 func feeTotalKey(day uint64) []byte                { return key(prefixFeeTotal, u64(day)) }
+
+// addrIndex pages the UTXOs of addresses (getUTXOs).
+var addrIndex = utxoapi.AddressIndex{Prefix: prefixAddrUTXO, UTXOKey: utxoKey}
 
 func sha256ID(b []byte) ids.ID { return sha256.Sum256(b) }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -171,7 +172,7 @@ type getL1ValidatorReply struct {
 
 // getL1Validator returns an L1 validator by validation ID.
 func (vm *VM) getL1Validator(_ context.Context, a getL1ValidatorArgs) (getL1ValidatorReply, error) {
-	id, err := parseID("validationID", a.ValidationID)
+	id, err := utxoapi.ParseID("validationID", a.ValidationID)
 	if err != nil {
 		return getL1ValidatorReply{}, err
 	}
@@ -206,7 +207,7 @@ func (vm *VM) getSubnets(_ context.Context, a getSubnetsArgs) (getSubnetsReply, 
 		list = append(sortedIDs(s.subnets), txs.PrimaryNetworkID)
 	}
 	for i, str := range a.IDs {
-		id, err := parseID(fmt.Sprintf("ids[%d]", i), str)
+		id, err := utxoapi.ParseID(fmt.Sprintf("ids[%d]", i), str)
 		if err != nil {
 			return getSubnetsReply{}, err
 		}
@@ -247,7 +248,7 @@ type getSubnetReply struct {
 // getSubnet describes a subnet: its owner, and its conversion once it is an
 // L1.
 func (vm *VM) getSubnet(_ context.Context, a getSubnetArgs) (getSubnetReply, error) {
-	id, err := parseID("subnetID", a.SubnetID)
+	id, err := utxoapi.ParseID("subnetID", a.SubnetID)
 	if err != nil {
 		return getSubnetReply{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -32,7 +33,7 @@ func (vm *VM) getVertex(ctx context.Context, a getVertexArgs) (xvmapi.Vertex, er
 	case a.VertexID != "" && a.Index != nil:
 		return xvmapi.Vertex{}, jsonrpc.InvalidParams(`give "vertexID" or "index", not both`)
 	case a.VertexID != "":
-		id, err := parseID("vertexID", a.VertexID)
+		id, err := utxoapi.ParseID("vertexID", a.VertexID)
 		if err != nil {
 			return xvmapi.Vertex{}, err
 		}

@@ -2,23 +2,16 @@ package xvm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
-)
-
-// Limits of getUTXOs, as avalanchego's.
-const (
-	maxUTXOsAddrs = 1024
-	maxUTXOsPage  = 1024
 )
 
 // methodPrefixes are the names the API answers under: avalanchego's avm
@@ -49,35 +42,19 @@ func (vm *VM) newServer() *jsonrpc.Server {
 	return s
 }
 
-type issueTxArgs struct {
-	Tx       string `json:"tx"`
-	Encoding string `json:"encoding"`
-}
-
-type txIDReply struct {
-	TxID ids.ID `json:"txID"`
-}
-
 // issueTx verifies a signed transaction and adds it to the next block.
 // It answers once the transaction is accepted (or after the configured
 // issue-wait, with the ID of a transaction still processing).
-func (vm *VM) issueTx(ctx context.Context, a issueTxArgs) (txIDReply, error) {
-	enc, err := avax.ParseEncoding(a.Encoding, false)
+func (vm *VM) issueTx(ctx context.Context, a utxoapi.IssueTxArgs) (utxoapi.TxIDReply, error) {
+	raw, err := a.TxBytes()
 	if err != nil {
-		return txIDReply{}, err
-	}
-	if a.Tx == "" {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx" is required`)
-	}
-	raw, err := avax.DecodeBytes(enc, a.Tx)
-	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, err
 	}
 	tx, err := txs.Parse(raw)
 	if err != nil {
-		return txIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
+		return utxoapi.TxIDReply{}, jsonrpc.InvalidParams(`"tx": %v`, err)
 	}
-	return txIDReply{TxID: tx.ID()}, vm.issue(ctx, tx)
+	return utxoapi.TxIDReply{TxID: tx.ID()}, vm.issue(ctx, tx)
 }
 
 // issue verifies tx, adds it to the mempool and waits for its acceptance.
@@ -119,150 +96,58 @@ func (vm *VM) issue(ctx context.Context, tx *txs.Tx) error {
 	}
 }
 
-// parseID reads a CB58 ID param.
-func parseID(param, s string) (ids.ID, error) {
-	if s == "" {
-		return ids.ID{}, jsonrpc.InvalidParams("%q is required", param)
-	}
-	id, err := ids.FromString(s)
-	if err != nil {
-		return ids.ID{}, jsonrpc.InvalidParams("%q: %v", param, err)
-	}
-	return id, nil
-}
-
-type getTxArgs struct {
-	TxID     string `json:"txID"`
-	Encoding string `json:"encoding"`
-}
-
-type getTxReply struct {
-	Tx       json.RawMessage `json:"tx"`
-	Encoding string          `json:"encoding"`
-}
-
 // getTx returns an accepted transaction (a genesis asset's too).
-func (vm *VM) getTx(ctx context.Context, a getTxArgs) (getTxReply, error) {
-	id, err := parseID("txID", a.TxID)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	enc, err := avax.ParseEncoding(a.Encoding, true)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	t, _, found, err := vm.st.parsedTx(ctx, id)
-	if err != nil {
-		return getTxReply{}, err
-	}
-	if !found {
-		return getTxReply{}, fmt.Errorf("tx %s not found (not accepted by this chain)", id)
-	}
-	var v any = vm.txJSON(t)
-	if enc != avax.EncJSON {
-		v = avax.EncodeBytes(enc, t.Bytes())
-	}
-	b, err := json.Marshal(v)
-	return getTxReply{Tx: b, Encoding: enc}, err
-}
-
-type getTxStatusArgs struct {
-	TxID string `json:"txID"`
-}
-
-type getTxStatusReply struct {
-	Status string `json:"status"`
+func (vm *VM) getTx(ctx context.Context, a utxoapi.GetTxArgs) (utxoapi.GetTxReply, error) {
+	return utxoapi.GetTx(ctx, a, func(ctx context.Context, id ids.ID) (*txs.Tx, bool, error) {
+		t, _, found, err := vm.st.parsedTx(ctx, id)
+		return t, found, err
+	}, func(t *txs.Tx) any { return vm.txJSON(t) })
 }
 
 // getTxStatus answers Accepted, Processing (waiting in the mempool) or
 // Unknown.
-func (vm *VM) getTxStatus(ctx context.Context, a getTxStatusArgs) (getTxStatusReply, error) {
-	id, err := parseID("txID", a.TxID)
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	_, found, err := vm.st.tx(ctx, id)
-	if err != nil {
-		return getTxStatusReply{}, err
-	}
-	if found {
-		return getTxStatusReply{Status: "Accepted"}, nil
-	}
+func (vm *VM) getTxStatus(ctx context.Context, a utxoapi.GetTxStatusArgs) (utxoapi.GetTxStatusReply, error) {
+	return utxoapi.GetTxStatus(ctx, a, "Accepted", func(ctx context.Context, id ids.ID) (bool, error) {
+		_, found, err := vm.st.tx(ctx, id)
+		return found, err
+	}, vm.pooled)
+}
+
+// pooled reports whether the mempool holds a transaction.
+func (vm *VM) pooled(id ids.ID) bool {
 	vm.mu.Lock()
-	_, waiting := vm.pool.byID[id]
-	vm.mu.Unlock()
-	if waiting {
-		return getTxStatusReply{Status: "Processing"}, nil
-	}
-	return getTxStatusReply{Status: "Unknown"}, nil
-}
-
-type indexJSON struct {
-	Address string `json:"address"`
-	UTXO    string `json:"utxo"`
-}
-
-type getUTXOsArgs struct {
-	Addresses   []string       `json:"addresses"`
-	SourceChain string         `json:"sourceChain"`
-	Limit       jsonrpc.Uint64 `json:"limit"`
-	StartIndex  indexJSON      `json:"startIndex"`
-	Encoding    string         `json:"encoding"`
-}
-
-type getUTXOsReply struct {
-	NumFetched jsonrpc.Uint64 `json:"numFetched"`
-	UTXOs      []string       `json:"utxos"`
-	EndIndex   indexJSON      `json:"endIndex"`
-	Encoding   string         `json:"encoding"`
+	defer vm.mu.Unlock()
+	_, ok := vm.pool.byID[id]
+	return ok
 }
 
 // getUTXOs returns a page of the UTXOs the addresses own on this chain, or,
 // with sourceChain naming another chain, those that chain exported to this
 // one (in shared memory, to import).
-func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, error) {
-	switch {
-	case len(a.Addresses) == 0:
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses" must name at least one address`)
-	case len(a.Addresses) > maxUTXOsAddrs:
-		return getUTXOsReply{}, jsonrpc.InvalidParams(`"addresses": %d addresses, more than %d`, len(a.Addresses), maxUTXOsAddrs)
+func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.GetUTXOsReply, error) {
+	if err := utxoapi.CheckAddressCount("addresses", a.Addresses); err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	enc, err := avax.ParseEncoding(a.Encoding, false)
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	addrs := make([]avax.ShortID, 0, len(a.Addresses))
-	for i, s := range a.Addresses {
-		addr, err := vm.parseAddress(ctx, fmt.Sprintf("addresses[%d]", i), s)
-		if err != nil {
-			return getUTXOsReply{}, err
-		}
-		addrs = append(addrs, addr)
+	addrs, err := vm.apiChain().ParseAddressList(ctx, "addresses", a.Addresses)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	slices.SortFunc(addrs, avax.ShortID.Compare)
-	addrs = slices.Compact(addrs)
-	var startAddr avax.ShortID
-	var startUTXO ids.ID
-	if a.StartIndex.Address != "" || a.StartIndex.UTXO != "" {
-		if startAddr, err = vm.parseAddress(ctx, "startIndex.address", a.StartIndex.Address); err != nil {
-			return getUTXOsReply{}, err
-		}
-		if startUTXO, err = parseID("startIndex.utxo", a.StartIndex.UTXO); err != nil {
-			return getUTXOsReply{}, err
-		}
-	}
-	limit := int(min(a.Limit, maxUTXOsPage))
-	if limit == 0 {
-		limit = maxUTXOsPage
+	page, err := vm.apiChain().ParsePage(ctx, a)
+	if err != nil {
+		return utxoapi.GetUTXOsReply{}, err
 	}
 	source := vm.env.ChainID
 	if a.SourceChain != "" {
 		info, err := vm.env.Host.Chains.Resolve(ctx, a.SourceChain)
 		if errors.Is(err, host.ErrNotFound) {
-			return getUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": no chain %q on this node`, a.SourceChain)
+			return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": no chain %q on this node`, a.SourceChain)
 		}
 		if err != nil {
-			return getUTXOsReply{}, err
+			return utxoapi.GetUTXOsReply{}, err
 		}
 		source = info.ID
 	}
@@ -270,75 +155,20 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 	var endAddr avax.ShortID
 	var endUTXO ids.ID
 	if source == vm.env.ChainID {
-		raw, endAddr, endUTXO, err = vm.localUTXOs(ctx, addrs, startAddr, startUTXO, limit)
+		raw, endAddr, endUTXO, err = addrIndex.Page(ctx, vm.db, addrs, page)
 	} else {
-		raw, endAddr, endUTXO, err = vm.atomicUTXOs(ctx, source, addrs, startAddr, startUTXO, limit)
+		raw, endAddr, endUTXO, err = vm.atomicUTXOs(ctx, source, addrs, page)
 	}
 	if err != nil {
-		return getUTXOsReply{}, err
+		return utxoapi.GetUTXOsReply{}, err
 	}
-	out := getUTXOsReply{NumFetched: jsonrpc.Uint64(len(raw)), UTXOs: make([]string, len(raw)), Encoding: enc}
-	for i, b := range raw {
-		out.UTXOs[i] = avax.EncodeBytes(enc, b)
-	}
-	out.EndIndex = indexJSON{Address: vm.formatAddress(endAddr), UTXO: endUTXO.String()}
-	return out, nil
-}
-
-// localUTXOs pages through the UTXOs of addrs (sorted), by address, then
-// UTXO ID, after (startAddr, startUTXO); a UTXO owned by several of the
-// addresses comes once per page.
-func (vm *VM) localUTXOs(ctx context.Context, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
-	var out [][]byte
-	endAddr, endUTXO := startAddr, startUTXO
-	seen := map[ids.ID]bool{}
-	for _, addr := range addrs {
-		c := addr.Compare(startAddr)
-		if c < 0 {
-			continue
-		}
-		prefix := key(prefixAddrUTXO, addr[:])
-		var start []byte
-		if c == 0 {
-			start = key(prefixAddrUTXO, addr[:], startUTXO[:])
-		}
-		full := false
-		err := vm.db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
-			id, err := ids.FromBytes(k[len(prefix):])
-			if err != nil {
-				return fmt.Errorf("address index entry %x: %w", k, err)
-			}
-			if c == 0 && id == startUTXO {
-				return nil // the page starts after it
-			}
-			endAddr, endUTXO = addr, id
-			if !seen[id] {
-				seen[id] = true
-				b, err := vm.db.Get(ctx, utxoKey(id))
-				if err != nil {
-					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
-				}
-				out = append(out, b)
-			}
-			if len(out) == limit {
-				full = true
-				return host.ErrStop
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, avax.ShortID{}, ids.ID{}, err
-		}
-		if full {
-			break
-		}
-	}
-	return out, endAddr, endUTXO, nil
+	return utxoapi.NewGetUTXOsReply(enc, raw, vm.formatAddress(endAddr), endUTXO), nil
 }
 
 // atomicUTXOs pages through the UTXOs source put in shared memory for this
-// chain that addrs own, as localUTXOs pages.
-func (vm *VM) atomicUTXOs(ctx context.Context, source ids.ID, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
+// chain that addrs own, as addrIndex pages the chain's own.
+func (vm *VM) atomicUTXOs(ctx context.Context, source ids.ID, addrs []avax.ShortID, page utxoapi.Page) ([][]byte, avax.ShortID, ids.ID, error) {
+	startAddr, startUTXO, limit := page.StartAddr, page.StartUTXO, page.Limit
 	traits := make([][]byte, len(addrs))
 	for i, a := range addrs {
 		traits[i] = append([]byte{}, a[:]...)
@@ -361,27 +191,9 @@ func (vm *VM) atomicUTXOs(ctx context.Context, source ids.ID, addrs []avax.Short
 	return vals, endAddr, endUTXO, nil
 }
 
-// parseAddress reads an address param: "<chain>-<hrp>1..." of this chain
-// (any of its aliases or its ID), or a CB58 short ID.
-func (vm *VM) parseAddress(ctx context.Context, param, s string) (avax.ShortID, error) {
-	if a, err := avax.ShortIDFromString(s); err == nil {
-		return a, nil
-	}
-	chain, hrp, addr, err := avax.ParseAddress(s)
-	if err != nil {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: want an address like %s-%s1... or a CB58 short ID: %v", param, vm.env.Name, vm.hrp, err)
-	}
-	if hrp != vm.hrp {
-		return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q has HRP %q; this network's is %q", param, s, hrp, vm.hrp)
-	}
-	if chain != vm.env.Name && chain != vm.env.ChainID.String() && !slices.Contains(vm.env.Aliases, chain) {
-		info, err := vm.env.Host.Chains.Resolve(ctx, chain)
-		if err != nil || info.ID != vm.env.ChainID {
-			return avax.ShortID{}, jsonrpc.InvalidParams("%q: address %q is of chain %q, not of this chain (%s)", param, s, chain, vm.env.Name)
-		}
-	}
-	return addr, nil
-}
+// apiChain is what the API's params are read against: this chain, on its
+// network.
+func (vm *VM) apiChain() utxoapi.Chain { return utxoapi.Chain{Env: vm.env, HRP: vm.hrp} }
 
 // lookupAsset reads an asset param: an alias ("AVAX") or an asset ID.
 func (vm *VM) lookupAsset(param, s string) (*asset, error) {
@@ -441,7 +253,7 @@ func (vm *VM) counts(u avax.UTXO, includePartial bool) bool {
 // getBalance returns the balance of an asset held by an address, and the
 // UTXOs that make it.
 func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply, error) {
-	addr, err := vm.parseAddress(ctx, "address", a.Address)
+	addr, err := vm.apiChain().ParseAddress(ctx, "address", a.Address)
 	if err != nil {
 		return getBalanceReply{}, err
 	}
@@ -481,7 +293,7 @@ type getAllBalancesReply struct {
 // getAllBalances returns the address's balance of each asset it holds,
 // named by the asset's alias.
 func (vm *VM) getAllBalances(ctx context.Context, a getAllBalancesArgs) (getAllBalancesReply, error) {
-	addr, err := vm.parseAddress(ctx, "address", a.Address)
+	addr, err := vm.apiChain().ParseAddress(ctx, "address", a.Address)
 	if err != nil {
 		return getAllBalancesReply{}, err
 	}
@@ -524,85 +336,62 @@ func (vm *VM) getAssetDescription(_ context.Context, a getAssetDescriptionArgs) 
 	return getAssetDescriptionReply{AssetID: as.tx.ID(), Name: as.def.Name, Symbol: as.def.Symbol, Denomination: jsonrpc.Uint64(as.def.Denomination)}, nil
 }
 
-type getBlockArgs struct {
-	BlockID  string `json:"blockID"`
-	Encoding string `json:"encoding"`
-}
-
-type getBlockByHeightArgs struct {
-	Height   jsonrpc.Uint64 `json:"height"`
-	Encoding string         `json:"encoding"`
-}
-
-type getBlockReply struct {
-	Block    json.RawMessage `json:"block"`
-	Encoding string          `json:"encoding"`
-}
-
 // errNotLinearized is the answer of the block methods during the vertex
 // phase, avalanchego's text.
 var errNotLinearized = errors.New("chain is not linearized")
 
 // getBlock returns a block by ID.
-func (vm *VM) getBlock(ctx context.Context, a getBlockArgs) (getBlockReply, error) {
-	id, err := parseID("blockID", a.BlockID)
+func (vm *VM) getBlock(ctx context.Context, a utxoapi.GetBlockArgs) (utxoapi.GetBlockReply, error) {
+	id, err := utxoapi.ParseID("blockID", a.BlockID)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	h, err := vm.st.blockHeight(ctx, id)
 	if errors.Is(err, host.ErrNotFound) {
-		return getBlockReply{}, fmt.Errorf("block %s not found", id)
+		return utxoapi.GetBlockReply{}, fmt.Errorf("block %s not found", id)
 	}
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	return vm.blockReply(ctx, h, enc)
 }
 
 // getBlockByHeight returns the block at a height.
-func (vm *VM) getBlockByHeight(ctx context.Context, a getBlockByHeightArgs) (getBlockReply, error) {
+func (vm *VM) getBlockByHeight(ctx context.Context, a utxoapi.GetBlockByHeightArgs) (utxoapi.GetBlockReply, error) {
 	enc, err := avax.ParseEncoding(a.Encoding, true)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
 	m := vm.currentMeta()
 	if !m.Linearized {
-		return getBlockReply{}, errNotLinearized
+		return utxoapi.GetBlockReply{}, errNotLinearized
 	}
 	if uint64(a.Height) > m.Height {
-		return getBlockReply{}, fmt.Errorf("no block at height %d: the last accepted block is at %d", a.Height, m.Height)
+		return utxoapi.GetBlockReply{}, fmt.Errorf("no block at height %d: the last accepted block is at %d", a.Height, m.Height)
 	}
 	return vm.blockReply(ctx, uint64(a.Height), enc)
 }
 
-func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (getBlockReply, error) {
+func (vm *VM) blockReply(ctx context.Context, height uint64, enc string) (utxoapi.GetBlockReply, error) {
 	b, err := vm.st.block(ctx, height)
 	if err != nil {
-		return getBlockReply{}, err
+		return utxoapi.GetBlockReply{}, err
 	}
-	var v any = vm.blockJSON(b)
-	if enc != avax.EncJSON {
-		v = avax.EncodeBytes(enc, b.Bytes())
-	}
-	raw, err := json.Marshal(v)
-	return getBlockReply{Block: raw, Encoding: enc}, err
-}
-
-type heightReply struct {
-	Height jsonrpc.Uint64 `json:"height"`
+	raw, err := utxoapi.Encode(enc, b.Bytes(), func() any { return vm.blockJSON(b) })
+	return utxoapi.GetBlockReply{Block: raw, Encoding: enc}, err
 }
 
 // getHeight returns the height of the last accepted block.
-func (vm *VM) getHeight(context.Context, struct{}) (heightReply, error) {
+func (vm *VM) getHeight(context.Context, struct{}) (utxoapi.HeightReply, error) {
 	m := vm.currentMeta()
 	if !m.Linearized {
-		return heightReply{}, errNotLinearized
+		return utxoapi.HeightReply{}, errNotLinearized
 	}
-	return heightReply{Height: jsonrpc.Uint64(m.Height)}, nil
+	return utxoapi.HeightReply{Height: jsonrpc.Uint64(m.Height)}, nil
 }
 
 type getTxFeeReply struct {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
@@ -51,6 +52,9 @@ func blockKey(h uint64) []byte                     { return key(prefixBlock, u64
 func blockIDKey(id ids.ID) []byte                  { return key(prefixBlockID, id[:]) }
 func vertexKey(pos uint64) []byte                  { return key(prefixVertex, u64(pos)) }
 func vertexIDKey(id ids.ID) []byte                 { return key(prefixVertexID, id[:]) }
+
+// addrIndex pages the UTXOs of addresses (getUTXOs).
+var addrIndex = utxoapi.AddressIndex{Prefix: prefixAddrUTXO, UTXOKey: utxoKey}
 
 // meta is the chain's counters and heads, written with every acceptance.
 type meta struct {

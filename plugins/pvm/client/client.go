@@ -7,63 +7,38 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
+	"github.com/chainhost/chainhost/plugins/utxoclient"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// Client calls one P-Chain's API on a node.
+// Client calls one P-Chain's API on a node, and the node's info API.
 type Client struct {
-	endpoint string // the chain's API
-	info     string // the node's info API
-	chain    string
-	http     *http.Client
+	utxoclient.Conn
 }
 
 // New returns a client of chain (an alias such as "P", or a chain ID) on
 // the node at nodeURL ("http://127.0.0.1:9650"). httpClient nil means
 // http.DefaultClient.
 func New(nodeURL, chain string, httpClient *http.Client) *Client {
-	node := strings.TrimRight(nodeURL, "/")
-	return &Client{endpoint: node + "/ext/bc/" + chain, info: node + "/ext/info", chain: chain, http: httpClient}
+	return &Client{utxoclient.New(nodeURL, chain, httpClient)}
 }
 
 // NewEndpoint returns a client of a chain API served at endpoint, whose
 // addresses start with chainAlias; it reaches no info API, so a Wallet of
 // it is built by hand rather than by NewWallet.
 func NewEndpoint(endpoint, chainAlias string, httpClient *http.Client) *Client {
-	return &Client{endpoint: endpoint, chain: chainAlias, http: httpClient}
-}
-
-// Chain returns the chain the client calls.
-func (c *Client) Chain() string { return c.chain }
-
-// Call calls a method of the chain's API.
-func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	return jsonrpc.Call(ctx, c.http, c.endpoint, method, params, result)
+	return &Client{utxoclient.NewEndpoint(endpoint, chainAlias, httpClient)}
 }
 
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	return c.Call(ctx, "platform."+method, params, result)
-}
-
-// NetworkID returns the node's network ID (info.getNetworkID).
-func (c *Client) NetworkID(ctx context.Context) (uint32, error) {
-	if c.info == "" {
-		return 0, fmt.Errorf("info.getNetworkID: this client reaches no info API")
-	}
-	var r struct {
-		NetworkID jsonrpc.Uint64 `json:"networkID"`
-	}
-	err := jsonrpc.Call(ctx, c.http, c.info, "info.getNetworkID", nil, &r)
-	return uint32(r.NetworkID), err
 }
 
 // IssueTx issues signed transaction bytes and returns the transaction ID;
@@ -133,41 +108,7 @@ func (c *Client) GetTimestamp(ctx context.Context) (time.Time, error) {
 // AllUTXOs returns every UTXO addrs own (as the chain shows them, or CB58
 // short IDs), page by page, each once.
 func (c *Client) AllUTXOs(ctx context.Context, addrs []string) ([]avax.UTXO, error) {
-	const pageLimit = 1024
-	var out []avax.UTXO
-	seen := map[ids.ID]bool{}
-	start := map[string]string{}
-	for {
-		params := map[string]any{"addresses": addrs, "limit": pageLimit, "encoding": "hex"}
-		if len(start) > 0 {
-			params["startIndex"] = start
-		}
-		var r struct {
-			UTXOs    []string          `json:"utxos"`
-			EndIndex map[string]string `json:"endIndex"`
-		}
-		if err := c.call(ctx, "getUTXOs", params, &r); err != nil {
-			return nil, err
-		}
-		for _, s := range r.UTXOs {
-			b, err := ids.DecodeHexWithChecksum(s)
-			if err != nil {
-				return nil, fmt.Errorf("getUTXOs: %w", err)
-			}
-			u, err := avax.ParseUTXO(b)
-			if err != nil {
-				return nil, err
-			}
-			if !seen[u.InputID()] {
-				seen[u.InputID()] = true
-				out = append(out, u)
-			}
-		}
-		if len(r.UTXOs) < pageLimit {
-			return out, nil
-		}
-		start = r.EndIndex
-	}
+	return utxoclient.AllUTXOs(ctx, c.call, addrs, "")
 }
 
 // Balance is what addresses hold: unlocked, and locked until a later time.

@@ -12,6 +12,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
+	"github.com/chainhost/chainhost/plugins/utxoclient"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -49,31 +50,13 @@ func (w *Wallet) Address() avax.ShortID { return w.Key.Address() }
 
 // FormatAddress returns an address as the chain shows it ("P-local1...").
 func (w *Wallet) FormatAddress(a avax.ShortID) string {
-	s, err := avax.FormatAddress(w.Client.Chain(), avax.HRP(w.NetworkID), a)
-	if err != nil {
-		return a.String()
-	}
-	return s
+	return utxoclient.FormatAddress(w.Client.Chain(), w.NetworkID, a)
 }
 
 // ParseAddress reads "<chain>-<hrp>1..." (any chain prefix), "<hrp>1..."
 // or a CB58 short ID, and checks the HRP is the network's.
 func (w *Wallet) ParseAddress(s string) (avax.ShortID, error) {
-	if a, err := avax.ShortIDFromString(s); err == nil {
-		return a, nil
-	}
-	bech := s
-	if _, rest, ok := strings.Cut(s, "-"); ok {
-		bech = rest
-	}
-	hrp, a, err := avax.ParseBech32(bech)
-	if err != nil {
-		return avax.ShortID{}, fmt.Errorf("address %q: %w", s, err)
-	}
-	if want := avax.HRP(w.NetworkID); hrp != want {
-		return avax.ShortID{}, fmt.Errorf("address %q is for HRP %q; this network's is %q", s, hrp, want)
-	}
-	return a, nil
+	return utxoclient.ParseAddress(s, w.NetworkID)
 }
 
 // owner returns the owners of one address.
@@ -96,14 +79,8 @@ func (w *Wallet) spend(ctx context.Context, need uint64) ([]avax.TransferableInp
 	if err != nil {
 		return nil, nil, err
 	}
-	now := time.Now
-	if w.Now != nil {
-		now = w.Now
-	}
 	me := w.Address()
-	utxos := slices.DeleteFunc(all, func(u avax.UTXO) bool {
-		return u.AssetID != w.Config.AVAXAssetID || u.Out.Threshold != 1 || !slices.Contains(u.Out.Addrs, me) || u.Out.Locktime > uint64(now().Unix())
-	})
+	utxos := slices.DeleteFunc(utxoclient.Spendable(all, me, w.Now), func(u avax.UTXO) bool { return u.AssetID != w.Config.AVAXAssetID })
 	slices.SortFunc(utxos, func(a, b avax.UTXO) int {
 		switch {
 		case a.Out.Amt > b.Out.Amt:

@@ -7,61 +7,35 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strings"
 
+	"github.com/chainhost/chainhost/plugins/utxoclient"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// Client calls one X-Chain's API on a node.
+// Client calls one X-Chain's API on a node, and the node's info API.
 type Client struct {
-	endpoint string // the chain's API
-	info     string // the node's info API
-	chain    string
-	http     *http.Client
+	utxoclient.Conn
 }
 
 // New returns a client of chain (an alias such as "X", or a chain ID) on
 // the node at nodeURL ("http://127.0.0.1:9650"). httpClient nil means
 // http.DefaultClient.
 func New(nodeURL, chain string, httpClient *http.Client) *Client {
-	node := strings.TrimRight(nodeURL, "/")
-	return &Client{endpoint: node + "/ext/bc/" + chain, info: node + "/ext/info", chain: chain, http: httpClient}
+	return &Client{utxoclient.New(nodeURL, chain, httpClient)}
 }
 
 // NewEndpoint returns a client of a chain API served at endpoint, whose
 // addresses start with chainAlias; it reaches no info API, so a Wallet of
 // it is built by hand rather than by NewWallet.
 func NewEndpoint(endpoint, chainAlias string, httpClient *http.Client) *Client {
-	return &Client{endpoint: endpoint, chain: chainAlias, http: httpClient}
+	return &Client{utxoclient.NewEndpoint(endpoint, chainAlias, httpClient)}
 }
-
-// Chain returns the chain the client calls.
-func (c *Client) Chain() string { return c.chain }
 
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	return jsonrpc.Call(ctx, c.http, c.endpoint, "avm."+method, params, result)
-}
-
-func (c *Client) callInfo(ctx context.Context, method string, params, result any) error {
-	if c.info == "" {
-		return fmt.Errorf("%s: this client reaches no info API", method)
-	}
-	return jsonrpc.Call(ctx, c.http, c.info, method, params, result)
-}
-
-// NetworkID returns the node's network ID (info.getNetworkID).
-func (c *Client) NetworkID(ctx context.Context) (uint32, error) {
-	var r struct {
-		NetworkID jsonrpc.Uint64 `json:"networkID"`
-	}
-	if err := c.callInfo(ctx, "info.getNetworkID", nil, &r); err != nil {
-		return 0, err
-	}
-	return uint32(r.NetworkID), nil
+	return c.Call(ctx, "avm."+method, params, result)
 }
 
 // BlockchainID returns the ID of a chain of the node, by alias
@@ -70,7 +44,7 @@ func (c *Client) BlockchainID(ctx context.Context, alias string) (ids.ID, error)
 	var r struct {
 		BlockchainID ids.ID `json:"blockchainID"`
 	}
-	err := c.callInfo(ctx, "info.getBlockchainID", map[string]string{"alias": alias}, &r)
+	err := c.CallInfo(ctx, "info.getBlockchainID", map[string]string{"alias": alias}, &r)
 	return r.BlockchainID, err
 }
 
@@ -115,74 +89,17 @@ func (c *Client) GetTxStatus(ctx context.Context, id ids.ID) (string, error) {
 }
 
 // Page is a page of getUTXOs: the UTXOs, and where the next page starts.
-type Page struct {
-	UTXOs      [][]byte
-	EndAddress string
-	EndUTXO    string
-}
+type Page = utxoclient.Page
 
-// GetUTXOs returns a page of the UTXOs addrs own (addresses as the chain
-// shows them, or CB58 short IDs). sourceChain "" lists the chain's own
-// UTXOs; another chain's alias or ID lists the UTXOs it exported to this
-// chain. startAddress and startUTXO are the previous page's end, or "".
+// GetUTXOs returns a page of the UTXOs addrs own (see utxoclient.GetUTXOs).
 func (c *Client) GetUTXOs(ctx context.Context, addrs []string, sourceChain string, limit int, startAddress, startUTXO string) (Page, error) {
-	params := map[string]any{"addresses": addrs, "limit": limit, "encoding": "hex"}
-	if sourceChain != "" {
-		params["sourceChain"] = sourceChain
-	}
-	if startAddress != "" || startUTXO != "" {
-		params["startIndex"] = map[string]string{"address": startAddress, "utxo": startUTXO}
-	}
-	var r struct {
-		UTXOs    []string `json:"utxos"`
-		EndIndex struct {
-			Address string `json:"address"`
-			UTXO    string `json:"utxo"`
-		} `json:"endIndex"`
-	}
-	if err := c.call(ctx, "getUTXOs", params, &r); err != nil {
-		return Page{}, err
-	}
-	p := Page{EndAddress: r.EndIndex.Address, EndUTXO: r.EndIndex.UTXO}
-	for _, s := range r.UTXOs {
-		b, err := ids.DecodeHexWithChecksum(s)
-		if err != nil {
-			return Page{}, fmt.Errorf("getUTXOs: %w", err)
-		}
-		p.UTXOs = append(p.UTXOs, b)
-	}
-	return p, nil
+	return utxoclient.GetUTXOs(ctx, c.call, addrs, sourceChain, limit, startAddress, startUTXO)
 }
-
-// pageLimit is how many UTXOs AllUTXOs asks for per page.
-const pageLimit = 1024
 
 // AllUTXOs returns every UTXO addrs own (see GetUTXOs), page by page, each
 // once.
 func (c *Client) AllUTXOs(ctx context.Context, addrs []string, sourceChain string) ([]avax.UTXO, error) {
-	var out []avax.UTXO
-	seen := map[ids.ID]bool{}
-	startAddr, startUTXO := "", ""
-	for {
-		p, err := c.GetUTXOs(ctx, addrs, sourceChain, pageLimit, startAddr, startUTXO)
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range p.UTXOs {
-			u, err := avax.ParseUTXO(b)
-			if err != nil {
-				return nil, err
-			}
-			if !seen[u.InputID()] {
-				seen[u.InputID()] = true
-				out = append(out, u)
-			}
-		}
-		if len(p.UTXOs) < pageLimit {
-			return out, nil
-		}
-		startAddr, startUTXO = p.EndAddress, p.EndUTXO
-	}
+	return utxoclient.AllUTXOs(ctx, c.call, addrs, sourceChain)
 }
 
 // Balance is an address's balance of one asset.

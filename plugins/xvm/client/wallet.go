@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/plugins/utxoclient"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -56,31 +56,13 @@ func (w *Wallet) Address() avax.ShortID { return w.Key.Address() }
 
 // FormatAddress returns an address as the chain shows it ("X-local1...").
 func (w *Wallet) FormatAddress(a avax.ShortID) string {
-	s, err := avax.FormatAddress(w.Client.Chain(), avax.HRP(w.NetworkID), a)
-	if err != nil {
-		return a.String()
-	}
-	return s
+	return utxoclient.FormatAddress(w.Client.Chain(), w.NetworkID, a)
 }
 
 // ParseAddress reads "<chain>-<hrp>1..." (any chain prefix), "<hrp>1..."
 // or a CB58 short ID, and checks the HRP is the network's.
 func (w *Wallet) ParseAddress(s string) (avax.ShortID, error) {
-	if a, err := avax.ShortIDFromString(s); err == nil {
-		return a, nil
-	}
-	bech := s
-	if _, rest, ok := strings.Cut(s, "-"); ok {
-		bech = rest
-	}
-	hrp, a, err := avax.ParseBech32(bech)
-	if err != nil {
-		return avax.ShortID{}, fmt.Errorf("address %q: %w", s, err)
-	}
-	if want := avax.HRP(w.NetworkID); hrp != want {
-		return avax.ShortID{}, fmt.Errorf("address %q is for HRP %q; this network's is %q", s, hrp, want)
-	}
-	return a, nil
+	return utxoclient.ParseAddress(s, w.NetworkID)
 }
 
 // spendable returns the UTXOs the key alone may spend now, of the chain
@@ -90,17 +72,7 @@ func (w *Wallet) spendable(ctx context.Context, source string) ([]avax.UTXO, err
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now
-	if w.Now != nil {
-		now = w.Now
-	}
-	out := all[:0]
-	for _, u := range all {
-		if u.Out.Threshold == 1 && slices.Contains(u.Out.Addrs, w.Address()) && u.Out.Locktime <= uint64(now().Unix()) {
-			out = append(out, u)
-		}
-	}
-	return out, nil
+	return utxoclient.Spendable(all, w.Address(), w.Now), nil
 }
 
 // input returns the input spending u with the key, which must be one of

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/chainhost/chainhost/plugins/utxoclient"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -127,50 +128,11 @@ func (c *Client) WaitAccepted(ctx context.Context, id ids.ID) (uint64, error) {
 	}
 }
 
-// pageLimit is how many UTXOs AllUTXOs asks for per page.
-const pageLimit = 1024
-
-// AllUTXOs returns every UTXO that sourceChain exported to this chain
-// and addrs own (addresses as "<chain>-<hrp>1..." or CB58 short IDs),
-// page by page, each once.
+// AllUTXOs returns every UTXO addrs own (as the chain shows them, or CB58
+// short IDs) that sourceChain exported to this chain, page by page, each
+// once.
 func (c *Client) AllUTXOs(ctx context.Context, addrs []string, sourceChain string) ([]avax.UTXO, error) {
-	var out []avax.UTXO
-	seen := map[ids.ID]bool{}
-	var start map[string]string
-	for {
-		params := map[string]any{"addresses": addrs, "sourceChain": sourceChain, "limit": pageLimit, "encoding": "hex"}
-		if start != nil {
-			params["startIndex"] = start
-		}
-		var r struct {
-			UTXOs    []string `json:"utxos"`
-			EndIndex struct {
-				Address string `json:"address"`
-				UTXO    string `json:"utxo"`
-			} `json:"endIndex"`
-		}
-		if err := c.call(ctx, "getUTXOs", params, &r); err != nil {
-			return nil, err
-		}
-		for _, s := range r.UTXOs {
-			b, err := ids.DecodeHexWithChecksum(s)
-			if err != nil {
-				return nil, fmt.Errorf("getUTXOs: %w", err)
-			}
-			u, err := avax.ParseUTXO(b)
-			if err != nil {
-				return nil, err
-			}
-			if !seen[u.InputID()] {
-				seen[u.InputID()] = true
-				out = append(out, u)
-			}
-		}
-		if len(r.UTXOs) < pageLimit {
-			return out, nil
-		}
-		start = map[string]string{"address": r.EndIndex.Address, "utxo": r.EndIndex.UTXO}
-	}
+	return utxoclient.AllUTXOs(ctx, c.call, addrs, sourceChain)
 }
 
 // Balance returns an account's EVM balance at the head, in wei.

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
+	"github.com/chainhost/chainhost/plugins/utxoclient"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -56,11 +57,7 @@ func EVMAddress(k *avax.PrivateKey) common.Address {
 // Address returns the key's address as the chain shows it
 // ("C-local1...").
 func (w *Wallet) Address() string {
-	s, err := avax.FormatAddress(w.Client.Chain(), avax.HRP(w.Ctx.NetworkID), w.Key.Address())
-	if err != nil {
-		return w.Key.Address().String()
-	}
-	return s
+	return utxoclient.FormatAddress(w.Client.Chain(), w.Ctx.NetworkID, w.Key.Address())
 }
 
 // fee returns what a transaction of gas pays under the chain's rule.
@@ -86,18 +83,7 @@ func (w *Wallet) Importable(ctx context.Context, source string) ([]avax.UTXO, er
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now
-	if w.Now != nil {
-		now = w.Now
-	}
-	me := w.Key.Address()
-	out := all[:0]
-	for _, u := range all {
-		if u.AssetID == w.Ctx.AVAXAssetID && u.Out.Threshold == 1 && slices.Contains(u.Out.Addrs, me) && u.Out.Locktime <= uint64(now().Unix()) {
-			out = append(out, u)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(utxoclient.Spendable(all, w.Key.Address(), w.Now), func(u avax.UTXO) bool { return u.AssetID != w.Ctx.AVAXAssetID }), nil
 }
 
 // BuildImport builds and signs an import of every AVAX UTXO source
