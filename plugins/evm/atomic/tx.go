@@ -87,14 +87,12 @@ type ImportTx struct {
 // TypeID is typeImportTx.
 func (*ImportTx) TypeID() uint32 { return typeImportTx }
 
+// Pack packs the fields after the type ID.
 func (t *ImportTx) Pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
 	p.ID(t.BlockchainID)
 	p.ID(t.SourceChain)
-	p.Int(uint32(len(t.ImportedIns)))
-	for i := range t.ImportedIns {
-		t.ImportedIns[i].Pack(p)
-	}
+	avax.PackInputs(p, t.ImportedIns)
 	p.Int(uint32(len(t.Outs)))
 	for _, o := range t.Outs {
 		p.Fixed(o.Address[:])
@@ -107,12 +105,8 @@ func (t *ImportTx) unpack(u *avax.Unpacker) {
 	t.NetworkID = u.Int()
 	t.BlockchainID = u.ID()
 	t.SourceChain = u.ID()
-	n := u.SliceLen(minInputSize, "imported inputs")
-	t.ImportedIns = make([]avax.TransferableInput, n)
-	for i := range t.ImportedIns {
-		t.ImportedIns[i] = avax.UnpackTransferableInput(u)
-	}
-	n = u.SliceLen(evmOutputSize, "outputs")
+	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
+	n := u.SliceLen(evmOutputSize, "outputs")
 	t.Outs = make([]EVMOutput, n)
 	for i := range t.Outs {
 		o := &t.Outs[i]
@@ -135,6 +129,7 @@ type ExportTx struct {
 // TypeID is typeExportTx.
 func (*ExportTx) TypeID() uint32 { return typeExportTx }
 
+// Pack packs the fields after the type ID.
 func (t *ExportTx) Pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
 	p.ID(t.BlockchainID)
@@ -146,10 +141,7 @@ func (t *ExportTx) Pack(p *avax.Packer) {
 		p.ID(in.AssetID)
 		p.Long(in.Nonce)
 	}
-	p.Int(uint32(len(t.ExportedOuts)))
-	for i := range t.ExportedOuts {
-		t.ExportedOuts[i].Pack(p)
-	}
+	avax.PackOutputs(p, t.ExportedOuts)
 }
 
 func (t *ExportTx) unpack(u *avax.Unpacker) {
@@ -165,19 +157,13 @@ func (t *ExportTx) unpack(u *avax.Unpacker) {
 		in.AssetID = u.ID()
 		in.Nonce = u.Long()
 	}
-	n = u.SliceLen(minOutputSize, "exported outputs")
-	t.ExportedOuts = make([]avax.TransferableOutput, n)
-	for i := range t.ExportedOuts {
-		t.ExportedOuts[i] = avax.UnpackTransferableOutput(u)
-	}
+	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
 }
 
 // Sizes of the packed values, to bound slice lengths.
 const (
 	evmOutputSize = common.AddressLength + 8 + ids.Len
 	evmInputSize  = evmOutputSize + 8
-	minInputSize  = ids.Len + 4 + ids.Len + 4 + 8 + 4
-	minOutputSize = ids.Len + 4 + 8 + 8 + 4 + 4
 )
 
 // Tx is a signed atomic transaction: the unsigned transaction and one

@@ -101,22 +101,20 @@ func (*BaseTx) TypeID() uint32 { return typeBaseTx }
 // Base returns t.
 func (t *BaseTx) Base() *BaseTx { return t }
 
+// Pack packs the fields after the type ID.
 func (t *BaseTx) Pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
 	p.ID(t.BlockchainID)
-	packOutputs(p, t.Outs)
-	p.Int(uint32(len(t.Ins)))
-	for i := range t.Ins {
-		t.Ins[i].Pack(p)
-	}
+	avax.PackOutputs(p, t.Outs)
+	avax.PackInputs(p, t.Ins)
 	p.VarBytes(t.Memo)
 }
 
 func (t *BaseTx) unpack(u *avax.Unpacker) {
 	t.NetworkID = u.Int()
 	t.BlockchainID = u.ID()
-	t.Outs = unpackOutputs(u, "outputs")
-	t.Ins = unpackInputs(u, "inputs")
+	t.Outs = avax.UnpackOutputs(u, "outputs")
+	t.Ins = avax.UnpackInputs(u, "inputs")
 	t.Memo = u.VarBytes()
 }
 
@@ -135,10 +133,11 @@ type AddValidatorTx struct {
 // TypeID is typeAddValidatorTx.
 func (*AddValidatorTx) TypeID() uint32 { return typeAddValidatorTx }
 
+// Pack packs the fields after the type ID.
 func (t *AddValidatorTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.RewardsOwner)
 	p.Int(t.DelegationShares)
 }
@@ -154,10 +153,11 @@ type AddDelegatorTx struct {
 // TypeID is typeAddDelegatorTx.
 func (*AddDelegatorTx) TypeID() uint32 { return typeAddDelegatorTx }
 
+// Pack packs the fields after the type ID.
 func (t *AddDelegatorTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.RewardsOwner)
 }
 
@@ -178,12 +178,13 @@ type AddPermissionlessValidatorTx struct {
 // TypeID is typeAddPermissionlessValidatorTx.
 func (*AddPermissionlessValidatorTx) TypeID() uint32 { return typeAddPermissionlessValidatorTx }
 
+// Pack packs the fields after the type ID.
 func (t *AddPermissionlessValidatorTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
 	p.ID(t.Subnet)
 	packSigner(p, t.Signer)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.ValidatorRewardsOwner)
 	packOwner(p, &t.DelegatorRewardsOwner)
 	p.Int(t.DelegationShares)
@@ -202,11 +203,12 @@ type AddPermissionlessDelegatorTx struct {
 // TypeID is typeAddPermissionlessDelegatorTx.
 func (*AddPermissionlessDelegatorTx) TypeID() uint32 { return typeAddPermissionlessDelegatorTx }
 
+// Pack packs the fields after the type ID.
 func (t *AddPermissionlessDelegatorTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
 	p.ID(t.Subnet)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.RewardsOwner)
 }
 
@@ -220,6 +222,7 @@ type CreateSubnetTx struct {
 // TypeID is typeCreateSubnetTx.
 func (*CreateSubnetTx) TypeID() uint32 { return typeCreateSubnetTx }
 
+// Pack packs the fields after the type ID.
 func (t *CreateSubnetTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	packOwner(p, &t.Owner)
@@ -244,6 +247,7 @@ func (*CreateChainTx) TypeID() uint32 { return typeCreateChainTx }
 // Authorization is the subnet owner's.
 func (t *CreateChainTx) Authorization() *Auth { return &t.SubnetAuth }
 
+// Pack packs the fields after the type ID.
 func (t *CreateChainTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.ID(t.SubnetID)
@@ -286,6 +290,7 @@ func (*ConvertSubnetToL1Tx) TypeID() uint32 { return typeConvertSubnetToL1Tx }
 // Authorization is the subnet owner's.
 func (t *ConvertSubnetToL1Tx) Authorization() *Auth { return &t.SubnetAuth }
 
+// Pack packs the fields after the type ID.
 func (t *ConvertSubnetToL1Tx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.ID(t.Subnet)
@@ -316,6 +321,7 @@ type RegisterL1ValidatorTx struct {
 // TypeID is typeRegisterL1ValidatorTx.
 func (*RegisterL1ValidatorTx) TypeID() uint32 { return typeRegisterL1ValidatorTx }
 
+// Pack packs the fields after the type ID.
 func (t *RegisterL1ValidatorTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.Long(t.Balance)
@@ -333,6 +339,7 @@ type SetL1ValidatorWeightTx struct {
 // TypeID is typeSetL1ValidatorWeightTx.
 func (*SetL1ValidatorWeightTx) TypeID() uint32 { return typeSetL1ValidatorWeightTx }
 
+// Pack packs the fields after the type ID.
 func (t *SetL1ValidatorWeightTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.VarBytes(t.Message)
@@ -349,6 +356,7 @@ type IncreaseL1ValidatorBalanceTx struct {
 // TypeID is typeIncreaseL1ValidatorBalanceTx.
 func (*IncreaseL1ValidatorBalanceTx) TypeID() uint32 { return typeIncreaseL1ValidatorBalanceTx }
 
+// Pack packs the fields after the type ID.
 func (t *IncreaseL1ValidatorBalanceTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.ID(t.ValidationID)
@@ -369,6 +377,7 @@ func (*DisableL1ValidatorTx) TypeID() uint32 { return typeDisableL1ValidatorTx }
 // Authorization is the deactivation owner's.
 func (t *DisableL1ValidatorTx) Authorization() *Auth { return &t.DisableAuth }
 
+// Pack packs the fields after the type ID.
 func (t *DisableL1ValidatorTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.ID(t.ValidationID)
@@ -418,7 +427,7 @@ func unpackUnsigned(u *avax.Unpacker) Unsigned {
 		tx := &AddValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
 		tx.DelegationShares = u.Int()
 		return tx
@@ -426,7 +435,7 @@ func unpackUnsigned(u *avax.Unpacker) Unsigned {
 		tx := &AddDelegatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
 		return tx
 	case typeAddPermissionlessValidatorTx:
@@ -435,7 +444,7 @@ func unpackUnsigned(u *avax.Unpacker) Unsigned {
 		tx.Validator = unpackValidator(u)
 		tx.Subnet = u.ID()
 		tx.Signer = unpackSigner(u)
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.ValidatorRewardsOwner = unpackOwner(u)
 		tx.DelegatorRewardsOwner = unpackOwner(u)
 		tx.DelegationShares = u.Int()
@@ -445,7 +454,7 @@ func unpackUnsigned(u *avax.Unpacker) Unsigned {
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
 		tx.Subnet = u.ID()
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
 		return tx
 	case typeCreateSubnetTx:

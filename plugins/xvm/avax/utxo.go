@@ -355,3 +355,48 @@ func ParseUTXO(b []byte) (UTXO, error) {
 	}
 	return utxo, nil
 }
+
+// The smallest packed TransferableOutput and TransferableInput, to bound
+// the lengths of their slices.
+const (
+	minOutputSize = ids.Len + 4 + 8 + 8 + 4 + 4
+	minInputSize  = ids.Len + 4 + ids.Len + 4 + 8 + 4
+)
+
+// PackOutputs packs a slice of outputs: its length, then each output.
+func PackOutputs(p *Packer, outs []TransferableOutput) {
+	p.Int(uint32(len(outs)))
+	for i := range outs {
+		outs[i].Pack(p)
+	}
+}
+
+// UnpackOutputs reads what PackOutputs wrote; what names the slice in
+// errors.
+func UnpackOutputs(u *Unpacker, what string) []TransferableOutput {
+	n := u.SliceLen(minOutputSize, what)
+	outs := make([]TransferableOutput, n)
+	for i := range outs {
+		outs[i] = UnpackTransferableOutput(u)
+	}
+	return outs
+}
+
+// PackInputs packs a slice of inputs: its length, then each input.
+func PackInputs(p *Packer, ins []TransferableInput) {
+	p.Int(uint32(len(ins)))
+	for i := range ins {
+		ins[i].Pack(p)
+	}
+}
+
+// UnpackInputs reads what PackInputs wrote; what names the slice in
+// errors.
+func UnpackInputs(u *Unpacker, what string) []TransferableInput {
+	n := u.SliceLen(minInputSize, what)
+	ins := make([]TransferableInput, n)
+	for i := range ins {
+		ins[i] = UnpackTransferableInput(u)
+	}
+	return ins
+}

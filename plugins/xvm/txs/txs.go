@@ -51,50 +51,21 @@ func (t *BaseTx) Base() *BaseTx { return t }
 // NumInputs is the number of inputs.
 func (t *BaseTx) NumInputs() int { return len(t.Ins) }
 
+// Pack packs the fields after the type ID.
 func (t *BaseTx) Pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
 	p.ID(t.BlockchainID)
-	p.Int(uint32(len(t.Outs)))
-	for i := range t.Outs {
-		t.Outs[i].Pack(p)
-	}
-	p.Int(uint32(len(t.Ins)))
-	for i := range t.Ins {
-		t.Ins[i].Pack(p)
-	}
+	avax.PackOutputs(p, t.Outs)
+	avax.PackInputs(p, t.Ins)
 	p.VarBytes(t.Memo)
 }
 
 func (t *BaseTx) unpack(u *avax.Unpacker) {
 	t.NetworkID = u.Int()
 	t.BlockchainID = u.ID()
-	t.Outs = unpackOutputs(u, "outputs")
-	t.Ins = unpackInputs(u, "inputs")
+	t.Outs = avax.UnpackOutputs(u, "outputs")
+	t.Ins = avax.UnpackInputs(u, "inputs")
 	t.Memo = u.VarBytes()
-}
-
-// The smallest packed output and input, to bound slice lengths.
-const (
-	minOutputSize = ids.Len + 4 + 8 + 8 + 4 + 4
-	minInputSize  = ids.Len + 4 + ids.Len + 4 + 8 + 4
-)
-
-func unpackOutputs(u *avax.Unpacker, what string) []avax.TransferableOutput {
-	n := u.SliceLen(minOutputSize, what)
-	outs := make([]avax.TransferableOutput, n)
-	for i := range outs {
-		outs[i] = avax.UnpackTransferableOutput(u)
-	}
-	return outs
-}
-
-func unpackInputs(u *avax.Unpacker, what string) []avax.TransferableInput {
-	n := u.SliceLen(minInputSize, what)
-	ins := make([]avax.TransferableInput, n)
-	for i := range ins {
-		ins[i] = avax.UnpackTransferableInput(u)
-	}
-	return ins
 }
 
 // InitialState is a genesis asset's outputs of one feature extension (0:
@@ -117,6 +88,7 @@ type CreateAssetTx struct {
 // TypeID is TypeCreateAssetTx.
 func (*CreateAssetTx) TypeID() uint32 { return TypeCreateAssetTx }
 
+// Pack packs the fields after the type ID.
 func (t *CreateAssetTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.Str(t.Name)
@@ -162,19 +134,17 @@ func (*ImportTx) TypeID() uint32 { return TypeImportTx }
 // NumInputs counts the inputs and the imported inputs.
 func (t *ImportTx) NumInputs() int { return len(t.Ins) + len(t.ImportedIns) }
 
+// Pack packs the fields after the type ID.
 func (t *ImportTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.ID(t.SourceChain)
-	p.Int(uint32(len(t.ImportedIns)))
-	for i := range t.ImportedIns {
-		t.ImportedIns[i].Pack(p)
-	}
+	avax.PackInputs(p, t.ImportedIns)
 }
 
 func (t *ImportTx) unpack(u *avax.Unpacker) {
 	t.BaseTx.unpack(u)
 	t.SourceChain = u.ID()
-	t.ImportedIns = unpackInputs(u, "imported inputs")
+	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
 }
 
 // ExportTx sends ExportedOuts to DestinationChain through shared memory.
@@ -187,19 +157,17 @@ type ExportTx struct {
 // TypeID is TypeExportTx.
 func (*ExportTx) TypeID() uint32 { return TypeExportTx }
 
+// Pack packs the fields after the type ID.
 func (t *ExportTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.ID(t.DestinationChain)
-	p.Int(uint32(len(t.ExportedOuts)))
-	for i := range t.ExportedOuts {
-		t.ExportedOuts[i].Pack(p)
-	}
+	avax.PackOutputs(p, t.ExportedOuts)
 }
 
 func (t *ExportTx) unpack(u *avax.Unpacker) {
 	t.BaseTx.unpack(u)
 	t.DestinationChain = u.ID()
-	t.ExportedOuts = unpackOutputs(u, "exported outputs")
+	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
 }
 
 // Tx is a signed transaction: the unsigned transaction and one credential
