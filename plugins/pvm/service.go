@@ -11,6 +11,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -329,10 +330,10 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 		if c < 0 {
 			continue
 		}
-		prefix := key(prefixAddrUTXO, addr[:])
+		prefix := utxostore.AddrPrefix(addr)
 		var start []byte
 		if c == 0 {
-			start = key(prefixAddrUTXO, addr[:], startUTXO[:])
+			start = utxostore.AddrKey(addr, startUTXO)
 		}
 		full := false
 		err := vm.db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
@@ -346,7 +347,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a getUTXOsArgs) (getUTXOsReply, erro
 			endAddr, endUTXO = addr, id
 			if !seen[id] {
 				seen[id] = true
-				b, err := vm.db.Get(ctx, utxoKey(id))
+				b, err := vm.db.Get(ctx, utxostore.UTXOKey(id))
 				if err != nil {
 					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
 				}
@@ -417,14 +418,14 @@ func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply
 	out := getBalanceReply{UTXOIDs: []utxoIDJSON{}}
 	seen := map[ids.ID]bool{}
 	for _, addr := range addrs {
-		prefix := key(prefixAddrUTXO, addr[:])
+		prefix := utxostore.AddrPrefix(addr)
 		err := vm.db.Iterate(ctx, prefix, nil, func(k, _ []byte) error {
 			id, err := ids.FromBytes(k[len(prefix):])
 			if err != nil || seen[id] {
 				return err
 			}
 			seen[id] = true
-			u, found, err := vm.db.utxo(ctx, id)
+			u, found, err := utxostore.Get(ctx, vm.db, id)
 			if err != nil || !found {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -297,10 +298,10 @@ func (vm *VM) localUTXOs(ctx context.Context, addrs []avax.ShortID, startAddr av
 		if c < 0 {
 			continue
 		}
-		prefix := key(prefixAddrUTXO, addr[:])
+		prefix := utxostore.AddrPrefix(addr)
 		var start []byte
 		if c == 0 {
-			start = key(prefixAddrUTXO, addr[:], startUTXO[:])
+			start = utxostore.AddrKey(addr, startUTXO)
 		}
 		full := false
 		err := vm.db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
@@ -314,7 +315,7 @@ func (vm *VM) localUTXOs(ctx context.Context, addrs []avax.ShortID, startAddr av
 			endAddr, endUTXO = addr, id
 			if !seen[id] {
 				seen[id] = true
-				b, err := vm.db.Get(ctx, utxoKey(id))
+				b, err := vm.db.Get(ctx, utxostore.UTXOKey(id))
 				if err != nil {
 					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
 				}
@@ -417,13 +418,13 @@ type getBalanceReply struct {
 
 // ownedUTXOs calls fn with each UTXO addr owns.
 func (vm *VM) ownedUTXOs(ctx context.Context, addr avax.ShortID, fn func(avax.UTXO) error) error {
-	prefix := key(prefixAddrUTXO, addr[:])
+	prefix := utxostore.AddrPrefix(addr)
 	return vm.db.Iterate(ctx, prefix, nil, func(k, _ []byte) error {
 		id, err := ids.FromBytes(k[len(prefix):])
 		if err != nil {
 			return err
 		}
-		u, found, err := vm.st.utxo(ctx, id)
+		u, found, err := utxostore.Get(ctx, vm.st.db, id)
 		if err != nil || !found {
 			return err
 		}
