@@ -183,7 +183,7 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 }
 
 func (vm *VM) baseJSON(b *txs.BaseTx) txjson.BaseTx {
-	return txjson.Base(b.NetworkID, b.BlockchainID, b.Outs, b.Ins, b.Memo, vm.formatAddress)
+	return txjson.Base((*avax.BaseTx)(b), vm.formatAddress)
 }
 
 func (vm *VM) ownerJSON(o avax.OutputOwners) ownerJSON {

@@ -87,13 +87,7 @@ func NumCredentials(t Unsigned) int {
 
 // BaseTx is a transfer of AVAX on the chain, and the fields every
 // transaction starts with.
-type BaseTx struct {
-	NetworkID    uint32
-	BlockchainID ids.ID
-	Outs         []avax.TransferableOutput
-	Ins          []avax.TransferableInput
-	Memo         []byte
-}
+type BaseTx avax.BaseTx
 
 // TypeID is typeBaseTx.
 func (*BaseTx) TypeID() uint32 { return typeBaseTx }
@@ -102,21 +96,9 @@ func (*BaseTx) TypeID() uint32 { return typeBaseTx }
 func (t *BaseTx) Base() *BaseTx { return t }
 
 // Pack packs the fields after the type ID.
-func (t *BaseTx) Pack(p *avax.Packer) {
-	p.Int(t.NetworkID)
-	p.ID(t.BlockchainID)
-	avax.PackOutputs(p, t.Outs)
-	avax.PackInputs(p, t.Ins)
-	p.VarBytes(t.Memo)
-}
+func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 
-func (t *BaseTx) unpack(u *avax.Unpacker) {
-	t.NetworkID = u.Int()
-	t.BlockchainID = u.ID()
-	t.Outs = avax.UnpackOutputs(u, "outputs")
-	t.Ins = avax.UnpackInputs(u, "inputs")
-	t.Memo = u.VarBytes()
-}
+func (t *BaseTx) unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 
 // AddValidatorTx adds a primary-network validator: its node, period and
 // weight, the stake that makes the weight (locked until the end) and who

@@ -67,8 +67,8 @@ type (
 
 // Base returns the JSON of a base transaction's fields; format writes an
 // address as the chain shows it.
-func Base(networkID uint32, chainID ids.ID, outs []avax.TransferableOutput, ins []avax.TransferableInput, memo []byte, format func(avax.ShortID) string) BaseTx {
-	return BaseTx{NetworkID: networkID, BlockchainID: chainID, Outputs: Outputs(outs, format), Inputs: Inputs(ins), Memo: memo}
+func Base(b *avax.BaseTx, format func(avax.ShortID) string) BaseTx {
+	return BaseTx{NetworkID: b.NetworkID, BlockchainID: b.BlockchainID, Outputs: Outputs(b.Outs, format), Inputs: Inputs(b.Ins), Memo: b.Memo}
 }
 
 // Outputs returns the JSON of outputs.

@@ -34,13 +34,7 @@ type Unsigned interface {
 
 // BaseTx is a transfer of assets on the chain, and the fields every
 // transaction starts with.
-type BaseTx struct {
-	NetworkID    uint32
-	BlockchainID ids.ID
-	Outs         []avax.TransferableOutput
-	Ins          []avax.TransferableInput
-	Memo         []byte
-}
+type BaseTx avax.BaseTx
 
 // TypeID is TypeBaseTx.
 func (*BaseTx) TypeID() uint32 { return TypeBaseTx }
@@ -52,21 +46,9 @@ func (t *BaseTx) Base() *BaseTx { return t }
 func (t *BaseTx) NumInputs() int { return len(t.Ins) }
 
 // Pack packs the fields after the type ID.
-func (t *BaseTx) Pack(p *avax.Packer) {
-	p.Int(t.NetworkID)
-	p.ID(t.BlockchainID)
-	avax.PackOutputs(p, t.Outs)
-	avax.PackInputs(p, t.Ins)
-	p.VarBytes(t.Memo)
-}
+func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 
-func (t *BaseTx) unpack(u *avax.Unpacker) {
-	t.NetworkID = u.Int()
-	t.BlockchainID = u.ID()
-	t.Outs = avax.UnpackOutputs(u, "outputs")
-	t.Ins = avax.UnpackInputs(u, "inputs")
-	t.Memo = u.VarBytes()
-}
+func (t *BaseTx) unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 
 // InitialState is a genesis asset's outputs of one feature extension (0:
 // secp256k1fx, the only one chainhost reads).
