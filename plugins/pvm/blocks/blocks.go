@@ -17,10 +17,9 @@ const typeStandardBlock uint32 = 32
 
 // format frames the standard block.
 var format = signedtx.BlockFormat[txs.Unsigned]{
-	TypeID:  typeStandardBlock,
-	Name:    "a Banff standard block",
-	MaxSize: 2 << 20,
-	Unpack:  txs.UnpackInBlock,
+	TypeID: typeStandardBlock,
+	Name:   "a Banff standard block",
+	Unpack: txs.UnpackInBlock,
 }
 
 // Block is a standard block: its time (unix seconds), parent, height and
@@ -31,14 +30,13 @@ type Block struct {
 	Height uint64
 	Txs    []*txs.Tx
 
-	id    ids.ID
-	bytes []byte
+	signedtx.Encoded
 }
 
 // New returns the block with its bytes and ID.
 func New(time uint64, parent ids.ID, height uint64, list []*txs.Tx) *Block {
 	b := &Block{Time: time, Parent: parent, Height: height, Txs: list}
-	b.bytes, b.id = format.Encode(b.packHeader, b.Txs)
+	b.Encoded = format.Encode(b.packHeader, b.Txs)
 	return b
 }
 
@@ -52,17 +50,11 @@ func (b *Block) unpackHeader(u *avax.Unpacker) {
 	b.Time, b.Parent, b.Height = u.Long(), u.ID(), u.Long()
 }
 
-// ID is the block ID: the SHA-256 of its bytes.
-func (b *Block) ID() ids.ID { return b.id }
-
-// Bytes returns the block's bytes.
-func (b *Block) Bytes() []byte { return b.bytes }
-
 // Parse reads a standard block.
 func Parse(raw []byte) (*Block, error) {
 	b := &Block{}
 	var err error
-	b.Txs, b.bytes, b.id, err = format.Parse(raw, b.unpackHeader, b.packHeader)
+	b.Txs, b.Encoded, err = format.Parse(raw, b.unpackHeader, b.packHeader)
 	if err != nil {
 		return nil, err
 	}

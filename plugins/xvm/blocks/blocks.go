@@ -22,10 +22,9 @@ const typeStandardBlock uint32 = 20
 
 // format frames the standard block.
 var format = signedtx.BlockFormat[txs.Unsigned]{
-	TypeID:  typeStandardBlock,
-	Name:    "a standard block",
-	MaxSize: 2 << 20,
-	Unpack:  txs.UnpackInBlock,
+	TypeID: typeStandardBlock,
+	Name:   "a standard block",
+	Unpack: txs.UnpackInBlock,
 }
 
 // Block is a standard block: its parent, height, time (unix seconds), an
@@ -37,14 +36,13 @@ type Block struct {
 	Root   ids.ID
 	Txs    []*txs.Tx
 
-	id    ids.ID
-	bytes []byte
+	signedtx.Encoded
 }
 
 // NewBlock returns the block with its bytes and ID.
 func NewBlock(parent ids.ID, height, time uint64, list []*txs.Tx) *Block {
 	b := &Block{Parent: parent, Height: height, Time: time, Txs: list}
-	b.bytes, b.id = format.Encode(b.packHeader, b.Txs)
+	b.Encoded = format.Encode(b.packHeader, b.Txs)
 	return b
 }
 
@@ -59,17 +57,11 @@ func (b *Block) unpackHeader(u *avax.Unpacker) {
 	b.Parent, b.Height, b.Time, b.Root = u.ID(), u.Long(), u.Long(), u.ID()
 }
 
-// ID is the block ID: the SHA-256 of its bytes.
-func (b *Block) ID() ids.ID { return b.id }
-
-// Bytes returns the block's bytes.
-func (b *Block) Bytes() []byte { return b.bytes }
-
 // ParseBlock reads a standard block.
 func ParseBlock(raw []byte) (*Block, error) {
 	b := &Block{}
 	var err error
-	b.Txs, b.bytes, b.id, err = format.Parse(raw, b.unpackHeader, b.packHeader)
+	b.Txs, b.Encoded, err = format.Parse(raw, b.unpackHeader, b.packHeader)
 	if err != nil {
 		return nil, err
 	}
