@@ -13,11 +13,7 @@ import (
 // The JSON forms of transactions and blocks (getTx and getBlock with
 // encoding json), in avalanchego's shapes.
 type (
-	txJSON struct {
-		Unsigned    any              `json:"unsignedTx"`
-		Credentials []credentialJSON `json:"credentials"`
-		ID          ids.ID           `json:"id"`
-	}
+	txJSON         = txjson.Tx[credentialJSON]
 	credentialJSON struct {
 		Signatures []string `json:"signatures"`
 	}

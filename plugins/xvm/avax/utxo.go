@@ -364,39 +364,41 @@ const (
 )
 
 // PackOutputs packs a slice of outputs: its length, then each output.
-func PackOutputs(p *Packer, outs []TransferableOutput) {
-	p.Int(uint32(len(outs)))
-	for i := range outs {
-		outs[i].Pack(p)
-	}
-}
+func PackOutputs(p *Packer, outs []TransferableOutput) { packSlice(p, outs) }
 
 // UnpackOutputs reads what PackOutputs wrote; what names the slice in
 // errors.
 func UnpackOutputs(u *Unpacker, what string) []TransferableOutput {
-	n := u.SliceLen(minOutputSize, what)
-	outs := make([]TransferableOutput, n)
-	for i := range outs {
-		outs[i] = UnpackTransferableOutput(u)
-	}
-	return outs
+	return unpackSlice(u, minOutputSize, what, UnpackTransferableOutput)
 }
 
 // PackInputs packs a slice of inputs: its length, then each input.
-func PackInputs(p *Packer, ins []TransferableInput) {
-	p.Int(uint32(len(ins)))
-	for i := range ins {
-		ins[i].Pack(p)
-	}
-}
+func PackInputs(p *Packer, ins []TransferableInput) { packSlice(p, ins) }
 
 // UnpackInputs reads what PackInputs wrote; what names the slice in
 // errors.
 func UnpackInputs(u *Unpacker, what string) []TransferableInput {
-	n := u.SliceLen(minInputSize, what)
-	ins := make([]TransferableInput, n)
-	for i := range ins {
-		ins[i] = UnpackTransferableInput(u)
+	return unpackSlice(u, minInputSize, what, UnpackTransferableInput)
+}
+
+// packSlice packs a slice: its length, then each element.
+func packSlice[T any, PT interface {
+	*T
+	Pack(p *Packer)
+}](p *Packer, list []T) {
+	p.Int(uint32(len(list)))
+	for i := range list {
+		PT(&list[i]).Pack(p)
 	}
-	return ins
+}
+
+// unpackSlice reads what packSlice wrote, each element of at least minSize
+// bytes.
+func unpackSlice[T any](u *Unpacker, minSize int, what string, read func(u *Unpacker) T) []T {
+	n := u.SliceLen(minSize, what)
+	list := make([]T, n)
+	for i := range list {
+		list[i] = read(u)
+	}
+	return list
 }

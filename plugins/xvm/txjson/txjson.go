@@ -29,6 +29,12 @@ func (b HexBytes) MarshalText() ([]byte, error) { return []byte("0x" + hex.Encod
 
 // The JSON forms.
 type (
+	// Tx is a signed transaction, with the chain's form C of a credential.
+	Tx[C any] struct {
+		Unsigned    any    `json:"unsignedTx"`
+		Credentials []C    `json:"credentials"`
+		ID          ids.ID `json:"id"`
+	}
 	// BaseTx is the fields every transaction starts with.
 	BaseTx struct {
 		NetworkID    uint32   `json:"networkID"`
