@@ -10,6 +10,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -292,10 +293,10 @@ func (d *diff) ops(ctx context.Context, store db) ([]host.Op, error) {
 	}
 	for _, id := range slices.SortedFunc(maps.Keys(d.spent), ids.ID.Compare) {
 		s := d.spent[id]
-		ops = spendUTXO(ops, s.utxo, s.by)
+		ops = utxostore.Spend(ops, s.utxo, s.by)
 	}
 	for _, u := range d.created {
-		ops = putUTXO(ops, u)
+		ops = utxostore.Put(ops, u)
 	}
 	for _, r := range slices.SortedFunc(maps.Keys(d.feeDays), func(a, b feeDayRef) int {
 		if c := a.id.Compare(b.id); c != 0 {

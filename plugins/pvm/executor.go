@@ -14,6 +14,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -129,12 +130,12 @@ func (e *execution) checkInputs() error {
 		if other, ok := e.pending[utxoID]; ok {
 			return rejected(e.id, "input %d: double spend: UTXO %s is spent by pending tx %s", i, in.UTXOID, other)
 		}
-		u, found, err := e.vm.db.utxo(e.ctx, utxoID)
+		u, found, err := utxostore.Get(e.ctx, e.vm.db, utxoID)
 		if err != nil {
 			return err
 		}
 		if !found {
-			spender, spent, err := e.vm.db.spentBy(e.ctx, utxoID)
+			spender, spent, err := utxostore.SpentBy(e.ctx, e.vm.db, utxoID)
 			switch {
 			case err != nil:
 				return err

@@ -1,77 +1,26 @@
 package pvm
 
 import (
-	"encoding/hex"
-
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/txjson"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// secpFxID is the ID of the secp256k1fx feature extension, which
-// avalanchego's JSON names beside each output and input.
-var secpFxID = mustName("secp256k1fx")
-
-func mustName(n string) ids.ID {
-	id, err := ids.FromName(n)
-	if err != nil {
-		panic(err)
-	}
-	return id
-}
-
-// hexBytes is avalanchego's JSONByteSlice: "0x" and hex digits.
-type hexBytes []byte
-
-func (b hexBytes) MarshalText() ([]byte, error) { return []byte("0x" + hex.EncodeToString(b)), nil }
-
 // The JSON forms of transactions and blocks (getTx and getBlock with
 // encoding json), in avalanchego's shapes.
 type (
-	txJSON struct {
-		Unsigned    any              `json:"unsignedTx"`
-		Credentials []credentialJSON `json:"credentials"`
-		ID          ids.ID           `json:"id"`
-	}
+	txJSON         = txjson.Tx[credentialJSON]
 	credentialJSON struct {
 		Signatures []string `json:"signatures"`
-	}
-	baseTxJSON struct {
-		NetworkID    uint32       `json:"networkID"`
-		BlockchainID ids.ID       `json:"blockchainID"`
-		Outputs      []outputJSON `json:"outputs"`
-		Inputs       []inputJSON  `json:"inputs"`
-		Memo         hexBytes     `json:"memo"`
-	}
-	outputJSON struct {
-		AssetID ids.ID       `json:"assetID"`
-		FxID    ids.ID       `json:"fxID"`
-		Output  ownedOutJSON `json:"output"`
-	}
-	ownedOutJSON struct {
-		Addresses []string `json:"addresses"`
-		Amount    uint64   `json:"amount"`
-		Locktime  uint64   `json:"locktime"`
-		Threshold uint32   `json:"threshold"`
 	}
 	ownerJSON struct {
 		Addresses []string `json:"addresses"`
 		Locktime  uint64   `json:"locktime"`
 		Threshold uint32   `json:"threshold"`
-	}
-	inputJSON struct {
-		TxID        ids.ID        `json:"txID"`
-		OutputIndex uint32        `json:"outputIndex"`
-		AssetID     ids.ID        `json:"assetID"`
-		FxID        ids.ID        `json:"fxID"`
-		Input       transferInput `json:"input"`
-	}
-	transferInput struct {
-		Amount           uint64   `json:"amount"`
-		SignatureIndices []uint32 `json:"signatureIndices"`
 	}
 	validatorJSON struct {
 		NodeID txs.NodeID `json:"nodeID"`
@@ -80,8 +29,8 @@ type (
 		Weight uint64     `json:"weight"`
 	}
 	signerJSON struct {
-		PublicKey         hexBytes `json:"publicKey,omitempty"`
-		ProofOfPossession hexBytes `json:"proofOfPossession,omitempty"`
+		PublicKey         txjson.HexBytes `json:"publicKey,omitempty"`
+		ProofOfPossession txjson.HexBytes `json:"proofOfPossession,omitempty"`
 	}
 	authJSON struct {
 		SignatureIndices []uint32 `json:"signatureIndices"`
@@ -91,41 +40,41 @@ type (
 		Addresses []string `json:"addresses"`
 	}
 	addValidatorJSON struct {
-		baseTxJSON
-		Validator    validatorJSON `json:"validator"`
-		Stake        []outputJSON  `json:"stake"`
-		RewardsOwner ownerJSON     `json:"rewardsOwner"`
-		Shares       uint32        `json:"shares"`
+		txjson.BaseTx
+		Validator    validatorJSON   `json:"validator"`
+		Stake        []txjson.Output `json:"stake"`
+		RewardsOwner ownerJSON       `json:"rewardsOwner"`
+		Shares       uint32          `json:"shares"`
 	}
 	addDelegatorJSON struct {
-		baseTxJSON
-		Validator    validatorJSON `json:"validator"`
-		Stake        []outputJSON  `json:"stake"`
-		RewardsOwner ownerJSON     `json:"rewardsOwner"`
+		txjson.BaseTx
+		Validator    validatorJSON   `json:"validator"`
+		Stake        []txjson.Output `json:"stake"`
+		RewardsOwner ownerJSON       `json:"rewardsOwner"`
 	}
 	addPermissionlessValidatorJSON struct {
-		baseTxJSON
-		Validator              validatorJSON `json:"validator"`
-		SubnetID               ids.ID        `json:"subnetID"`
-		Signer                 signerJSON    `json:"signer"`
-		Stake                  []outputJSON  `json:"stake"`
-		ValidationRewardsOwner ownerJSON     `json:"validationRewardsOwner"`
-		DelegationRewardsOwner ownerJSON     `json:"delegationRewardsOwner"`
-		Shares                 uint32        `json:"shares"`
+		txjson.BaseTx
+		Validator              validatorJSON   `json:"validator"`
+		SubnetID               ids.ID          `json:"subnetID"`
+		Signer                 signerJSON      `json:"signer"`
+		Stake                  []txjson.Output `json:"stake"`
+		ValidationRewardsOwner ownerJSON       `json:"validationRewardsOwner"`
+		DelegationRewardsOwner ownerJSON       `json:"delegationRewardsOwner"`
+		Shares                 uint32          `json:"shares"`
 	}
 	addPermissionlessDelegatorJSON struct {
-		baseTxJSON
-		Validator    validatorJSON `json:"validator"`
-		SubnetID     ids.ID        `json:"subnetID"`
-		Stake        []outputJSON  `json:"stake"`
-		RewardsOwner ownerJSON     `json:"rewardsOwner"`
+		txjson.BaseTx
+		Validator    validatorJSON   `json:"validator"`
+		SubnetID     ids.ID          `json:"subnetID"`
+		Stake        []txjson.Output `json:"stake"`
+		RewardsOwner ownerJSON       `json:"rewardsOwner"`
 	}
 	createSubnetJSON struct {
-		baseTxJSON
+		txjson.BaseTx
 		Owner ownerJSON `json:"owner"`
 	}
 	createChainJSON struct {
-		baseTxJSON
+		txjson.BaseTx
 		SubnetID    ids.ID   `json:"subnetID"`
 		ChainName   string   `json:"chainName"`
 		VMID        ids.ID   `json:"vmID"`
@@ -134,7 +83,7 @@ type (
 		SubnetAuth  authJSON `json:"subnetAuthorization"`
 	}
 	convertValidatorJSON struct {
-		NodeID                hexBytes        `json:"nodeID"`
+		NodeID                txjson.HexBytes `json:"nodeID"`
 		Weight                uint64          `json:"weight"`
 		Balance               uint64          `json:"balance"`
 		Signer                signerJSON      `json:"signer"`
@@ -142,30 +91,30 @@ type (
 		DeactivationOwner     pChainOwnerJSON `json:"deactivationOwner"`
 	}
 	convertJSON struct {
-		baseTxJSON
+		txjson.BaseTx
 		SubnetID   ids.ID                 `json:"subnetID"`
 		ChainID    ids.ID                 `json:"chainID"`
-		Address    hexBytes               `json:"address"`
+		Address    txjson.HexBytes        `json:"address"`
 		Validators []convertValidatorJSON `json:"validators"`
 		SubnetAuth authJSON               `json:"subnetAuthorization"`
 	}
 	registerJSON struct {
-		baseTxJSON
-		Balance           uint64   `json:"balance"`
-		ProofOfPossession [96]byte `json:"proofOfPossession"`
-		Message           hexBytes `json:"message"`
+		txjson.BaseTx
+		Balance           uint64          `json:"balance"`
+		ProofOfPossession [96]byte        `json:"proofOfPossession"`
+		Message           txjson.HexBytes `json:"message"`
 	}
 	setWeightJSON struct {
-		baseTxJSON
-		Message hexBytes `json:"message"`
+		txjson.BaseTx
+		Message txjson.HexBytes `json:"message"`
 	}
 	increaseBalanceJSON struct {
-		baseTxJSON
+		txjson.BaseTx
 		ValidationID ids.ID `json:"validationID"`
 		Balance      uint64 `json:"balance"`
 	}
 	disableJSON struct {
-		baseTxJSON
+		txjson.BaseTx
 		ValidationID ids.ID   `json:"validationID"`
 		DisableAuth  authJSON `json:"disableAuthorization"`
 	}
@@ -181,35 +130,31 @@ type (
 func (vm *VM) txJSON(t *txs.Tx) txJSON {
 	out := txJSON{ID: t.ID(), Credentials: make([]credentialJSON, len(t.Creds))}
 	for i, c := range t.Creds {
-		sigs := make([]string, len(c.Sigs))
-		for j := range c.Sigs {
-			sigs[j] = "0x" + hex.EncodeToString(c.Sigs[j][:])
-		}
-		out.Credentials[i] = credentialJSON{Signatures: sigs}
+		out.Credentials[i] = credentialJSON{Signatures: txjson.Signatures(c)}
 	}
 	base := vm.baseJSON(t.Unsigned.Base())
 	switch u := t.Unsigned.(type) {
 	case *txs.AddValidatorTx:
-		out.Unsigned = addValidatorJSON{baseTxJSON: base, Validator: validatorJSONOf(u.Validator), Stake: vm.outputsJSON(u.StakeOuts),
+		out.Unsigned = addValidatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress),
 			RewardsOwner: vm.ownerJSON(u.RewardsOwner), Shares: u.DelegationShares}
 	case *txs.AddDelegatorTx:
-		out.Unsigned = addDelegatorJSON{baseTxJSON: base, Validator: validatorJSONOf(u.Validator), Stake: vm.outputsJSON(u.StakeOuts),
+		out.Unsigned = addDelegatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress),
 			RewardsOwner: vm.ownerJSON(u.RewardsOwner)}
 	case *txs.AddPermissionlessValidatorTx:
-		out.Unsigned = addPermissionlessValidatorJSON{baseTxJSON: base, Validator: validatorJSONOf(u.Validator), SubnetID: u.Subnet,
-			Signer: signerJSONOf(u.Signer), Stake: vm.outputsJSON(u.StakeOuts), ValidationRewardsOwner: vm.ownerJSON(u.ValidatorRewardsOwner),
+		out.Unsigned = addPermissionlessValidatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), SubnetID: u.Subnet,
+			Signer: signerJSONOf(u.Signer), Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress), ValidationRewardsOwner: vm.ownerJSON(u.ValidatorRewardsOwner),
 			DelegationRewardsOwner: vm.ownerJSON(u.DelegatorRewardsOwner), Shares: u.DelegationShares}
 	case *txs.AddPermissionlessDelegatorTx:
-		out.Unsigned = addPermissionlessDelegatorJSON{baseTxJSON: base, Validator: validatorJSONOf(u.Validator), SubnetID: u.Subnet,
-			Stake: vm.outputsJSON(u.StakeOuts), RewardsOwner: vm.ownerJSON(u.RewardsOwner)}
+		out.Unsigned = addPermissionlessDelegatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), SubnetID: u.Subnet,
+			Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress), RewardsOwner: vm.ownerJSON(u.RewardsOwner)}
 	case *txs.CreateSubnetTx:
-		out.Unsigned = createSubnetJSON{baseTxJSON: base, Owner: vm.ownerJSON(u.Owner)}
+		out.Unsigned = createSubnetJSON{BaseTx: base, Owner: vm.ownerJSON(u.Owner)}
 	case *txs.CreateChainTx:
 		fx := u.FxIDs
 		if fx == nil {
 			fx = []ids.ID{}
 		}
-		out.Unsigned = createChainJSON{baseTxJSON: base, SubnetID: u.SubnetID, ChainName: u.ChainName, VMID: u.VMID,
+		out.Unsigned = createChainJSON{BaseTx: base, SubnetID: u.SubnetID, ChainName: u.ChainName, VMID: u.VMID,
 			FxIDs: fx, GenesisData: u.GenesisData, SubnetAuth: authJSONOf(u.SubnetAuth)}
 	case *txs.ConvertSubnetToL1Tx:
 		vdrs := make([]convertValidatorJSON, len(u.Validators))
@@ -217,43 +162,24 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 			vdrs[i] = convertValidatorJSON{NodeID: v.NodeID, Weight: v.Weight, Balance: v.Balance, Signer: signerJSONOf(&v.Signer),
 				RemainingBalanceOwner: pChainOwnerJSONOf(v.RemainingBalanceOwner), DeactivationOwner: pChainOwnerJSONOf(v.DeactivationOwner)}
 		}
-		out.Unsigned = convertJSON{baseTxJSON: base, SubnetID: u.Subnet, ChainID: u.ChainID, Address: u.Address,
+		out.Unsigned = convertJSON{BaseTx: base, SubnetID: u.Subnet, ChainID: u.ChainID, Address: u.Address,
 			Validators: vdrs, SubnetAuth: authJSONOf(u.SubnetAuth)}
 	case *txs.RegisterL1ValidatorTx:
-		out.Unsigned = registerJSON{baseTxJSON: base, Balance: u.Balance, ProofOfPossession: u.ProofOfPossession, Message: u.Message}
+		out.Unsigned = registerJSON{BaseTx: base, Balance: u.Balance, ProofOfPossession: u.ProofOfPossession, Message: u.Message}
 	case *txs.SetL1ValidatorWeightTx:
-		out.Unsigned = setWeightJSON{baseTxJSON: base, Message: u.Message}
+		out.Unsigned = setWeightJSON{BaseTx: base, Message: u.Message}
 	case *txs.IncreaseL1ValidatorBalanceTx:
-		out.Unsigned = increaseBalanceJSON{baseTxJSON: base, ValidationID: u.ValidationID, Balance: u.Balance}
+		out.Unsigned = increaseBalanceJSON{BaseTx: base, ValidationID: u.ValidationID, Balance: u.Balance}
 	case *txs.DisableL1ValidatorTx:
-		out.Unsigned = disableJSON{baseTxJSON: base, ValidationID: u.ValidationID, DisableAuth: authJSONOf(u.DisableAuth)}
+		out.Unsigned = disableJSON{BaseTx: base, ValidationID: u.ValidationID, DisableAuth: authJSONOf(u.DisableAuth)}
 	default:
 		out.Unsigned = base
 	}
 	return out
 }
 
-func (vm *VM) baseJSON(b *txs.BaseTx) baseTxJSON {
-	ins := make([]inputJSON, len(b.Ins))
-	for i, in := range b.Ins {
-		idx := in.In.SigIndices
-		if idx == nil {
-			idx = []uint32{}
-		}
-		ins[i] = inputJSON{TxID: in.TxID, OutputIndex: in.OutputIndex, AssetID: in.AssetID, FxID: secpFxID,
-			Input: transferInput{Amount: in.In.Amt, SignatureIndices: idx}}
-	}
-	return baseTxJSON{NetworkID: b.NetworkID, BlockchainID: b.BlockchainID, Outputs: vm.outputsJSON(b.Outs), Inputs: ins, Memo: b.Memo}
-}
-
-func (vm *VM) outputsJSON(outs []avax.TransferableOutput) []outputJSON {
-	list := make([]outputJSON, len(outs))
-	for i := range outs {
-		o := &outs[i].Out
-		list[i] = outputJSON{AssetID: outs[i].AssetID, FxID: secpFxID, Output: ownedOutJSON{
-			Addresses: vm.formatAddresses(o.Addrs), Amount: o.Amt, Locktime: o.Locktime, Threshold: o.Threshold}}
-	}
-	return list
+func (vm *VM) baseJSON(b *txs.BaseTx) txjson.BaseTx {
+	return txjson.Base((*avax.BaseTx)(b), vm.formatAddress)
 }
 
 func (vm *VM) ownerJSON(o avax.OutputOwners) ownerJSON {

@@ -11,6 +11,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -185,7 +186,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.Get
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
-	out, endAddr, endUTXO, err := addrIndex.Page(ctx, vm.db, addrs, page)
+	out, endAddr, endUTXO, err := utxoapi.PageAddresses(ctx, vm.db, addrs, page)
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
@@ -236,14 +237,14 @@ func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply
 	out := getBalanceReply{UTXOIDs: []utxoIDJSON{}}
 	seen := map[ids.ID]bool{}
 	for _, addr := range addrs {
-		prefix := key(prefixAddrUTXO, addr[:])
+		prefix := utxostore.AddrPrefix(addr)
 		err := vm.db.Iterate(ctx, prefix, nil, func(k, _ []byte) error {
 			id, err := ids.FromBytes(k[len(prefix):])
 			if err != nil || seen[id] {
 				return err
 			}
 			seen[id] = true
-			u, found, err := vm.db.utxo(ctx, id)
+			u, found, err := utxostore.Get(ctx, vm.db, id)
 			if err != nil || !found {
 				return err
 			}

@@ -11,17 +11,14 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// Keys of the VM's state in its host database namespace (docs/pchain.md).
+// Keys of the VM's state in its host database namespace (docs/pchain.md),
+// besides the UTXO set's (utxostore: 'u', 'a', 's').
 const (
-	prefixUTXO     = 'u' // u <utxoID> -> UTXO bytes
-	prefixAddrUTXO = 'a' // a <address> <utxoID> -> nothing
-	prefixSpent    = 's' // s <utxoID> -> ID of the tx that spent it
 	prefixTx       = 't' // t <txID> -> tx record
 	prefixBlock    = 'b' // b <height> -> block bytes
 	prefixBlockID  = 'B' // B <blockID> -> height
@@ -47,23 +44,17 @@ func key(prefix byte, parts ...[]byte) []byte {
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 
-func utxoKey(id ids.ID) []byte                     { return key(prefixUTXO, id[:]) }
-func addrUTXOKey(a avax.ShortID, id ids.ID) []byte { return key(prefixAddrUTXO, a[:], id[:]) }
-func spentKey(id ids.ID) []byte                    { return key(prefixSpent, id[:]) }
-func txKey(id ids.ID) []byte                       { return key(prefixTx, id[:]) }
-func blockKey(h uint64) []byte                     { return key(prefixBlock, u64(h)) }
-func blockIDKey(id ids.ID) []byte                  { return key(prefixBlockID, id[:]) }
-func stakerKey(id ids.ID) []byte                   { return key(prefixStaker, id[:]) }
-func subnetKey(id ids.ID) []byte                   { return key(prefixSubnet, id[:]) }
-func chainKey(id ids.ID) []byte                    { return key(prefixChain, id[:]) }
-func l1Key(id ids.ID) []byte                       { return key(prefixL1, id[:]) }
-func expiryKey(id ids.ID) []byte                   { return key(prefixExpiry, id[:]) }
-func totalsKey(h uint64) []byte                    { return key(prefixTotals, u64(h)) }
-func feeDayKey(id ids.ID, day uint64) []byte       { return key(prefixFeeDay, id[:], u64(day)) }
-func feeTotalKey(day uint64) []byte                { return key(prefixFeeTotal, u64(day)) }
-
-// addrIndex pages the UTXOs of addresses (getUTXOs).
-var addrIndex = utxoapi.AddressIndex{Prefix: prefixAddrUTXO, UTXOKey: utxoKey}
+func txKey(id ids.ID) []byte                 { return key(prefixTx, id[:]) }
+func blockKey(h uint64) []byte               { return key(prefixBlock, u64(h)) }
+func blockIDKey(id ids.ID) []byte            { return key(prefixBlockID, id[:]) }
+func stakerKey(id ids.ID) []byte             { return key(prefixStaker, id[:]) }
+func subnetKey(id ids.ID) []byte             { return key(prefixSubnet, id[:]) }
+func chainKey(id ids.ID) []byte              { return key(prefixChain, id[:]) }
+func l1Key(id ids.ID) []byte                 { return key(prefixL1, id[:]) }
+func expiryKey(id ids.ID) []byte             { return key(prefixExpiry, id[:]) }
+func totalsKey(h uint64) []byte              { return key(prefixTotals, u64(h)) }
+func feeDayKey(id ids.ID, day uint64) []byte { return key(prefixFeeDay, id[:], u64(day)) }
+func feeTotalKey(day uint64) []byte          { return key(prefixFeeTotal, u64(day)) }
 
 func sha256ID(b []byte) ids.ID { return sha256.Sum256(b) }
 
@@ -200,35 +191,6 @@ type db struct {
 	host.Database
 }
 
-// utxo returns a UTXO; found is false when it does not exist.
-func (d db) utxo(ctx context.Context, id ids.ID) (u avax.UTXO, found bool, err error) {
-	b, err := d.Get(ctx, utxoKey(id))
-	if errors.Is(err, host.ErrNotFound) {
-		return avax.UTXO{}, false, nil
-	}
-	if err != nil {
-		return avax.UTXO{}, false, fmt.Errorf("read UTXO %s: %w", id, err)
-	}
-	u, err = avax.ParseUTXO(b)
-	if err != nil {
-		return avax.UTXO{}, false, fmt.Errorf("read UTXO %s: %w", id, err)
-	}
-	return u, true, nil
-}
-
-// spentBy returns the transaction that spent a UTXO, if one did.
-func (d db) spentBy(ctx context.Context, id ids.ID) (ids.ID, bool, error) {
-	b, err := d.Get(ctx, spentKey(id))
-	if errors.Is(err, host.ErrNotFound) {
-		return ids.ID{}, false, nil
-	}
-	if err != nil {
-		return ids.ID{}, false, fmt.Errorf("read spent marker of %s: %w", id, err)
-	}
-	txID, err := ids.FromBytes(b)
-	return txID, err == nil, err
-}
-
 // tx returns a stored transaction, parsed, and its record.
 func (d db) tx(ctx context.Context, id ids.ID) (*txs.Tx, txRecord, bool, error) {
 	b, err := d.Get(ctx, txKey(id))
@@ -302,25 +264,4 @@ func (d db) feeTotal(ctx context.Context, day uint64) (feeTotal, error) {
 	var t feeTotal
 	_, err := readJSON(ctx, d, feeTotalKey(day), &t)
 	return t, err
-}
-
-// putUTXO adds the writes of a new UTXO to ops: the UTXO and its entry
-// under each owner address.
-func putUTXO(ops []host.Op, u avax.UTXO) []host.Op {
-	id := u.InputID()
-	ops = append(ops, host.Op{Key: utxoKey(id), Value: u.Bytes()})
-	for _, a := range u.Out.Addrs {
-		ops = append(ops, host.Op{Key: addrUTXOKey(a, id), Value: []byte{}})
-	}
-	return ops
-}
-
-// spendUTXO adds the writes that spend u in tx spender to ops.
-func spendUTXO(ops []host.Op, u avax.UTXO, spender ids.ID) []host.Op {
-	id := u.InputID()
-	ops = append(ops, host.Op{Key: utxoKey(id), Delete: true}, host.Op{Key: spentKey(id), Value: spender[:]})
-	for _, a := range u.Out.Addrs {
-		ops = append(ops, host.Op{Key: addrUTXOKey(a, id), Delete: true})
-	}
-	return ops
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/utxoapi"
+	"github.com/chainhost/chainhost/plugins/xvm/txjson"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -50,15 +51,15 @@ type apiDelegator struct {
 // apiL1Validator is an L1 validator in avalanchego's shape; Balance is
 // what is left of its balance now (0 when inactive).
 type apiL1Validator struct {
-	NodeID                txs.NodeID     `json:"nodeID"`
-	Weight                jsonrpc.Uint64 `json:"weight"`
-	StartTime             jsonrpc.Uint64 `json:"startTime"`
-	ValidationID          ids.ID         `json:"validationID"`
-	PublicKey             hexBytes       `json:"publicKey"`
-	RemainingBalanceOwner *apiOwner      `json:"remainingBalanceOwner"`
-	DeactivationOwner     *apiOwner      `json:"deactivationOwner"`
-	MinNonce              jsonrpc.Uint64 `json:"minNonce"`
-	Balance               jsonrpc.Uint64 `json:"balance"`
+	NodeID                txs.NodeID      `json:"nodeID"`
+	Weight                jsonrpc.Uint64  `json:"weight"`
+	StartTime             jsonrpc.Uint64  `json:"startTime"`
+	ValidationID          ids.ID          `json:"validationID"`
+	PublicKey             txjson.HexBytes `json:"publicKey"`
+	RemainingBalanceOwner *apiOwner       `json:"remainingBalanceOwner"`
+	DeactivationOwner     *apiOwner       `json:"deactivationOwner"`
+	MinNonce              jsonrpc.Uint64  `json:"minNonce"`
+	Balance               jsonrpc.Uint64  `json:"balance"`
 }
 
 type getCurrentValidatorsReply struct {
@@ -235,14 +236,14 @@ type getSubnetArgs struct {
 }
 
 type getSubnetReply struct {
-	IsPermissioned           bool           `json:"isPermissioned"`
-	ControlKeys              []string       `json:"controlKeys"`
-	Threshold                jsonrpc.Uint64 `json:"threshold"`
-	Locktime                 jsonrpc.Uint64 `json:"locktime"`
-	SubnetTransformationTxID ids.ID         `json:"subnetTransformationTxID"`
-	ConversionID             ids.ID         `json:"conversionID"`
-	ManagerChainID           ids.ID         `json:"managerChainID"`
-	ManagerAddress           *hexBytes      `json:"managerAddress"`
+	IsPermissioned           bool             `json:"isPermissioned"`
+	ControlKeys              []string         `json:"controlKeys"`
+	Threshold                jsonrpc.Uint64   `json:"threshold"`
+	Locktime                 jsonrpc.Uint64   `json:"locktime"`
+	SubnetTransformationTxID ids.ID           `json:"subnetTransformationTxID"`
+	ConversionID             ids.ID           `json:"conversionID"`
+	ManagerChainID           ids.ID           `json:"managerChainID"`
+	ManagerAddress           *txjson.HexBytes `json:"managerAddress"`
 }
 
 // getSubnet describes a subnet: its owner, and its conversion once it is an
@@ -263,7 +264,7 @@ func (vm *VM) getSubnet(_ context.Context, a getSubnetArgs) (getSubnetReply, err
 	out := getSubnetReply{IsPermissioned: !sn.Converted, ControlKeys: vm.formatAddresses(sn.Owner.Addrs),
 		Threshold: jsonrpc.Uint64(sn.Owner.Threshold), Locktime: jsonrpc.Uint64(sn.Owner.Locktime)}
 	if sn.Converted {
-		addr := hexBytes(sn.ManagerAddress)
+		addr := txjson.HexBytes(sn.ManagerAddress)
 		out.ConversionID, out.ManagerChainID, out.ManagerAddress = sn.ConversionID, sn.ManagerChain, &addr
 	}
 	return out, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -115,7 +116,7 @@ func (vm *VM) writeGenesis(ctx context.Context) (*chainState, error) {
 	s := newChainState(meta{LastBlockID: blk.ID(), Time: g.time, GenesisTime: g.time})
 	var ops []host.Op
 	for _, u := range g.utxos {
-		ops = putUTXO(ops, u)
+		ops = utxostore.Put(ops, u)
 	}
 	for _, t := range g.validators {
 		var (

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -278,18 +279,11 @@ func GetTxStatus(ctx context.Context, a GetTxStatusArgs, accepted string, isAcce
 	return GetTxStatusReply{Status: "Unknown"}, nil
 }
 
-// AddressIndex is how a chain's database records which UTXOs an address
-// owns: an empty value under Prefix, the address and the UTXO's ID; the
-// UTXO's bytes are under UTXOKey(its ID).
-type AddressIndex struct {
-	Prefix  byte
-	UTXOKey func(ids.ID) []byte
-}
-
-// Page reads a page of the UTXOs of addrs (sorted) from db, by address,
-// then UTXO ID, after p's start; a UTXO owned by several of the addresses
+// PageAddresses reads a page of the UTXOs of addrs (sorted) from a
+// chain's UTXO set in db (utxostore), by address, then UTXO ID, after p's
+// start; a UTXO owned by several of the addresses
 // comes once per page. It returns them and where the page ends.
-func (x AddressIndex) Page(ctx context.Context, db host.Database, addrs []avax.ShortID, p Page) ([][]byte, avax.ShortID, ids.ID, error) {
+func PageAddresses(ctx context.Context, db host.Database, addrs []avax.ShortID, p Page) ([][]byte, avax.ShortID, ids.ID, error) {
 	var out [][]byte
 	endAddr, endUTXO := p.StartAddr, p.StartUTXO
 	seen := map[ids.ID]bool{}
@@ -298,10 +292,10 @@ func (x AddressIndex) Page(ctx context.Context, db host.Database, addrs []avax.S
 		if c < 0 {
 			continue
 		}
-		prefix := append([]byte{x.Prefix}, addr[:]...)
+		prefix := utxostore.AddrPrefix(addr)
 		var start []byte
 		if c == 0 {
-			start = append(slices.Clip(prefix), p.StartUTXO[:]...)
+			start = utxostore.AddrKey(addr, p.StartUTXO)
 		}
 		full := false
 		err := db.Iterate(ctx, prefix, start, func(k, _ []byte) error {
@@ -315,7 +309,7 @@ func (x AddressIndex) Page(ctx context.Context, db host.Database, addrs []avax.S
 			endAddr, endUTXO = addr, id
 			if !seen[id] {
 				seen[id] = true
-				b, err := db.Get(ctx, x.UTXOKey(id))
+				b, err := db.Get(ctx, utxostore.UTXOKey(id))
 				if err != nil {
 					return fmt.Errorf("UTXO %s of %s: %w", id, addr, err)
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -180,7 +181,7 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 		list[i] = t
 		txID := t.ID()
 		for _, u := range p.spends {
-			ops = spendUTXO(ops, u, txID)
+			ops = utxostore.Spend(ops, u, txID)
 		}
 		for _, u := range p.imports {
 			id := u.InputID()
@@ -189,7 +190,7 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 		}
 		base := t.Unsigned.Base()
 		for j, o := range base.Outs {
-			ops = putUTXO(ops, avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(j)}, AssetID: o.AssetID, Out: o.Out})
+			ops = utxostore.Put(ops, avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(j)}, AssetID: o.AssetID, Out: o.Out})
 		}
 		if e, ok := t.Unsigned.(*txs.ExportTx); ok {
 			r := requests(p.peer)

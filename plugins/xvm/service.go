@@ -9,6 +9,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/utxoapi"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -155,7 +156,7 @@ func (vm *VM) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxoapi.Get
 	var endAddr avax.ShortID
 	var endUTXO ids.ID
 	if source == vm.env.ChainID {
-		raw, endAddr, endUTXO, err = addrIndex.Page(ctx, vm.db, addrs, page)
+		raw, endAddr, endUTXO, err = utxoapi.PageAddresses(ctx, vm.db, addrs, page)
 	} else {
 		raw, endAddr, endUTXO, err = vm.atomicUTXOs(ctx, source, addrs, page)
 	}
@@ -229,13 +230,13 @@ type getBalanceReply struct {
 
 // ownedUTXOs calls fn with each UTXO addr owns.
 func (vm *VM) ownedUTXOs(ctx context.Context, addr avax.ShortID, fn func(avax.UTXO) error) error {
-	prefix := key(prefixAddrUTXO, addr[:])
+	prefix := utxostore.AddrPrefix(addr)
 	return vm.db.Iterate(ctx, prefix, nil, func(k, _ []byte) error {
 		id, err := ids.FromBytes(k[len(prefix):])
 		if err != nil {
 			return err
 		}
-		u, found, err := vm.st.utxo(ctx, id)
+		u, found, err := utxostore.Get(ctx, vm.st.db, id)
 		if err != nil || !found {
 			return err
 		}

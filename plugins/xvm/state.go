@@ -7,19 +7,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/chainhost/chainhost/plugins/utxoapi"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// Keys of the VM's state in its host database namespace (docs/xvm.md).
+// Keys of the VM's state in its host database namespace (docs/xvm.md),
+// besides the UTXO set's (utxostore: 'u', 'a', 's').
 const (
-	prefixUTXO       = 'u' // u <utxoID> -> UTXO bytes
-	prefixAddrUTXO   = 'a' // a <address> <utxoID> -> nothing
-	prefixSpent      = 's' // s <utxoID> -> ID of the tx that spent it
 	prefixTx         = 't' // t <txID> -> tx record
 	prefixTxAt       = 'T' // T <position in X/tx> -> txID
 	prefixBlock      = 'b' // b <height> -> block bytes
@@ -43,18 +39,12 @@ func key(prefix byte, parts ...[]byte) []byte {
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 
-func utxoKey(id ids.ID) []byte                     { return key(prefixUTXO, id[:]) }
-func addrUTXOKey(a avax.ShortID, id ids.ID) []byte { return key(prefixAddrUTXO, a[:], id[:]) }
-func spentKey(id ids.ID) []byte                    { return key(prefixSpent, id[:]) }
-func txKey(id ids.ID) []byte                       { return key(prefixTx, id[:]) }
-func txAtKey(pos uint64) []byte                    { return key(prefixTxAt, u64(pos)) }
-func blockKey(h uint64) []byte                     { return key(prefixBlock, u64(h)) }
-func blockIDKey(id ids.ID) []byte                  { return key(prefixBlockID, id[:]) }
-func vertexKey(pos uint64) []byte                  { return key(prefixVertex, u64(pos)) }
-func vertexIDKey(id ids.ID) []byte                 { return key(prefixVertexID, id[:]) }
-
-// addrIndex pages the UTXOs of addresses (getUTXOs).
-var addrIndex = utxoapi.AddressIndex{Prefix: prefixAddrUTXO, UTXOKey: utxoKey}
+func txKey(id ids.ID) []byte       { return key(prefixTx, id[:]) }
+func txAtKey(pos uint64) []byte    { return key(prefixTxAt, u64(pos)) }
+func blockKey(h uint64) []byte     { return key(prefixBlock, u64(h)) }
+func blockIDKey(id ids.ID) []byte  { return key(prefixBlockID, id[:]) }
+func vertexKey(pos uint64) []byte  { return key(prefixVertex, u64(pos)) }
+func vertexIDKey(id ids.ID) []byte { return key(prefixVertexID, id[:]) }
 
 // meta is the chain's counters and heads, written with every acceptance.
 type meta struct {
@@ -165,36 +155,6 @@ type state struct {
 	db host.Database
 }
 
-// utxo returns a UTXO; found is false when it does not exist (spent, or
-// never made).
-func (s state) utxo(ctx context.Context, id ids.ID) (u avax.UTXO, found bool, err error) {
-	b, err := s.db.Get(ctx, utxoKey(id))
-	if errors.Is(err, host.ErrNotFound) {
-		return avax.UTXO{}, false, nil
-	}
-	if err != nil {
-		return avax.UTXO{}, false, fmt.Errorf("read UTXO %s: %w", id, err)
-	}
-	u, err = avax.ParseUTXO(b)
-	if err != nil {
-		return avax.UTXO{}, false, fmt.Errorf("read UTXO %s: %w", id, err)
-	}
-	return u, true, nil
-}
-
-// spentBy returns the transaction that spent a UTXO, if one did.
-func (s state) spentBy(ctx context.Context, id ids.ID) (ids.ID, bool, error) {
-	b, err := s.db.Get(ctx, spentKey(id))
-	if errors.Is(err, host.ErrNotFound) {
-		return ids.ID{}, false, nil
-	}
-	if err != nil {
-		return ids.ID{}, false, fmt.Errorf("read spent marker of %s: %w", id, err)
-	}
-	txID, err := ids.FromBytes(b)
-	return txID, err == nil, err
-}
-
 // tx returns a stored transaction record.
 func (s state) tx(ctx context.Context, id ids.ID) (txRecord, bool, error) {
 	b, err := s.db.Get(ctx, txKey(id))
@@ -275,25 +235,4 @@ func (s state) parsedTx(ctx context.Context, id ids.ID) (*txs.Tx, txRecord, bool
 		return nil, txRecord{}, false, fmt.Errorf("stored tx %s: %w", id, err)
 	}
 	return t, r, true, nil
-}
-
-// putUTXO adds the writes of a new UTXO to ops: the UTXO and its entry
-// under each owner address.
-func putUTXO(ops []host.Op, u avax.UTXO) []host.Op {
-	id := u.InputID()
-	ops = append(ops, host.Op{Key: utxoKey(id), Value: u.Bytes()})
-	for _, a := range u.Out.Addrs {
-		ops = append(ops, host.Op{Key: addrUTXOKey(a, id), Value: []byte{}})
-	}
-	return ops
-}
-
-// spendUTXO adds the writes that spend u in tx spender to ops.
-func spendUTXO(ops []host.Op, u avax.UTXO, spender ids.ID) []host.Op {
-	id := u.InputID()
-	ops = append(ops, host.Op{Key: utxoKey(id), Delete: true}, host.Op{Key: spentKey(id), Value: spender[:]})
-	for _, a := range u.Out.Addrs {
-		ops = append(ops, host.Op{Key: addrUTXOKey(a, id), Delete: true})
-	}
-	return ops
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -116,12 +117,12 @@ func (vm *VM) spendable(ctx context.Context, id ids.ID, what string, in avax.Tra
 	if other, ok := vm.pool.spent[utxoID]; ok {
 		return avax.UTXO{}, rejected(id, "%s: double spend: UTXO %s is spent by pending tx %s", what, in.UTXOID, other)
 	}
-	u, found, err := vm.st.utxo(ctx, utxoID)
+	u, found, err := utxostore.Get(ctx, vm.st.db, utxoID)
 	if err != nil {
 		return avax.UTXO{}, err
 	}
 	if !found {
-		spender, spent, err := vm.st.spentBy(ctx, utxoID)
+		spender, spent, err := utxostore.SpentBy(ctx, vm.st.db, utxoID)
 		switch {
 		case err != nil:
 			return avax.UTXO{}, err

@@ -18,6 +18,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
@@ -137,7 +138,7 @@ func (vm *VM) writeGenesis(ctx context.Context, raw []byte) (meta, error) {
 		rec := txRecord{Container: containerGenesis, Position: noTxPosition, Bytes: a.tx.Bytes()}
 		ops = append(ops, host.Op{Key: txKey(a.tx.ID()), Value: rec.encode()})
 		for _, u := range genesisUTXOs(a) {
-			ops = putUTXO(ops, u)
+			ops = utxostore.Put(ops, u)
 		}
 	}
 	if m.LinearizationHeight == 0 {

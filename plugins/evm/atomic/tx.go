@@ -9,7 +9,6 @@ package atomic
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -30,7 +30,7 @@ const (
 )
 
 // MaxTxSize is the largest transaction the codec reads, in bytes.
-const MaxTxSize = 256 << 10
+const MaxTxSize = signedtx.MaxSize
 
 // X2CRate is the number of wei in one nAVAX: AVAX has 9 decimals on the
 // X-Chain and 18 in EVM balances.
@@ -71,10 +71,7 @@ func (in EVMInput) Compare(p EVMInput) int {
 
 // Unsigned is an unsigned atomic transaction: *ImportTx or *ExportTx.
 type Unsigned interface {
-	// TypeID is the codec type ID.
-	TypeID() uint32
-	// pack packs the fields after the type ID.
-	pack(p *avax.Packer)
+	signedtx.Unsigned
 }
 
 // ImportTx consumes UTXOs that SourceChain exported to this chain and
@@ -90,14 +87,12 @@ type ImportTx struct {
 // TypeID is typeImportTx.
 func (*ImportTx) TypeID() uint32 { return typeImportTx }
 
-func (t *ImportTx) pack(p *avax.Packer) {
+// Pack packs the fields after the type ID.
+func (t *ImportTx) Pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
 	p.ID(t.BlockchainID)
 	p.ID(t.SourceChain)
-	p.Int(uint32(len(t.ImportedIns)))
-	for i := range t.ImportedIns {
-		t.ImportedIns[i].Pack(p)
-	}
+	avax.PackInputs(p, t.ImportedIns)
 	p.Int(uint32(len(t.Outs)))
 	for _, o := range t.Outs {
 		p.Fixed(o.Address[:])
@@ -110,12 +105,8 @@ func (t *ImportTx) unpack(u *avax.Unpacker) {
 	t.NetworkID = u.Int()
 	t.BlockchainID = u.ID()
 	t.SourceChain = u.ID()
-	n := u.SliceLen(minInputSize, "imported inputs")
-	t.ImportedIns = make([]avax.TransferableInput, n)
-	for i := range t.ImportedIns {
-		t.ImportedIns[i] = avax.UnpackTransferableInput(u)
-	}
-	n = u.SliceLen(evmOutputSize, "outputs")
+	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
+	n := u.SliceLen(evmOutputSize, "outputs")
 	t.Outs = make([]EVMOutput, n)
 	for i := range t.Outs {
 		o := &t.Outs[i]
@@ -138,7 +129,8 @@ type ExportTx struct {
 // TypeID is typeExportTx.
 func (*ExportTx) TypeID() uint32 { return typeExportTx }
 
-func (t *ExportTx) pack(p *avax.Packer) {
+// Pack packs the fields after the type ID.
+func (t *ExportTx) Pack(p *avax.Packer) {
 	p.Int(t.NetworkID)
 	p.ID(t.BlockchainID)
 	p.ID(t.DestinationChain)
@@ -149,10 +141,7 @@ func (t *ExportTx) pack(p *avax.Packer) {
 		p.ID(in.AssetID)
 		p.Long(in.Nonce)
 	}
-	p.Int(uint32(len(t.ExportedOuts)))
-	for i := range t.ExportedOuts {
-		t.ExportedOuts[i].Pack(p)
-	}
+	avax.PackOutputs(p, t.ExportedOuts)
 }
 
 func (t *ExportTx) unpack(u *avax.Unpacker) {
@@ -168,133 +157,65 @@ func (t *ExportTx) unpack(u *avax.Unpacker) {
 		in.AssetID = u.ID()
 		in.Nonce = u.Long()
 	}
-	n = u.SliceLen(minOutputSize, "exported outputs")
-	t.ExportedOuts = make([]avax.TransferableOutput, n)
-	for i := range t.ExportedOuts {
-		t.ExportedOuts[i] = avax.UnpackTransferableOutput(u)
-	}
+	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
 }
 
 // Sizes of the packed values, to bound slice lengths.
 const (
 	evmOutputSize = common.AddressLength + 8 + ids.Len
 	evmInputSize  = evmOutputSize + 8
-	minInputSize  = ids.Len + 4 + ids.Len + 4 + 8 + 4
-	minOutputSize = ids.Len + 4 + 8 + 8 + 4 + 4
 )
 
 // Tx is a signed atomic transaction: the unsigned transaction and one
 // credential per input (imported input of an import, EVM input of an
 // export).
 type Tx struct {
-	Unsigned Unsigned
-	Creds    []avax.Credential
-
-	id            ids.ID
-	bytes         []byte
-	unsignedBytes []byte
+	signedtx.Tx[Unsigned]
 }
-
-// ID is the transaction ID: the SHA-256 of its signed bytes.
-func (t *Tx) ID() ids.ID { return t.id }
-
-// Bytes returns the signed bytes.
-func (t *Tx) Bytes() []byte { return t.bytes }
-
-// UnsignedBytes returns the bytes its signatures sign (their SHA-256): the
-// codec version, the type ID and the unsigned fields.
-func (t *Tx) UnsignedBytes() []byte { return t.unsignedBytes }
 
 // New returns the signed transaction of unsigned and creds, with its bytes
 // and ID.
 func New(unsigned Unsigned, creds []avax.Credential) *Tx {
-	t := &Tx{Unsigned: unsigned, Creds: creds}
-	t.initialize()
-	return t
-}
-
-func (t *Tx) initialize() {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(t.Unsigned.TypeID())
-	t.Unsigned.pack(p)
-	n := len(p.Bytes())
-	p.Int(uint32(len(t.Creds)))
-	for i := range t.Creds {
-		t.Creds[i].Pack(p)
-	}
-	t.bytes = p.Bytes()
-	t.unsignedBytes = t.bytes[:n:n]
-	t.id = sha256.Sum256(t.bytes)
-}
-
-// unsignedBytesOf returns the bytes whose SHA-256 signs unsigned.
-func unsignedBytesOf(unsigned Unsigned) []byte {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(unsigned.TypeID())
-	unsigned.pack(p)
-	return p.Bytes()
+	return &Tx{*signedtx.New(unsigned, creds)}
 }
 
 // Sign signs unsigned with one list of keys per input, in the order of the
 // inputs, and returns the signed transaction.
 func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
-	hash := sha256.Sum256(unsignedBytesOf(unsigned))
-	creds := make([]avax.Credential, len(keys))
-	for i, ks := range keys {
-		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
-		for j, k := range ks {
-			creds[i].Sigs[j] = k.SignHash(hash[:])
-		}
-	}
-	return New(unsigned, creds)
+	return &Tx{*signedtx.Sign(unsigned, keys)}
 }
+
+// codec reads the atomic transactions.
+var codec = signedtx.NewCodec("atomic tx", unpackUnsigned)
 
 // Parse reads a signed transaction: the codec version, the unsigned
 // transaction and the credentials, with nothing after them, in the codec's
 // one encoding.
 func Parse(b []byte) (*Tx, error) {
-	if len(b) > MaxTxSize {
-		return nil, fmt.Errorf("parse atomic tx: %d bytes, more than the %d allowed", len(b), MaxTxSize)
+	t, err := codec.Parse(b)
+	if err != nil {
+		return nil, err
 	}
-	u := avax.NewUnpacker(b)
-	u.Version()
-	t := unpackTx(u)
-	if err := u.Done(); err != nil {
-		return nil, fmt.Errorf("parse atomic tx: %w", err)
-	}
-	t.initialize()
-	if !bytes.Equal(t.bytes, b) {
-		return nil, fmt.Errorf("parse atomic tx: the bytes are not in the codec's one encoding")
-	}
-	return t, nil
+	return &Tx{*t}, nil
 }
 
-// unpackTx reads a transaction without its codec version.
-func unpackTx(u *avax.Unpacker) *Tx {
-	t := &Tx{}
+// unpackUnsigned reads an unsigned transaction, its type ID first.
+func unpackUnsigned(u *avax.Unpacker) Unsigned {
 	switch typ := u.TypeID(); {
 	case u.Err() != nil:
-		return t
+		return nil
 	case typ == typeImportTx:
 		tx := &ImportTx{}
 		tx.unpack(u)
-		t.Unsigned = tx
+		return tx
 	case typ == typeExportTx:
 		tx := &ExportTx{}
 		tx.unpack(u)
-		t.Unsigned = tx
+		return tx
 	default:
 		u.Failf("unknown atomic transaction type ID %d (import %d, export %d)", typ, typeImportTx, typeExportTx)
-		return t
+		return nil
 	}
-	n := u.SliceLen(4+4, "credentials")
-	t.Creds = make([]avax.Credential, n)
-	for i := range t.Creds {
-		t.Creds[i] = avax.UnpackCredential(u)
-	}
-	return t
 }
 
 // EncodeBatch returns the batch form of a block's atomic transactions, as
@@ -305,7 +226,7 @@ func EncodeBatch(txs []*Tx) []byte {
 	p.Short(avax.CodecVersion)
 	p.Int(uint32(len(txs)))
 	for _, t := range txs {
-		p.Fixed(t.bytes[2:])
+		t.PackInBlock(p)
 	}
 	return p.Bytes()
 }
@@ -320,17 +241,11 @@ func ParseBatch(b []byte) ([]*Tx, error) {
 	}
 	txs := make([]*Tx, 0, n)
 	for range n {
-		start := u.Offset()
-		t := unpackTx(u)
+		t := codec.UnpackInBlock(u)
 		if u.Err() != nil {
 			break
 		}
-		t.initialize()
-		if len(t.bytes)-2 != u.Offset()-start {
-			u.Failf("atomic transaction %d re-encodes to %d bytes, read %d", len(txs), len(t.bytes)-2, u.Offset()-start)
-			break
-		}
-		txs = append(txs, t)
+		txs = append(txs, &Tx{*t})
 	}
 	if err := u.Done(); err != nil {
 		return nil, fmt.Errorf("parse atomic batch: %w", err)
@@ -371,7 +286,7 @@ func (t *Tx) ExportedUTXOs() []avax.UTXO {
 	}
 	out := make([]avax.UTXO, len(tx.ExportedOuts))
 	for i, o := range tx.ExportedOuts {
-		out[i] = avax.UTXO{UTXOID: avax.UTXOID{TxID: t.id, OutputIndex: uint32(i)}, AssetID: o.AssetID, Out: o.Out}
+		out[i] = avax.UTXO{UTXOID: avax.UTXOID{TxID: t.ID(), OutputIndex: uint32(i)}, AssetID: o.AssetID, Out: o.Out}
 	}
 	return out
 }

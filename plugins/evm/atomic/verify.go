@@ -218,7 +218,7 @@ func Burned(t *Tx) (uint64, error) {
 // GasUsed returns the transaction's gas as coreth counts it (Apricot
 // Phase 5): its unsigned bytes, its signatures and the intrinsic gas.
 func GasUsed(t *Tx) uint64 {
-	gas := uint64(len(t.unsignedBytes))*txBytesGas + intrinsicGas
+	gas := uint64(len(t.UnsignedBytes()))*txBytesGas + intrinsicGas
 	switch tx := t.Unsigned.(type) {
 	case *ImportTx:
 		for i := range tx.ImportedIns {
@@ -250,7 +250,7 @@ func VerifyExportSigners(t *Tx) error {
 	if !ok {
 		return fmt.Errorf("not an export tx: %T", t.Unsigned)
 	}
-	hash := sha256.Sum256(t.unsignedBytes)
+	hash := sha256.Sum256(t.UnsignedBytes())
 	for i, in := range tx.Ins {
 		cred := t.Creds[i]
 		if len(cred.Sigs) != 1 {

@@ -4,12 +4,9 @@
 package blocks
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"fmt"
-
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -18,8 +15,12 @@ import (
 // types, then Banff's four blocks from 29).
 const typeStandardBlock uint32 = 32
 
-// maxBlockSize is the largest block read, in bytes.
-const maxBlockSize = 2 << 20
+// format frames the standard block.
+var format = signedtx.BlockFormat[txs.Unsigned]{
+	TypeID: typeStandardBlock,
+	Name:   "a Banff standard block",
+	Unpack: txs.UnpackInBlock,
+}
 
 // Block is a standard block: its time (unix seconds), parent, height and
 // transactions.
@@ -29,64 +30,33 @@ type Block struct {
 	Height uint64
 	Txs    []*txs.Tx
 
-	id    ids.ID
-	bytes []byte
+	signedtx.Encoded
 }
 
 // New returns the block with its bytes and ID.
 func New(time uint64, parent ids.ID, height uint64, list []*txs.Tx) *Block {
 	b := &Block{Time: time, Parent: parent, Height: height, Txs: list}
-	b.encode()
+	b.Encoded = format.Encode(b.packHeader, b.Txs)
 	return b
 }
 
-func (b *Block) encode() {
-	p := avax.NewPacker(make([]byte, 0, 1024))
-	p.Short(avax.CodecVersion)
-	p.Int(typeStandardBlock)
+func (b *Block) packHeader(p *avax.Packer) {
 	p.Long(b.Time)
 	p.ID(b.Parent)
 	p.Long(b.Height)
-	p.Int(uint32(len(b.Txs)))
-	for _, t := range b.Txs {
-		t.PackInBlock(p)
-	}
-	b.bytes = p.Bytes()
-	b.id = sha256.Sum256(b.bytes)
 }
 
-// ID is the block ID: the SHA-256 of its bytes.
-func (b *Block) ID() ids.ID { return b.id }
-
-// Bytes returns the block's bytes.
-func (b *Block) Bytes() []byte { return b.bytes }
+func (b *Block) unpackHeader(u *avax.Unpacker) {
+	b.Time, b.Parent, b.Height = u.Long(), u.ID(), u.Long()
+}
 
 // Parse reads a standard block.
 func Parse(raw []byte) (*Block, error) {
-	if len(raw) > maxBlockSize {
-		return nil, fmt.Errorf("parse block: %d bytes, more than %d", len(raw), maxBlockSize)
-	}
-	u := avax.NewUnpacker(raw)
-	u.Version()
-	if t := u.TypeID(); u.Err() == nil && t != typeStandardBlock {
-		return nil, fmt.Errorf("parse block: type ID %d, want %d (a Banff standard block)", t, typeStandardBlock)
-	}
-	time, parent, height := u.Long(), u.ID(), u.Long()
-	n := u.SliceLen(8, "block transactions")
-	list := make([]*txs.Tx, 0, n)
-	for range n {
-		t := txs.UnpackInBlock(u)
-		if u.Err() != nil {
-			break
-		}
-		list = append(list, t)
-	}
-	if err := u.Done(); err != nil {
-		return nil, fmt.Errorf("parse block: %w", err)
-	}
-	b := New(time, parent, height, list)
-	if !bytes.Equal(b.bytes, raw) {
-		return nil, fmt.Errorf("parse block: the bytes are not in the codec's one encoding")
+	b := &Block{}
+	var err error
+	b.Txs, b.Encoded, err = format.Parse(raw, b.unpackHeader, b.packHeader)
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
 }

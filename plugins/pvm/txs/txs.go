@@ -7,14 +7,13 @@
 package txs
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -61,17 +60,11 @@ var unsupported = map[uint32]string{
 	typeTransferSubnetOwnershipTx: "TransferSubnetOwnershipTx",
 }
 
-// maxTxSize is the largest transaction the codec reads, in bytes.
-const maxTxSize = 256 << 10
-
 // Unsigned is an unsigned transaction.
 type Unsigned interface {
-	// TypeID is the codec type ID.
-	TypeID() uint32
+	signedtx.Unsigned
 	// Base returns the common fields.
 	Base() *BaseTx
-	// pack packs the fields after the type ID.
-	pack(p *avax.Packer)
 }
 
 // authorized is a transaction whose last credential signs an
@@ -94,13 +87,7 @@ func NumCredentials(t Unsigned) int {
 
 // BaseTx is a transfer of AVAX on the chain, and the fields every
 // transaction starts with.
-type BaseTx struct {
-	NetworkID    uint32
-	BlockchainID ids.ID
-	Outs         []avax.TransferableOutput
-	Ins          []avax.TransferableInput
-	Memo         []byte
-}
+type BaseTx avax.BaseTx
 
 // TypeID is typeBaseTx.
 func (*BaseTx) TypeID() uint32 { return typeBaseTx }
@@ -108,24 +95,10 @@ func (*BaseTx) TypeID() uint32 { return typeBaseTx }
 // Base returns t.
 func (t *BaseTx) Base() *BaseTx { return t }
 
-func (t *BaseTx) pack(p *avax.Packer) {
-	p.Int(t.NetworkID)
-	p.ID(t.BlockchainID)
-	packOutputs(p, t.Outs)
-	p.Int(uint32(len(t.Ins)))
-	for i := range t.Ins {
-		t.Ins[i].Pack(p)
-	}
-	p.VarBytes(t.Memo)
-}
+// Pack packs the fields after the type ID.
+func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 
-func (t *BaseTx) unpack(u *avax.Unpacker) {
-	t.NetworkID = u.Int()
-	t.BlockchainID = u.ID()
-	t.Outs = unpackOutputs(u, "outputs")
-	t.Ins = unpackInputs(u, "inputs")
-	t.Memo = u.VarBytes()
-}
+func (t *BaseTx) unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 
 // AddValidatorTx adds a primary-network validator: its node, period and
 // weight, the stake that makes the weight (locked until the end) and who
@@ -142,10 +115,11 @@ type AddValidatorTx struct {
 // TypeID is typeAddValidatorTx.
 func (*AddValidatorTx) TypeID() uint32 { return typeAddValidatorTx }
 
-func (t *AddValidatorTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *AddValidatorTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.RewardsOwner)
 	p.Int(t.DelegationShares)
 }
@@ -161,10 +135,11 @@ type AddDelegatorTx struct {
 // TypeID is typeAddDelegatorTx.
 func (*AddDelegatorTx) TypeID() uint32 { return typeAddDelegatorTx }
 
-func (t *AddDelegatorTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *AddDelegatorTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.RewardsOwner)
 }
 
@@ -185,12 +160,13 @@ type AddPermissionlessValidatorTx struct {
 // TypeID is typeAddPermissionlessValidatorTx.
 func (*AddPermissionlessValidatorTx) TypeID() uint32 { return typeAddPermissionlessValidatorTx }
 
-func (t *AddPermissionlessValidatorTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *AddPermissionlessValidatorTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
 	p.ID(t.Subnet)
 	packSigner(p, t.Signer)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.ValidatorRewardsOwner)
 	packOwner(p, &t.DelegatorRewardsOwner)
 	p.Int(t.DelegationShares)
@@ -209,11 +185,12 @@ type AddPermissionlessDelegatorTx struct {
 // TypeID is typeAddPermissionlessDelegatorTx.
 func (*AddPermissionlessDelegatorTx) TypeID() uint32 { return typeAddPermissionlessDelegatorTx }
 
-func (t *AddPermissionlessDelegatorTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *AddPermissionlessDelegatorTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	t.Validator.pack(p)
 	p.ID(t.Subnet)
-	packOutputs(p, t.StakeOuts)
+	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.RewardsOwner)
 }
 
@@ -227,8 +204,9 @@ type CreateSubnetTx struct {
 // TypeID is typeCreateSubnetTx.
 func (*CreateSubnetTx) TypeID() uint32 { return typeCreateSubnetTx }
 
-func (t *CreateSubnetTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *CreateSubnetTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	packOwner(p, &t.Owner)
 }
 
@@ -251,8 +229,9 @@ func (*CreateChainTx) TypeID() uint32 { return typeCreateChainTx }
 // Authorization is the subnet owner's.
 func (t *CreateChainTx) Authorization() *Auth { return &t.SubnetAuth }
 
-func (t *CreateChainTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *CreateChainTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.ID(t.SubnetID)
 	p.Str(t.ChainName)
 	p.ID(t.VMID)
@@ -293,8 +272,9 @@ func (*ConvertSubnetToL1Tx) TypeID() uint32 { return typeConvertSubnetToL1Tx }
 // Authorization is the subnet owner's.
 func (t *ConvertSubnetToL1Tx) Authorization() *Auth { return &t.SubnetAuth }
 
-func (t *ConvertSubnetToL1Tx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *ConvertSubnetToL1Tx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.ID(t.Subnet)
 	p.ID(t.ChainID)
 	p.VarBytes(t.Address)
@@ -323,8 +303,9 @@ type RegisterL1ValidatorTx struct {
 // TypeID is typeRegisterL1ValidatorTx.
 func (*RegisterL1ValidatorTx) TypeID() uint32 { return typeRegisterL1ValidatorTx }
 
-func (t *RegisterL1ValidatorTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *RegisterL1ValidatorTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.Long(t.Balance)
 	p.Fixed(t.ProofOfPossession[:])
 	p.VarBytes(t.Message)
@@ -340,8 +321,9 @@ type SetL1ValidatorWeightTx struct {
 // TypeID is typeSetL1ValidatorWeightTx.
 func (*SetL1ValidatorWeightTx) TypeID() uint32 { return typeSetL1ValidatorWeightTx }
 
-func (t *SetL1ValidatorWeightTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *SetL1ValidatorWeightTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.VarBytes(t.Message)
 }
 
@@ -356,8 +338,9 @@ type IncreaseL1ValidatorBalanceTx struct {
 // TypeID is typeIncreaseL1ValidatorBalanceTx.
 func (*IncreaseL1ValidatorBalanceTx) TypeID() uint32 { return typeIncreaseL1ValidatorBalanceTx }
 
-func (t *IncreaseL1ValidatorBalanceTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *IncreaseL1ValidatorBalanceTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.ID(t.ValidationID)
 	p.Long(t.Balance)
 }
@@ -376,8 +359,9 @@ func (*DisableL1ValidatorTx) TypeID() uint32 { return typeDisableL1ValidatorTx }
 // Authorization is the deactivation owner's.
 func (t *DisableL1ValidatorTx) Authorization() *Auth { return &t.DisableAuth }
 
-func (t *DisableL1ValidatorTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *DisableL1ValidatorTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.ID(t.ValidationID)
 	t.DisableAuth.pack(p)
 }
@@ -391,139 +375,75 @@ func ConvertValidationID(subnetID ids.ID, i uint32) ids.ID {
 
 // Tx is a signed transaction: the unsigned transaction and its
 // credentials.
-type Tx struct {
-	Unsigned Unsigned
-	Creds    []avax.Credential
-
-	id            ids.ID
-	bytes         []byte
-	unsignedBytes []byte
-}
-
-// ID is the transaction ID: the SHA-256 of its signed bytes.
-func (t *Tx) ID() ids.ID { return t.id }
-
-// Bytes returns the signed bytes.
-func (t *Tx) Bytes() []byte { return t.bytes }
-
-// UnsignedBytes returns the bytes its signatures sign (their SHA-256).
-func (t *Tx) UnsignedBytes() []byte { return t.unsignedBytes }
+type Tx = signedtx.Tx[Unsigned]
 
 // New returns the signed transaction of unsigned and creds, with its bytes
 // and ID.
-func New(unsigned Unsigned, creds []avax.Credential) *Tx {
-	t := &Tx{Unsigned: unsigned, Creds: creds}
-	t.initialize()
-	return t
-}
-
-func (t *Tx) initialize() {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(t.Unsigned.TypeID())
-	t.Unsigned.pack(p)
-	n := len(p.Bytes())
-	p.Int(uint32(len(t.Creds)))
-	for i := range t.Creds {
-		t.Creds[i].Pack(p)
-	}
-	t.bytes = p.Bytes()
-	t.unsignedBytes = t.bytes[:n:n]
-	t.id = sha256.Sum256(t.bytes)
-}
-
-// unsignedBytesOf returns the bytes that sign unsigned.
-func unsignedBytesOf(unsigned Unsigned) []byte {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(unsigned.TypeID())
-	unsigned.pack(p)
-	return p.Bytes()
-}
+func New(unsigned Unsigned, creds []avax.Credential) *Tx { return signedtx.New(unsigned, creds) }
 
 // Sign signs unsigned with one list of keys per credential (one per input,
 // then the authorization's), each key signing for one signature index.
-func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
-	hash := sha256.Sum256(unsignedBytesOf(unsigned))
-	creds := make([]avax.Credential, len(keys))
-	for i, ks := range keys {
-		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
-		for j, k := range ks {
-			creds[i].Sigs[j] = k.SignHash(hash[:])
-		}
-	}
-	return New(unsigned, creds)
-}
+func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx { return signedtx.Sign(unsigned, keys) }
+
+// codec reads the P-Chain's signed transactions.
+var codec = signedtx.NewCodec("tx", unpackUnsigned)
 
 // Parse reads a signed transaction, with nothing after it.
-func Parse(b []byte) (*Tx, error) {
-	if len(b) > maxTxSize {
-		return nil, fmt.Errorf("parse tx: %d bytes, more than the %d allowed", len(b), maxTxSize)
-	}
-	u := avax.NewUnpacker(b)
-	u.Version()
-	t := unpackTx(u)
-	if err := u.Done(); err != nil {
-		return nil, fmt.Errorf("parse tx: %w", err)
-	}
-	t.initialize()
-	if !bytes.Equal(t.bytes, b) {
-		return nil, fmt.Errorf("parse tx: the bytes are not in the codec's one encoding")
-	}
-	return t, nil
-}
+func Parse(b []byte) (*Tx, error) { return codec.Parse(b) }
 
-// unpackTx reads a transaction without its codec version.
-func unpackTx(u *avax.Unpacker) *Tx {
-	t := &Tx{}
+// UnpackInBlock reads a transaction as a block holds it.
+func UnpackInBlock(u *avax.Unpacker) *Tx { return codec.UnpackInBlock(u) }
+
+// unpackUnsigned reads an unsigned transaction, its type ID first.
+func unpackUnsigned(u *avax.Unpacker) Unsigned {
 	typ := u.TypeID()
 	if u.Err() != nil {
-		return t
+		return nil
 	}
 	switch typ {
 	case typeBaseTx:
 		tx := &BaseTx{}
 		tx.unpack(u)
-		t.Unsigned = tx
+		return tx
 	case typeAddValidatorTx:
 		tx := &AddValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
 		tx.DelegationShares = u.Int()
-		t.Unsigned = tx
+		return tx
 	case typeAddDelegatorTx:
 		tx := &AddDelegatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
-		t.Unsigned = tx
+		return tx
 	case typeAddPermissionlessValidatorTx:
 		tx := &AddPermissionlessValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
 		tx.Subnet = u.ID()
 		tx.Signer = unpackSigner(u)
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.ValidatorRewardsOwner = unpackOwner(u)
 		tx.DelegatorRewardsOwner = unpackOwner(u)
 		tx.DelegationShares = u.Int()
-		t.Unsigned = tx
+		return tx
 	case typeAddPermissionlessDelegatorTx:
 		tx := &AddPermissionlessDelegatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Validator = unpackValidator(u)
 		tx.Subnet = u.ID()
-		tx.StakeOuts = unpackOutputs(u, "stake outputs")
+		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
 		tx.RewardsOwner = unpackOwner(u)
-		t.Unsigned = tx
+		return tx
 	case typeCreateSubnetTx:
 		tx := &CreateSubnetTx{}
 		tx.BaseTx.unpack(u)
 		tx.Owner = unpackOwner(u)
-		t.Unsigned = tx
+		return tx
 	case typeCreateChainTx:
 		tx := &CreateChainTx{}
 		tx.BaseTx.unpack(u)
@@ -537,7 +457,7 @@ func unpackTx(u *avax.Unpacker) *Tx {
 		}
 		tx.GenesisData = u.VarBytes()
 		tx.SubnetAuth = unpackAuth(u)
-		t.Unsigned = tx
+		return tx
 	case typeConvertSubnetToL1Tx:
 		tx := &ConvertSubnetToL1Tx{}
 		tx.BaseTx.unpack(u)
@@ -556,61 +476,37 @@ func unpackTx(u *avax.Unpacker) *Tx {
 			v.DeactivationOwner = warp.UnpackPChainOwner(u)
 		}
 		tx.SubnetAuth = unpackAuth(u)
-		t.Unsigned = tx
+		return tx
 	case typeRegisterL1ValidatorTx:
 		tx := &RegisterL1ValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.Balance = u.Long()
 		copy(tx.ProofOfPossession[:], u.Fixed(bls.SignatureLen))
 		tx.Message = u.VarBytes()
-		t.Unsigned = tx
+		return tx
 	case typeSetL1ValidatorWeightTx:
 		tx := &SetL1ValidatorWeightTx{}
 		tx.BaseTx.unpack(u)
 		tx.Message = u.VarBytes()
-		t.Unsigned = tx
+		return tx
 	case typeIncreaseL1ValidatorBalanceTx:
 		tx := &IncreaseL1ValidatorBalanceTx{}
 		tx.BaseTx.unpack(u)
 		tx.ValidationID = u.ID()
 		tx.Balance = u.Long()
-		t.Unsigned = tx
+		return tx
 	case typeDisableL1ValidatorTx:
 		tx := &DisableL1ValidatorTx{}
 		tx.BaseTx.unpack(u)
 		tx.ValidationID = u.ID()
 		tx.DisableAuth = unpackAuth(u)
-		t.Unsigned = tx
+		return tx
 	default:
 		if name, ok := unsupported[typ]; ok {
 			u.Failf("%s (type %d) is not supported", name, typ)
 		} else {
 			u.Failf("unknown transaction type ID %d", typ)
 		}
-		return t
-	}
-	n := u.SliceLen(4+4, "credentials")
-	t.Creds = make([]avax.Credential, n)
-	for i := range t.Creds {
-		t.Creds[i] = avax.UnpackCredential(u)
-	}
-	return t
-}
-
-// PackInBlock packs the transaction as a block holds it: without the codec
-// version.
-func (t *Tx) PackInBlock(p *avax.Packer) { p.Fixed(t.bytes[2:]) }
-
-// UnpackInBlock reads a transaction as a block holds it.
-func UnpackInBlock(u *avax.Unpacker) *Tx {
-	start := u.Offset()
-	t := unpackTx(u)
-	if u.Err() != nil {
 		return nil
 	}
-	t.initialize()
-	if got := len(t.bytes) - 2; got != u.Offset()-start {
-		u.Failf("transaction re-encodes to %d bytes, read %d", got, u.Offset()-start)
-	}
-	return t
 }

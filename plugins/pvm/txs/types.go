@@ -215,37 +215,5 @@ func unpackSigner(u *avax.Unpacker) *ProofOfPossession {
 	}
 }
 
-// packOutputs packs a slice of outputs.
-func packOutputs(p *avax.Packer, outs []avax.TransferableOutput) {
-	p.Int(uint32(len(outs)))
-	for i := range outs {
-		outs[i].Pack(p)
-	}
-}
-
-// The smallest packed output and input, to bound slice lengths.
-const (
-	minOutputSize = ids.Len + 4 + 8 + 8 + 4 + 4
-	minInputSize  = ids.Len + 4 + ids.Len + 4 + 8 + 4
-)
-
-func unpackOutputs(u *avax.Unpacker, what string) []avax.TransferableOutput {
-	n := u.SliceLen(minOutputSize, what)
-	outs := make([]avax.TransferableOutput, n)
-	for i := range outs {
-		outs[i] = avax.UnpackTransferableOutput(u)
-	}
-	return outs
-}
-
-func unpackInputs(u *avax.Unpacker, what string) []avax.TransferableInput {
-	n := u.SliceLen(minInputSize, what)
-	ins := make([]avax.TransferableInput, n)
-	for i := range ins {
-		ins[i] = avax.UnpackTransferableInput(u)
-	}
-	return ins
-}
-
 // Bytes returns the node ID's 20 bytes.
 func (n NodeID) Bytes() []byte { return append([]byte{}, n[:]...) }

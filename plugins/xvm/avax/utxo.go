@@ -355,3 +355,50 @@ func ParseUTXO(b []byte) (UTXO, error) {
 	}
 	return utxo, nil
 }
+
+// The smallest packed TransferableOutput and TransferableInput, to bound
+// the lengths of their slices.
+const (
+	minOutputSize = ids.Len + 4 + 8 + 8 + 4 + 4
+	minInputSize  = ids.Len + 4 + ids.Len + 4 + 8 + 4
+)
+
+// PackOutputs packs a slice of outputs: its length, then each output.
+func PackOutputs(p *Packer, outs []TransferableOutput) { packSlice(p, outs) }
+
+// UnpackOutputs reads what PackOutputs wrote; what names the slice in
+// errors.
+func UnpackOutputs(u *Unpacker, what string) []TransferableOutput {
+	return unpackSlice(u, minOutputSize, what, UnpackTransferableOutput)
+}
+
+// PackInputs packs a slice of inputs: its length, then each input.
+func PackInputs(p *Packer, ins []TransferableInput) { packSlice(p, ins) }
+
+// UnpackInputs reads what PackInputs wrote; what names the slice in
+// errors.
+func UnpackInputs(u *Unpacker, what string) []TransferableInput {
+	return unpackSlice(u, minInputSize, what, UnpackTransferableInput)
+}
+
+// packSlice packs a slice: its length, then each element.
+func packSlice[T any, PT interface {
+	*T
+	Pack(p *Packer)
+}](p *Packer, list []T) {
+	p.Int(uint32(len(list)))
+	for i := range list {
+		PT(&list[i]).Pack(p)
+	}
+}
+
+// unpackSlice reads what packSlice wrote, each element of at least minSize
+// bytes.
+func unpackSlice[T any](u *Unpacker, minSize int, what string, read func(u *Unpacker) T) []T {
+	n := u.SliceLen(minSize, what)
+	list := make([]T, n)
+	for i := range list {
+		list[i] = read(u)
+	}
+	return list
+}

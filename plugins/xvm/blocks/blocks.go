@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -19,8 +20,12 @@ import (
 // feature extensions (5 to 19).
 const typeStandardBlock uint32 = 20
 
-// maxBlockSize is the largest block read, in bytes.
-const maxBlockSize = 2 << 20
+// format frames the standard block.
+var format = signedtx.BlockFormat[txs.Unsigned]{
+	TypeID: typeStandardBlock,
+	Name:   "a standard block",
+	Unpack: txs.UnpackInBlock,
+}
 
 // Block is a standard block: its parent, height, time (unix seconds), an
 // unused Merkle root and its transactions.
@@ -31,66 +36,34 @@ type Block struct {
 	Root   ids.ID
 	Txs    []*txs.Tx
 
-	id    ids.ID
-	bytes []byte
+	signedtx.Encoded
 }
 
 // NewBlock returns the block with its bytes and ID.
 func NewBlock(parent ids.ID, height, time uint64, list []*txs.Tx) *Block {
 	b := &Block{Parent: parent, Height: height, Time: time, Txs: list}
-	b.encode()
+	b.Encoded = format.Encode(b.packHeader, b.Txs)
 	return b
 }
 
-func (b *Block) encode() {
-	p := avax.NewPacker(make([]byte, 0, 1024))
-	p.Short(avax.CodecVersion)
-	p.Int(typeStandardBlock)
+func (b *Block) packHeader(p *avax.Packer) {
 	p.ID(b.Parent)
 	p.Long(b.Height)
 	p.Long(b.Time)
 	p.ID(b.Root)
-	p.Int(uint32(len(b.Txs)))
-	for _, t := range b.Txs {
-		t.PackInBlock(p)
-	}
-	b.bytes = p.Bytes()
-	b.id = sha256.Sum256(b.bytes)
 }
 
-// ID is the block ID: the SHA-256 of its bytes.
-func (b *Block) ID() ids.ID { return b.id }
-
-// Bytes returns the block's bytes.
-func (b *Block) Bytes() []byte { return b.bytes }
+func (b *Block) unpackHeader(u *avax.Unpacker) {
+	b.Parent, b.Height, b.Time, b.Root = u.ID(), u.Long(), u.Long(), u.ID()
+}
 
 // ParseBlock reads a standard block.
 func ParseBlock(raw []byte) (*Block, error) {
-	if len(raw) > maxBlockSize {
-		return nil, fmt.Errorf("parse block: %d bytes, more than %d", len(raw), maxBlockSize)
-	}
-	u := avax.NewUnpacker(raw)
-	u.Version()
-	if t := u.TypeID(); u.Err() == nil && t != typeStandardBlock {
-		return nil, fmt.Errorf("parse block: type ID %d, want %d (a standard block)", t, typeStandardBlock)
-	}
-	parent, height, time, root := u.ID(), u.Long(), u.Long(), u.ID()
-	n := u.SliceLen(8, "block transactions")
-	list := make([]*txs.Tx, 0, n)
-	for range n {
-		t := txs.UnpackInBlock(u)
-		if u.Err() != nil {
-			break
-		}
-		list = append(list, t)
-	}
-	if err := u.Done(); err != nil {
-		return nil, fmt.Errorf("parse block: %w", err)
-	}
-	b := &Block{Parent: parent, Height: height, Time: time, Root: root, Txs: list}
-	b.encode()
-	if !bytes.Equal(b.bytes, raw) {
-		return nil, fmt.Errorf("parse block: the bytes are not in the codec's one encoding")
+	b := &Block{}
+	var err error
+	b.Txs, b.Encoded, err = format.Parse(raw, b.unpackHeader, b.packHeader)
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
 }

@@ -5,11 +5,8 @@
 package txs
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"fmt"
-
 	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -25,32 +22,19 @@ const (
 // maxMemoSize is the longest memo, in bytes.
 const maxMemoSize = 256
 
-// maxTxSize is the largest transaction the codec reads, in bytes
-// (avalanchego's default codec limit).
-const maxTxSize = 256 << 10
-
 // Unsigned is an unsigned transaction: *BaseTx, *CreateAssetTx, *ImportTx
 // or *ExportTx.
 type Unsigned interface {
-	// TypeID is the codec type ID.
-	TypeID() uint32
+	signedtx.Unsigned
 	// Base returns the common fields.
 	Base() *BaseTx
 	// NumInputs is the number of inputs that need a credential.
 	NumInputs() int
-	// pack packs the fields after the type ID.
-	pack(p *avax.Packer)
 }
 
 // BaseTx is a transfer of assets on the chain, and the fields every
 // transaction starts with.
-type BaseTx struct {
-	NetworkID    uint32
-	BlockchainID ids.ID
-	Outs         []avax.TransferableOutput
-	Ins          []avax.TransferableInput
-	Memo         []byte
-}
+type BaseTx avax.BaseTx
 
 // TypeID is TypeBaseTx.
 func (*BaseTx) TypeID() uint32 { return TypeBaseTx }
@@ -61,51 +45,10 @@ func (t *BaseTx) Base() *BaseTx { return t }
 // NumInputs is the number of inputs.
 func (t *BaseTx) NumInputs() int { return len(t.Ins) }
 
-func (t *BaseTx) pack(p *avax.Packer) {
-	p.Int(t.NetworkID)
-	p.ID(t.BlockchainID)
-	p.Int(uint32(len(t.Outs)))
-	for i := range t.Outs {
-		t.Outs[i].Pack(p)
-	}
-	p.Int(uint32(len(t.Ins)))
-	for i := range t.Ins {
-		t.Ins[i].Pack(p)
-	}
-	p.VarBytes(t.Memo)
-}
+// Pack packs the fields after the type ID.
+func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 
-func (t *BaseTx) unpack(u *avax.Unpacker) {
-	t.NetworkID = u.Int()
-	t.BlockchainID = u.ID()
-	t.Outs = unpackOutputs(u, "outputs")
-	t.Ins = unpackInputs(u, "inputs")
-	t.Memo = u.VarBytes()
-}
-
-// The smallest packed output and input, to bound slice lengths.
-const (
-	minOutputSize = ids.Len + 4 + 8 + 8 + 4 + 4
-	minInputSize  = ids.Len + 4 + ids.Len + 4 + 8 + 4
-)
-
-func unpackOutputs(u *avax.Unpacker, what string) []avax.TransferableOutput {
-	n := u.SliceLen(minOutputSize, what)
-	outs := make([]avax.TransferableOutput, n)
-	for i := range outs {
-		outs[i] = avax.UnpackTransferableOutput(u)
-	}
-	return outs
-}
-
-func unpackInputs(u *avax.Unpacker, what string) []avax.TransferableInput {
-	n := u.SliceLen(minInputSize, what)
-	ins := make([]avax.TransferableInput, n)
-	for i := range ins {
-		ins[i] = avax.UnpackTransferableInput(u)
-	}
-	return ins
-}
+func (t *BaseTx) unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 
 // InitialState is a genesis asset's outputs of one feature extension (0:
 // secp256k1fx, the only one chainhost reads).
@@ -127,8 +70,9 @@ type CreateAssetTx struct {
 // TypeID is TypeCreateAssetTx.
 func (*CreateAssetTx) TypeID() uint32 { return TypeCreateAssetTx }
 
-func (t *CreateAssetTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *CreateAssetTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.Str(t.Name)
 	p.Str(t.Symbol)
 	p.Byte(t.Denomination)
@@ -172,19 +116,17 @@ func (*ImportTx) TypeID() uint32 { return TypeImportTx }
 // NumInputs counts the inputs and the imported inputs.
 func (t *ImportTx) NumInputs() int { return len(t.Ins) + len(t.ImportedIns) }
 
-func (t *ImportTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *ImportTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.ID(t.SourceChain)
-	p.Int(uint32(len(t.ImportedIns)))
-	for i := range t.ImportedIns {
-		t.ImportedIns[i].Pack(p)
-	}
+	avax.PackInputs(p, t.ImportedIns)
 }
 
 func (t *ImportTx) unpack(u *avax.Unpacker) {
 	t.BaseTx.unpack(u)
 	t.SourceChain = u.ID()
-	t.ImportedIns = unpackInputs(u, "imported inputs")
+	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
 }
 
 // ExportTx sends ExportedOuts to DestinationChain through shared memory.
@@ -197,167 +139,69 @@ type ExportTx struct {
 // TypeID is TypeExportTx.
 func (*ExportTx) TypeID() uint32 { return TypeExportTx }
 
-func (t *ExportTx) pack(p *avax.Packer) {
-	t.BaseTx.pack(p)
+// Pack packs the fields after the type ID.
+func (t *ExportTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
 	p.ID(t.DestinationChain)
-	p.Int(uint32(len(t.ExportedOuts)))
-	for i := range t.ExportedOuts {
-		t.ExportedOuts[i].Pack(p)
-	}
+	avax.PackOutputs(p, t.ExportedOuts)
 }
 
 func (t *ExportTx) unpack(u *avax.Unpacker) {
 	t.BaseTx.unpack(u)
 	t.DestinationChain = u.ID()
-	t.ExportedOuts = unpackOutputs(u, "exported outputs")
+	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
 }
 
 // Tx is a signed transaction: the unsigned transaction and one credential
 // per input (the imported inputs of an ImportTx follow its inputs).
-type Tx struct {
-	Unsigned Unsigned
-	Creds    []avax.Credential
-
-	id            ids.ID
-	bytes         []byte
-	unsignedBytes []byte
-}
-
-// ID is the transaction ID: the SHA-256 of its signed bytes.
-func (t *Tx) ID() ids.ID { return t.id }
-
-// Bytes returns the signed bytes.
-func (t *Tx) Bytes() []byte { return t.bytes }
-
-// UnsignedBytes returns the bytes its signatures sign (their SHA-256): the
-// codec version, the type ID and the unsigned fields.
-func (t *Tx) UnsignedBytes() []byte { return t.unsignedBytes }
+type Tx = signedtx.Tx[Unsigned]
 
 // New returns the signed transaction of unsigned and creds, with its bytes
 // and ID.
-func New(unsigned Unsigned, creds []avax.Credential) *Tx {
-	t := &Tx{Unsigned: unsigned, Creds: creds}
-	t.initialize()
-	return t
-}
-
-// initialize computes the bytes and the ID from the fields.
-func (t *Tx) initialize() {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(t.Unsigned.TypeID())
-	t.Unsigned.pack(p)
-	n := len(p.Bytes())
-	packCreds(p, t.Creds)
-	t.bytes = p.Bytes()
-	t.unsignedBytes = t.bytes[:n:n]
-	t.id = sha256.Sum256(t.bytes)
-}
-
-func packCreds(p *avax.Packer, creds []avax.Credential) {
-	p.Int(uint32(len(creds)))
-	for i := range creds {
-		creds[i].Pack(p)
-	}
-}
-
-// unsignedBytesOf returns the bytes that sign unsigned.
-func unsignedBytesOf(unsigned Unsigned) []byte {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(unsigned.TypeID())
-	unsigned.pack(p)
-	return p.Bytes()
-}
+func New(unsigned Unsigned, creds []avax.Credential) *Tx { return signedtx.New(unsigned, creds) }
 
 // Sign signs unsigned with one list of keys per input, in the order of
 // the inputs (then the imported inputs), and returns the signed
 // transaction. Each key signs for one of its input's signature indices,
 // in order.
-func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
-	hash := sha256.Sum256(unsignedBytesOf(unsigned))
-	creds := make([]avax.Credential, len(keys))
-	for i, ks := range keys {
-		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
-		for j, k := range ks {
-			creds[i].Sigs[j] = k.SignHash(hash[:])
-		}
-	}
-	return New(unsigned, creds)
-}
+func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx { return signedtx.Sign(unsigned, keys) }
+
+// codec reads the X-Chain's signed transactions.
+var codec = signedtx.NewCodec("tx", unpackUnsigned)
 
 // Parse reads a signed transaction: the codec version, the unsigned
 // transaction and the credentials, with nothing after them.
-func Parse(b []byte) (*Tx, error) {
-	if len(b) > maxTxSize {
-		return nil, fmt.Errorf("parse tx: %d bytes, more than the %d allowed", len(b), maxTxSize)
-	}
-	u := avax.NewUnpacker(b)
-	u.Version()
-	t := unpackTx(u)
-	if err := u.Done(); err != nil {
-		return nil, fmt.Errorf("parse tx: %w", err)
-	}
-	t.initialize()
-	if !bytes.Equal(t.bytes, b) {
-		return nil, fmt.Errorf("parse tx: the bytes are not in the codec's one encoding")
-	}
-	return t, nil
-}
+func Parse(b []byte) (*Tx, error) { return codec.Parse(b) }
 
-// unpackTx reads a transaction without its codec version.
-func unpackTx(u *avax.Unpacker) *Tx {
-	t := &Tx{}
+// UnpackInBlock reads a transaction as a block holds it.
+func UnpackInBlock(u *avax.Unpacker) *Tx { return codec.UnpackInBlock(u) }
+
+// unpackUnsigned reads an unsigned transaction, its type ID first.
+func unpackUnsigned(u *avax.Unpacker) Unsigned {
 	switch typ := u.TypeID(); {
 	case u.Err() != nil:
-		return t
+		return nil
 	case typ == TypeBaseTx:
 		tx := &BaseTx{}
 		tx.unpack(u)
-		t.Unsigned = tx
+		return tx
 	case typ == TypeCreateAssetTx:
 		tx := &CreateAssetTx{}
 		tx.unpack(u)
-		t.Unsigned = tx
+		return tx
 	case typ == TypeImportTx:
 		tx := &ImportTx{}
 		tx.unpack(u)
-		t.Unsigned = tx
+		return tx
 	case typ == TypeExportTx:
 		tx := &ExportTx{}
 		tx.unpack(u)
-		t.Unsigned = tx
+		return tx
 	case typ == typeOperationTx:
 		u.Failf("operation transactions (type %d) are not supported", typ)
-		return t
+		return nil
 	default:
 		u.Failf("unknown transaction type ID %d", typ)
-		return t
-	}
-	n := u.SliceLen(4+4, "credentials")
-	t.Creds = make([]avax.Credential, n)
-	for i := range t.Creds {
-		t.Creds[i] = avax.UnpackCredential(u)
-	}
-	return t
-}
-
-// PackInBlock packs the transaction as a block holds it: without the
-// codec version.
-func (t *Tx) PackInBlock(p *avax.Packer) {
-	p.Fixed(t.bytes[2:])
-}
-
-// UnpackInBlock reads a transaction as a block holds it.
-func UnpackInBlock(u *avax.Unpacker) *Tx {
-	start := u.Offset()
-	t := unpackTx(u)
-	if u.Err() != nil {
 		return nil
 	}
-	t.initialize()
-	if got := len(t.bytes) - 2; got != u.Offset()-start {
-		u.Failf("transaction re-encodes to %d bytes, read %d", got, u.Offset()-start)
-	}
-	return t
 }

@@ -1,63 +1,25 @@
 // Package vectors loads the avalanchego byte vectors of
-// plugins/xvm/testdata for the X-Chain's tests.
+// plugins/xvm/testdata for the X-Chain's tests (plugins/internal/avaxvectors
+// reads them).
 package vectors
 
 import (
-	"encoding/hex"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/chainhost/chainhost/plugins/internal/avaxvectors"
 )
 
+// EwoqKey is avalanchego's well-known local-network key, hex.
+const EwoqKey = avaxvectors.EwoqKey
+
 // Vectors are the values of testdata/avalanchego-v1.14.2.json.
-type Vectors map[string]json.RawMessage
+type Vectors = avaxvectors.Vectors
 
 // Load reads the vectors, failing t when it cannot.
 func Load(t testing.TB) Vectors {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "testdata", "avalanchego-v1.14.2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v Vectors
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return avaxvectors.Load(t, filepath.Join(filepath.Dir(file), "..", "..", "testdata", "avalanchego-v1.14.2.json"))
 }
-
-// String returns a vector holding one string.
-func (v Vectors) String(t testing.TB, name string) string {
-	t.Helper()
-	var s string
-	if err := json.Unmarshal(v[name], &s); err != nil {
-		t.Fatalf("vector %s: %v", name, err)
-	}
-	return s
-}
-
-// Strings returns a vector holding several strings.
-func (v Vectors) Strings(t testing.TB, name string) []string {
-	t.Helper()
-	var s []string
-	if err := json.Unmarshal(v[name], &s); err != nil {
-		t.Fatalf("vector %s: %v", name, err)
-	}
-	return s
-}
-
-// Bytes returns a vector holding hex bytes.
-func (v Vectors) Bytes(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(v.String(t, name))
-	if err != nil {
-		t.Fatalf("vector %s: %v", name, err)
-	}
-	return b
-}
-
-// EwoqKey is avalanchego's well-known local-network key, hex.
-const EwoqKey = "56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
