@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/index"
-	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -59,16 +57,7 @@ type backfillEnv struct {
 
 func newBackfillEnv(t *testing.T) *backfillEnv {
 	t.Helper()
-	db, err := storage.Open(filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	indexes, err := index.New(index.Options{NS: db.Namespace("index"), DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(indexes.Close)
+	db, indexes := openIndexes(t)
 	e := &backfillEnv{indexes: indexes}
 	e.a = &Chain{ID: ids.Derive([]byte("a")), Alias: "a", Config: config.Chain{Alias: "a", LegacyIndexKinds: []string{"vtx"}}}
 	e.b = &Chain{ID: ids.Derive([]byte("b")), Alias: "b", Config: config.Chain{Alias: "b"}}

@@ -19,15 +19,7 @@ import (
 // state in one write, refuses legacy kinds and appends during a backfill
 // without writing anything, and with indexing off writes the state alone.
 func TestChainIndexAccept(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	indexes, err := index.New(index.Options{NS: db.Namespace("index"), DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, indexes := openIndexes(t)
 	c := &Chain{ID: ids.Derive([]byte("chain")), Alias: "x", Config: config.Chain{Alias: "x", LegacyIndexKinds: []string{"vtx"}}}
 	c.setNotRunning("test")
 	state := db.Namespace("chains").Namespace("x")
@@ -88,15 +80,7 @@ func TestChainIndexAccept(t *testing.T) {
 // legacy kind) writes none of it. With indexing off the state and shared
 // memory still land.
 func TestChainIndexAcceptBatch(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	indexes, err := index.New(index.Options{NS: db.Namespace("index"), DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, indexes := openIndexes(t)
 	x := &Chain{ID: ids.Derive([]byte("X")), Alias: "X", Config: config.Chain{Alias: "X", LegacyIndexKinds: []string{"vtx"}}}
 	c := &Chain{ID: ids.Derive([]byte("C")), Alias: "C", Config: config.Chain{Alias: "C"}}
 	x.setNotRunning("test")
@@ -205,4 +189,21 @@ func TestChainIndexAcceptBatch(t *testing.T) {
 	if b, tx := lens(); b != 1 || tx != 2 {
 		t.Fatalf("indexing off appended: %d blocks, %d txs", b, tx)
 	}
+}
+
+// openIndexes opens a database on disk with the indexes in it, both closed
+// at the end of the test.
+func openIndexes(t *testing.T) (*storage.DB, *index.Indexes) {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	indexes, err := index.New(index.Options{NS: db.Namespace("index"), DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(indexes.Close)
+	return db, indexes
 }
