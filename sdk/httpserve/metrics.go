@@ -1,12 +1,14 @@
 package httpserve
 
 import (
-	"context"
+	"bufio"
+	"net"
 	"net/http"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // RequestMetrics count and time HTTP requests by route. The host exports
@@ -16,7 +18,7 @@ import (
 type RequestMetrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
-	routes   sync.Map // route -> its instrumentation, for Serve
+	routes   sync.Map // route -> *routeMetrics
 }
 
 // NewRequestMetrics returns the collectors, not registered.
@@ -41,26 +43,88 @@ func (m *RequestMetrics) Collectors() []prometheus.Collector {
 
 // Instrument wraps h to count requests and time them under route.
 func (m *RequestMetrics) Instrument(route string, h http.Handler) http.Handler {
-	return promhttp.InstrumentHandlerDuration(m.latency.MustCurryWith(prometheus.Labels{"route": route}),
-		promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(prometheus.Labels{"route": route}), h))
+	rm := m.route(route)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rm.serve(h, w, r) })
 }
 
 // Serve serves r with h, counted and timed under route as Instrument does.
-// It is for routes resolved per request (a chain and one of its handlers):
-// each route's instrumentation is built once, not on every request, which
-// would cost more than a cheap call it measures.
+// It is for routes resolved per request (a chain and one of its handlers).
 func (m *RequestMetrics) Serve(route string, h http.Handler, w http.ResponseWriter, r *http.Request) {
-	ih, ok := m.routes.Load(route)
-	if !ok {
-		ih, _ = m.routes.LoadOrStore(route, m.Instrument(route, http.HandlerFunc(serveTarget)))
+	m.route(route).serve(h, w, r)
+}
+
+// route returns the series of route, made on its first request. Resolving
+// the label values once, and not through promhttp's wrappers on every
+// request, keeps the instrumentation cheap next to the light calls it
+// measures (docs/benchmarks.md, "The shared path").
+func (m *RequestMetrics) route(route string) *routeMetrics {
+	if rm, ok := m.routes.Load(route); ok {
+		return rm.(*routeMetrics)
 	}
-	ih.(http.Handler).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), targetKey{}, h)))
+	rm, _ := m.routes.LoadOrStore(route, &routeMetrics{
+		requests: m.requests.MustCurryWith(prometheus.Labels{"route": route}),
+		latency:  m.latency.WithLabelValues(route),
+	})
+	return rm.(*routeMetrics)
 }
 
-// targetKey carries Serve's handler through the cached instrumentation.
-type targetKey struct{}
-
-// serveTarget serves the request with the handler Serve put in its context.
-func serveTarget(w http.ResponseWriter, r *http.Request) {
-	r.Context().Value(targetKey{}).(http.Handler).ServeHTTP(w, r)
+// routeMetrics are the series of one route.
+type routeMetrics struct {
+	requests *prometheus.CounterVec // curried with the route
+	latency  prometheus.Observer
+	codes    sync.Map // status code -> prometheus.Counter
 }
+
+// serve serves r with h, then counts it under its status code and times it.
+func (rm *routeMetrics) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := statusWriter{ResponseWriter: w}
+	h.ServeHTTP(&sw, r)
+	rm.latency.Observe(time.Since(start).Seconds())
+	rm.counter(sw.status).Inc()
+}
+
+// counter returns the request counter of status; 0, a handler that wrote
+// nothing (or took the connection over), counts as 200, as promhttp does.
+func (rm *routeMetrics) counter(status int) prometheus.Counter {
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if c, ok := rm.codes.Load(status); ok {
+		return c.(prometheus.Counter)
+	}
+	c, _ := rm.codes.LoadOrStore(status, rm.requests.WithLabelValues(strconv.Itoa(status)))
+	return c.(prometheus.Counter)
+}
+
+// statusWriter records the status code of an answer. It passes on
+// flushing and hijacking (WebSocket upgrades), and Unwrap lets
+// http.ResponseController reach the rest.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
