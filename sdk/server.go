@@ -77,7 +77,7 @@ type instance struct {
 	// listener serves the chain's own listener; nil when it has none.
 	listener *httpserve.Server
 	// data serves the host's data socket; nil when it sent none.
-	data *httpserve.Server
+	data *httpunix.Server
 }
 
 func newPluginServer(p Plugin, opts PluginServerOptions) *pluginServer {
@@ -443,7 +443,8 @@ func (s *pluginServer) shutdown(ctx context.Context) error {
 		s.mu.Lock()
 		wasReady := s.state == stateReady
 		closer := s.closer
-		var listener, data *httpserve.Server
+		var listener *httpserve.Server
+		var data *httpunix.Server
 		if s.run != nil {
 			listener, data = s.run.listener, s.run.data
 		}

@@ -145,7 +145,7 @@ func (c *Chain) handler(name string, onError httpgrpc.ErrorWriter, internal bool
 			onError(w, r, http.StatusServiceUnavailable, fmt.Errorf("chain %s is not running: %s", c.Alias, reason))
 		})
 	}
-	if !slices.Contains(c.inst.Handlers(), name) && !(internal && slices.Contains(c.inst.InternalHandlers(), name)) {
+	if !c.inst.Serves(name, internal) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			onError(w, r, http.StatusNotFound, notFound{fmt.Errorf("chain %s has no handler %q", c.Alias, name)})
 		})

@@ -195,6 +195,15 @@ func (i *Instance) Handlers() []string {
 	return slices.Clone(i.handlers)
 }
 
+// Serves reports whether the process serves the handler name: a public
+// one, or with internal an internal one too. Unlike Handlers it copies
+// nothing, for the router's per-request check.
+func (i *Instance) Serves(name string, internal bool) bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return slices.Contains(i.handlers, name) || internal && slices.Contains(i.internal, name)
+}
+
 // InternalHandlers returns the internal handler names from the latest
 // Initialize: handlers the router never serves, which chain calls reach.
 func (i *Instance) InternalHandlers() []string {

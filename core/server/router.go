@@ -156,7 +156,8 @@ func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string
 	// A chain may serve a handler named "" at /ext/bc/<chain> itself, as
 	// avalanchego's X-Chain does (docs/xvm.md). The handlers of a chain
 	// that never ran are not known: its route says why it does not run.
-	if hs := c.Handlers(); handler == "" && hs != nil && !slices.Contains(hs, "") {
+	hs := c.Handlers()
+	if handler == "" && hs != nil && !slices.Contains(hs, "") {
 		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("chain %s: no handler in path; it serves %v", c.Name(), hs))
 		return
 	}
@@ -170,7 +171,7 @@ func (rt *Router) serveChain(w http.ResponseWriter, r *http.Request, rest string
 	r2 := r.WithContext(r.Context())
 	r2.URL = &u
 	route := "bc/" + c.Name() + "/" + handler
-	if hs := c.Handlers(); hs != nil && !slices.Contains(hs, handler) {
+	if hs != nil && !slices.Contains(hs, handler) {
 		route = "bc/" + c.Name() + "/unknown" // a client's typo must not become a metric
 	}
 	rt.metrics.Serve(route, c.Handler(handler, WriteJSONRPCError), w, r2)

@@ -27,7 +27,9 @@ func (b batchLimit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b.next.ServeHTTP(w, r)
 		return
 	}
-	br := bufio.NewReader(r.Body)
+	// Only the first byte that is not a space is looked at: a small buffer,
+	// which the handler's larger reads then bypass.
+	br := bufio.NewReaderSize(r.Body, 64)
 	if !startsBatch(br) {
 		r.Body = readCloser{br, r.Body}
 		b.next.ServeHTTP(w, r)

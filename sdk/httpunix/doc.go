@@ -8,7 +8,10 @@
 //     client of its own: the request written by hand in one write, the
 //     answer parsed by net/http's ReadResponse and relayed as it comes.
 //   - Serve, in the plugin, serves the plugin's handlers on the socket with
-//     net/http's server (sdk/httpserve).
+//     a server of its own (Server): the request parsed by net/http's
+//     ReadRequest, the answer sent in one write with its length, and no
+//     read ahead while a light handler runs (docs/decisions.md,
+//     "Packages").
 //
 // Wire decisions:
 //
@@ -16,7 +19,12 @@
 //     opens up to MaxConns connections per process and keeps up to MaxIdle
 //     of them open between requests. The plugin's server has no timeouts:
 //     the host bounds each request, and closes the connection of a request
-//     it gives up on, which cancels the handler's context.
+//     it gives up on, which cancels the handler's context once the handler
+//     has read its body and run for watchAfter.
+//   - An answer of up to 64 KiB is sent with a Content-Length; a longer
+//     one, or one a handler flushes, is chunked. A handler's Connection:
+//     close closes the connection after its answer. A panic before the
+//     answer began is a 500; after, the connection is cut.
 //   - The request line carries the escaped path below the handler and the
 //     query. HeaderHandler names the handler ("" is a handler name);
 //     HeaderRemoteAddr and HeaderRequestURI carry what the client's request

@@ -1,7 +1,6 @@
 package httpunix
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -61,9 +60,6 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	return &handler{opts: opts}
 }
 
-// errTimedOut is the cause of a request's context ended by Timeout.
-var errTimedOut = errors.New("timed out")
-
 // ServeHTTP forwards r to the plugin and relays the answer.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if websocket.IsWebSocketUpgrade(r) {
@@ -79,12 +75,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.opts.Fallback.ServeHTTP(w, r)
 		return
 	}
+	var deadline time.Time
 	if h.opts.Timeout > 0 {
-		ctx, cancel := context.WithCancelCause(r.Context())
-		timer := time.AfterFunc(h.opts.Timeout, func() { cancel(errTimedOut) })
-		defer timer.Stop()
-		defer cancel(nil)
-		r = r.WithContext(ctx)
+		deadline = time.Now().Add(h.opts.Timeout)
 	}
 	body, err := httpgrpc.ReadBody(w, r, h.opts.MaxBodyBytes)
 	if err != nil {
@@ -95,7 +88,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, code, err)
 		return
 	}
-	err = pool.forward(w, r, h.opts.Handler, body)
+	err = pool.forward(w, r, h.opts.Handler, body, deadline)
 	if err == nil {
 		return
 	}
@@ -106,7 +99,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.abort(w, r, err)
 	case fe != nil && fe.bad:
 		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: %w", httpgrpc.ErrBadResponse, h.opts.Handler, err))
-	case errors.Is(context.Cause(r.Context()), errTimedOut):
+	case fe != nil && fe.timedOut:
 		h.fail(w, r, http.StatusGatewayTimeout, fmt.Errorf("%w: handler %s: no answer within %s", httpgrpc.ErrPluginTimeout, h.opts.Handler, h.opts.Timeout))
 	default:
 		h.fail(w, r, http.StatusServiceUnavailable, fmt.Errorf("handler %s: %w", h.opts.Handler, err))

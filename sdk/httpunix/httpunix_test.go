@@ -49,13 +49,10 @@ func newEnv(t *testing.T, handlers map[string]http.Handler, opts HandlerOptions)
 		t.Fatal(err)
 	}
 	e := &env{ln: &countingListener{Listener: raw}, errs: make(chan error, 16)}
-	srv, err := Serve(e.ln, func(name string) (http.Handler, bool) {
+	srv := Serve(e.ln, func(name string) (http.Handler, bool) {
 		h, ok := handlers[name]
 		return h, ok
 	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pool := NewPool(path)
 	t.Cleanup(func() {
 		pool.Close()
@@ -293,5 +290,217 @@ func TestPoolBounds(t *testing.T) {
 	}
 	if n := inside.Load(); n != MaxConns+8 {
 		t.Errorf("%d requests served, want %d", n, MaxConns+8)
+	}
+}
+
+func TestAnswerFraming(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 3*maxBuffered/16) // chunked: over maxBuffered
+	e := newEnv(t, map[string]http.Handler{
+		"": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/big":
+				_, _ = io.WriteString(w, big[:len(big)/2])
+				_, _ = io.WriteString(w, big[len(big)/2:])
+			case "/empty":
+				w.WriteHeader(http.StatusNoContent)
+			case "/close":
+				w.Header().Set("Connection", "close")
+				_, _ = io.WriteString(w, "bye")
+			default:
+				w.Header().Set("X-Method", r.Method)
+				_, _ = io.WriteString(w, "body")
+			}
+		}),
+	}, HandlerOptions{Handler: ""})
+	get := func(method, path string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, e.host.URL+"/h"+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		return resp, string(b)
+	}
+	if resp, b := get(http.MethodGet, "/big"); resp.StatusCode != http.StatusOK || b != big {
+		t.Errorf("big answer: %d, %d bytes, want %d", resp.StatusCode, len(b), len(big))
+	}
+	if resp, b := get(http.MethodHead, "/"); resp.StatusCode != http.StatusOK || b != "" || resp.Header.Get("X-Method") != http.MethodHead {
+		t.Errorf("HEAD: %d %q %v", resp.StatusCode, b, resp.Header)
+	}
+	if resp, b := get(http.MethodGet, "/empty"); resp.StatusCode != http.StatusNoContent || b != "" {
+		t.Errorf("204: %d %q", resp.StatusCode, b)
+	}
+	if resp, b := get(http.MethodGet, "/"); resp.StatusCode != http.StatusOK || b != "body" || resp.ContentLength != 4 {
+		t.Errorf("GET: %d %q length %d", resp.StatusCode, b, resp.ContentLength)
+	}
+	if n := e.ln.accepted.Load(); n != 1 {
+		t.Errorf("%d connections for sequential requests, want 1", n)
+	}
+	// A handler's Connection: close ends the connection after its answer;
+	// the next request opens another.
+	if resp, b := get(http.MethodGet, "/close"); resp.StatusCode != http.StatusOK || b != "bye" {
+		t.Errorf("close: %d %q", resp.StatusCode, b)
+	}
+	if _, b := get(http.MethodGet, "/"); b != "body" {
+		t.Errorf("after close: %q", b)
+	}
+	if n := e.ln.accepted.Load(); n != 2 {
+		t.Errorf("%d connections after a Connection: close answer, want 2", n)
+	}
+}
+
+func TestUnreadBodyAndLatePanic(t *testing.T) {
+	e := newEnv(t, map[string]http.Handler{
+		"": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/ignore": // leaves the body unread
+				_, _ = io.WriteString(w, "ignored")
+			case "/panic":
+				_, _ = io.WriteString(w, "partial")
+				w.(http.Flusher).Flush()
+				panic("after the answer began")
+			default:
+				b, _ := io.ReadAll(r.Body)
+				_, _ = fmt.Fprintf(w, "%d", len(b))
+			}
+		}),
+	}, HandlerOptions{Handler: ""})
+	post := func(path, body string) (string, error) {
+		resp, err := http.Post(e.host.URL+"/h"+path, "text/plain", strings.NewReader(body))
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+	if b, err := post("/ignore", strings.Repeat("x", 100_000)); err != nil || b != "ignored" {
+		t.Fatalf("unread body: %q %v", b, err)
+	}
+	if b, err := post("/", "12345"); err != nil || b != "5" {
+		t.Fatalf("after an unread body: %q %v", b, err)
+	}
+	if n := e.ln.accepted.Load(); n != 1 {
+		t.Errorf("%d connections, want 1: the unread body was skipped", n)
+	}
+	// A panic after the answer began cuts it: the host closes the
+	// client's connection (the answer is not complete), and the next
+	// request is served.
+	if b, err := post("/panic", ""); err == nil {
+		t.Errorf("late panic: the answer %q looked complete", b)
+	}
+	if b, err := post("/", "123"); err != nil || b != "3" {
+		t.Fatalf("after a late panic: %q %v", b, err)
+	}
+}
+
+func TestCancelAfterBody(t *testing.T) {
+	got := make(chan string, 1)
+	e := newEnv(t, map[string]http.Handler{
+		"slow": http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			<-r.Context().Done()
+			got <- string(b)
+		}),
+	}, HandlerOptions{Handler: "slow", Timeout: 50 * time.Millisecond})
+	resp, err := http.Post(e.host.URL+"/h", "text/plain", strings.NewReader("payload"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("status %d, want 504", resp.StatusCode)
+	}
+	select {
+	case b := <-got:
+		if b != "payload" {
+			t.Errorf("handler read %q", b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler's context was not cancelled when the host gave up")
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	srv := Serve(ln, func(string) (http.Handler, bool) {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/hold" {
+				close(entered)
+				<-release
+			}
+			_, _ = io.WriteString(w, "done")
+		}), true
+	}, nil)
+	pool := NewPool(path)
+	defer pool.Close()
+	host := httptest.NewServer(NewHandler(HandlerOptions{Pool: func() (*Pool, error) { return pool, nil }}))
+	defer host.Close()
+	held := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(host.URL + "/hold")
+		if err != nil {
+			held <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		held <- string(b)
+	}()
+	<-entered
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(context.Background()) }()
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned with a request in progress: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if b := <-held; b != "done" {
+		t.Errorf("the request in progress got %q", b)
+	}
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if _, err := net.Dial("unix", path); err == nil {
+		t.Error("the socket still accepts after Shutdown")
+	}
+
+	// A request that does not end by the context's end is cut.
+	ln2, err := net.Listen("unix", filepath.Join(t.TempDir(), "data.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered2 := make(chan struct{})
+	srv2 := Serve(ln2, func(string) (http.Handler, bool) {
+		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			close(entered2)
+			<-r.Context().Done()
+		}), true
+	}, nil)
+	pool2 := NewPool(ln2.Addr().String())
+	defer pool2.Close()
+	host2 := httptest.NewServer(NewHandler(HandlerOptions{Pool: func() (*Pool, error) { return pool2, nil }}))
+	defer host2.Close()
+	go func() {
+		if resp, err := http.Get(host2.URL); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-entered2
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := srv2.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown past its context: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,15 +76,20 @@ func (p *Pool) Close() {
 }
 
 // get returns an idle connection or dials one, waiting for a slot while
-// MaxConns are open.
-func (p *Pool) get(ctx context.Context) (*conn, error) {
+// MaxConns are open, until ctx ends or the deadline passes (zero: none).
+func (p *Pool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 	select {
 	case p.slots <- struct{}{}:
 	default:
+		if !deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
 		select {
 		case p.slots <- struct{}{}:
 		case <-ctx.Done():
-			return nil, context.Cause(ctx)
+			return nil, ctx.Err()
 		}
 	}
 	p.mu.Lock()
@@ -143,11 +149,11 @@ func (p *Pool) reap() {
 	}
 }
 
-// forwardError is a failed exchange: whether the answer had started, or
-// was malformed.
+// forwardError is a failed exchange: whether the answer had started, was
+// malformed, or did not come before the deadline.
 type forwardError struct {
-	started, bad bool
-	err          error
+	started, bad, timedOut bool
+	err                    error
 }
 
 func (e *forwardError) Error() string { return e.err.Error() }
@@ -158,30 +164,43 @@ func (e *forwardError) Unwrap() error { return e.err }
 var longAgo = time.Unix(1, 0)
 
 // forward sends r, whose body is already read, to the named handler and
-// relays the answer to w. A failure is a *forwardError.
-func (p *Pool) forward(w http.ResponseWriter, r *http.Request, handler string, body []byte) error {
+// relays the answer to w, cutting the exchange at the deadline (zero:
+// none). A failure is a *forwardError.
+func (p *Pool) forward(w http.ResponseWriter, r *http.Request, handler string, body []byte, deadline time.Time) error {
 	ctx := r.Context()
-	c, err := p.get(ctx)
+	c, err := p.get(ctx, deadline)
 	if err != nil {
-		return &forwardError{err: err}
+		return &forwardError{timedOut: errors.Is(err, context.DeadlineExceeded), err: err}
 	}
-	// The client going away, or the host's timeout, cuts the exchange:
-	// the plugin's server sees the connection close and cancels the
-	// handler's context.
+	// The deadline, or the client going away, cuts the exchange: the
+	// plugin's server sees the connection close and cancels the handler's
+	// context.
+	if !deadline.IsZero() {
+		_ = c.nc.SetDeadline(deadline)
+	}
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(longAgo) })
 	reuse := false
 	defer func() {
 		if !stop() {
 			reuse = false
 		}
+		if reuse && !deadline.IsZero() {
+			_ = c.nc.SetDeadline(time.Time{})
+		}
 		p.put(c, reuse)
 	}()
+	lost := func(err error) error {
+		return &forwardError{
+			timedOut: ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded),
+			err:      fmt.Errorf("%w: %w", ErrConnectionLost, err),
+		}
+	}
 	if err := writeRequest(c.bw, r, handler, body); err != nil {
-		return &forwardError{err: fmt.Errorf("%w: %w", ErrConnectionLost, err)}
+		return lost(err)
 	}
 	resp, err := http.ReadResponse(c.br, &http.Request{Method: r.Method})
 	if err != nil {
-		return &forwardError{err: fmt.Errorf("%w: %w", ErrConnectionLost, err)}
+		return lost(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 999 {

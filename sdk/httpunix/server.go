@@ -1,15 +1,19 @@
 package httpunix
 
 import (
+	"bufio"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
+	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
-
-	"github.com/chainhost/chainhost/sdk/httpserve"
 )
 
 // The headers the host adds to a forwarded request.
@@ -23,10 +27,36 @@ const (
 	HeaderRequestURI = "Chainhost-Request-Uri"
 )
 
+// watchAfter is how long a handler runs before its connection is watched
+// for the host closing it, which cancels the handler's context. Light
+// requests end before: they skip the watch's read and its wake-ups, which
+// net/http's server pays on every request (docs/benchmarks.md, "The shared
+// path").
+const watchAfter = time.Millisecond
+
+// Server serves a plugin's handlers on its data socket: one request at a
+// time per connection, from the host's Pool only. It is a server of its own
+// and not net/http's because the host is its one client: the request is
+// parsed by net/http's ReadRequest, the answer buffered and sent with its
+// length in one write (or chunked once a handler flushes or writes more
+// than maxBuffered), and no goroutine reads ahead while a light handler
+// runs.
+type Server struct {
+	ln     net.Listener
+	lookup func(name string) (http.Handler, bool)
+	logger hclog.Logger
+	done   chan struct{} // closed when the accept loop ends
+	conns  sync.WaitGroup
+
+	mu     sync.Mutex
+	closed bool
+	active map[*serverConn]bool // the open connections: whether a request is in progress
+}
+
 // ServeFD serves the handlers that lookup finds on the listening unix socket
 // the process inherited as file descriptor fd, until Shutdown of the
 // returned server (which closes this process's copy only).
-func ServeFD(fd uint32, lookup func(name string) (http.Handler, bool), logger hclog.Logger) (*httpserve.Server, error) {
+func ServeFD(fd uint32, lookup func(name string) (http.Handler, bool), logger hclog.Logger) (*Server, error) {
 	f := os.NewFile(uintptr(fd), "data socket")
 	if f == nil {
 		return nil, fmt.Errorf("data socket: file descriptor %d is not valid", fd)
@@ -36,46 +66,165 @@ func ServeFD(fd uint32, lookup func(name string) (http.Handler, bool), logger hc
 	if err != nil {
 		return nil, fmt.Errorf("data socket on file descriptor %d: %w", fd, err)
 	}
-	srv, err := Serve(ln, lookup, logger)
-	if err != nil {
-		_ = ln.Close()
-		return nil, err
-	}
-	return srv, nil
+	return Serve(ln, lookup, logger), nil
 }
 
 // Serve serves the handlers that lookup finds on ln in the background. It
 // sets no limits: only the host connects, and it applies them.
-func Serve(ln net.Listener, lookup func(name string) (http.Handler, bool), logger hclog.Logger) (*httpserve.Server, error) {
+func Serve(ln net.Listener, lookup func(name string) (http.Handler, bool), logger hclog.Logger) *Server {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	h := &server{lookup: lookup, logger: logger}
-	srv, err := httpserve.Serve(ln, httpserve.Limits{}, h, logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}))
-	if err != nil {
-		return nil, fmt.Errorf("data socket: %w", err)
+	s := &Server{ln: ln, lookup: lookup, logger: logger, done: make(chan struct{}), active: map[*serverConn]bool{}}
+	go s.accept()
+	return s
+}
+
+// Shutdown stops accepting and closes the idle connections, waits for the
+// requests in progress until ctx ends, then closes what is left.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	for c, busy := range s.active {
+		if !busy {
+			_ = c.nc.Close()
+		}
 	}
-	return srv, nil
+	s.mu.Unlock()
+	_ = s.ln.Close()
+	<-s.done
+	finished := make(chan struct{})
+	go func() {
+		s.conns.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.active {
+			_ = c.nc.Close()
+		}
+		s.mu.Unlock()
+		<-finished
+		return fmt.Errorf("data socket: requests still in progress: %w", ctx.Err())
+	}
 }
 
-// server dispatches a forwarded request to its handler.
-type server struct {
-	lookup func(string) (http.Handler, bool)
-	logger hclog.Logger
+// accept serves each connection the host opens.
+func (s *Server) accept() {
+	defer close(s.done)
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				s.logger.Error("data socket: accept failed", "error", err)
+			}
+			return
+		}
+		c := &serverConn{srv: s, nc: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}
+		if !c.setBusy(false) {
+			_ = nc.Close()
+			return
+		}
+		s.conns.Add(1)
+		go c.serve()
+	}
 }
 
-// ServeHTTP serves a request the host forwarded.
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serverConn is one connection from the host.
+type serverConn struct {
+	srv *Server
+	nc  net.Conn
+	br  *bufio.Reader
+	bw  *bufio.Writer
+}
+
+// setBusy records whether a request is in progress, and reports false once
+// the server is shut down (the connection must then close).
+func (c *serverConn) setBusy(busy bool) bool {
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	if c.srv.closed {
+		return false
+	}
+	c.srv.active[c] = busy
+	return true
+}
+
+// serve serves requests until the host closes the connection, an answer
+// cannot be framed, or the server shuts down.
+func (c *serverConn) serve() {
+	defer c.srv.conns.Done()
+	hijacked := false
+	defer func() {
+		c.srv.mu.Lock()
+		delete(c.srv.active, c)
+		c.srv.mu.Unlock()
+		if !hijacked {
+			_ = c.nc.Close()
+		}
+	}()
+	for {
+		req, err := http.ReadRequest(c.br)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				c.srv.logger.Debug("data socket: bad request from the host", "error", err)
+			}
+			return
+		}
+		if !c.setBusy(true) {
+			return
+		}
+		w, keep := c.serveRequest(req)
+		if hijacked = w.hijacked; hijacked || !keep || !c.setBusy(false) {
+			return
+		}
+	}
+}
+
+// serveRequest serves one request and sends its answer; keep reports
+// whether the connection can carry the next one.
+func (c *serverConn) serveRequest(req *http.Request) (w *response, keep bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body := &watchedBody{ReadCloser: req.Body, eof: req.Body == http.NoBody}
+	req.Body = body
+	req = req.WithContext(ctx)
+	watch := &watch{conn: c, body: body, cancel: cancel}
+	watch.mu.Lock() // start waits for the timer to be set
+	watch.timer = time.AfterFunc(watchAfter, watch.start)
+	watch.mu.Unlock()
+	w = &response{conn: c, req: req, header: http.Header{}, watch: watch}
+	aborted := c.dispatch(w, req)
+	if !watch.stop() || aborted || w.hijacked {
+		return w, false
+	}
+	// The rest of an unread body, so the next request starts where it
+	// should; it is under the host's cap.
+	if _, err := io.Copy(io.Discard, body.ReadCloser); err != nil {
+		return w, false
+	}
+	if err := w.finish(); err != nil {
+		return w, false
+	}
+	return w, !req.Close && !w.close
+}
+
+// dispatch runs the named handler; aborted reports a panic after the
+// answer began, which only closing the connection can signal.
+func (c *serverConn) dispatch(w *response, r *http.Request) (aborted bool) {
 	names, ok := r.Header[HeaderHandler]
 	if !ok || len(names) != 1 {
 		http.Error(w, "no "+HeaderHandler+" header", http.StatusBadRequest)
-		return
+		return false
 	}
 	name := names[0]
-	h, ok := s.lookup(name)
+	h, ok := c.srv.lookup(name)
 	if !ok {
 		http.Error(w, fmt.Sprintf("no handler %q", name), http.StatusNotFound)
-		return
+		return false
 	}
 	r.RemoteAddr = r.Header.Get(HeaderRemoteAddr)
 	if uri := r.Header.Get(HeaderRequestURI); uri != "" {
@@ -84,52 +233,123 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, k := range []string{HeaderHandler, HeaderRemoteAddr, HeaderRequestURI} {
 		delete(r.Header, k)
 	}
-	rec := &startedWriter{ResponseWriter: w}
-	defer s.recover(name, rec, r)
-	h.ServeHTTP(rec, r)
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if v != http.ErrAbortHandler {
+			c.srv.logger.Error("http handler panicked", "handler", name, "method", r.Method,
+				"path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			if !w.started() {
+				// A 500 in place of an answer that never began, as the
+				// gRPC path answers.
+				w.header = http.Header{}
+				http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+				return
+			}
+		}
+		aborted = true
+	}()
+	h.ServeHTTP(w, r)
+	return false
 }
 
-// recover turns a handler's panic into a 500 when nothing was written yet,
-// as the gRPC path does; after that the connection is cut.
-func (s *server) recover(name string, w *startedWriter, r *http.Request) {
-	v := recover()
-	if v == nil {
+// watchedBody records that the handler read the request body to its end:
+// only then may the connection be read for the host closing it.
+type watchedBody struct {
+	io.ReadCloser
+	mu  sync.Mutex
+	eof bool
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) {
+		b.mu.Lock()
+		b.eof = true
+		b.mu.Unlock()
+	}
+	return n, err
+}
+
+func (b *watchedBody) read() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.eof
+}
+
+// watch cancels a request's context when the host closes its connection,
+// for a handler that runs longer than watchAfter: a read on the idle
+// connection returns only then (the host sends nothing else while it waits
+// for the answer).
+type watch struct {
+	conn   *serverConn
+	body   *watchedBody
+	cancel context.CancelFunc
+	timer  *time.Timer
+
+	mu      sync.Mutex
+	done    bool          // the handler returned
+	running chan struct{} // closed when the reading goroutine ends; nil if none started
+	extra   bool          // the host sent bytes while it had no answer: the connection is out of step
+}
+
+// start begins the read once the handler has read the body; until then it
+// looks again later.
+func (w *watch) start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
 		return
 	}
-	if v == http.ErrAbortHandler {
-		panic(v)
+	if !w.body.read() {
+		// The body is still on the wire, or unread: the handler's own read
+		// sees the connection close.
+		w.timer.Reset(watchAfter)
+		return
 	}
-	s.logger.Error("http handler panicked", "handler", name, "method", r.Method,
-		"path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-	if w.started {
-		panic(http.ErrAbortHandler)
+	w.running = make(chan struct{})
+	go w.read(w.running)
+}
+
+func (w *watch) read(running chan struct{}) {
+	defer close(running)
+	var one [1]byte
+	n, err := w.conn.nc.Read(one[:])
+	if n > 0 {
+		w.mu.Lock()
+		w.extra = true
+		w.mu.Unlock()
+		return
 	}
-	http.Error(w.ResponseWriter, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
-}
-
-// startedWriter records whether the answer began.
-type startedWriter struct {
-	http.ResponseWriter
-	started bool
-}
-
-func (w *startedWriter) WriteHeader(code int) {
-	if code >= 200 {
-		w.started = true
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return // stop ended it
 	}
-	w.ResponseWriter.WriteHeader(code)
+	w.cancel()
 }
 
-func (w *startedWriter) Write(b []byte) (int, error) {
-	w.started = true
-	return w.ResponseWriter.Write(b)
+// stop ends the watch when the handler returns or takes the connection
+// over, and reports whether the connection is still in step. A second call
+// only reports.
+func (w *watch) stop() bool {
+	w.timer.Stop()
+	w.mu.Lock()
+	if w.done {
+		defer w.mu.Unlock()
+		return !w.extra
+	}
+	w.done = true
+	running := w.running
+	w.mu.Unlock()
+	if running == nil {
+		return true
+	}
+	_ = w.conn.nc.SetReadDeadline(longAgo)
+	<-running
+	_ = w.conn.nc.SetReadDeadline(time.Time{})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.extra
 }
-
-// Flush implements http.Flusher, for handlers that stream.
-func (w *startedWriter) Flush() {
-	w.started = true
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Unwrap gives http.ResponseController the server's writer.
-func (w *startedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
