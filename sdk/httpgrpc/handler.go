@@ -271,6 +271,15 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
+	if r.ContentLength >= 0 {
+		// The length is said and under the limit, and net/http reads no
+		// further: one buffer of that size.
+		body := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, fmt.Errorf("read request body: %w", err)
+		}
+		return body, nil
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooLarge *http.MaxBytesError

@@ -61,7 +61,10 @@ func Serve(opts Options) (*httpserve.Server, error) {
 			return nil, fmt.Errorf("chain listener %s: register request metrics: %w", opts.Listener.Addr, err)
 		}
 	}
-	rt := &router{opts: opts, metrics: m}
+	rt := &router{opts: opts, metrics: m, routes: make(map[string]route, len(opts.Handlers))}
+	for name, h := range opts.Handlers {
+		rt.routes[name] = route{metric: "bc/" + opts.Name + "/" + name, h: rt.serve(h)}
+	}
 	errorLog := opts.Logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
 	srv, err := httpserve.Serve(ln, opts.Listener.Limits, rt, errorLog)
 	if err != nil {
@@ -76,6 +79,13 @@ func Serve(opts Options) (*httpserve.Server, error) {
 type router struct {
 	opts    Options
 	metrics *httpserve.RequestMetrics
+	routes  map[string]route // by handler name, made once
+}
+
+// route is a handler with its body check, and its metrics route.
+type route struct {
+	metric string
+	h      http.Handler
 }
 
 // ServeHTTP serves /ext/bc/<chain>/<handler>[/<path>] and
@@ -96,7 +106,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rest = tail
 	}
 	handler, sub, _ := strings.Cut(rest, "/")
-	h, ok := rt.opts.Handlers[handler]
+	rte, ok := rt.routes[handler]
 	if !ok {
 		err := fmt.Errorf("chain %s has no handler at %s; it serves %v", rt.opts.Name, r.URL.Path, slices.Sorted(maps.Keys(rt.opts.Handlers)))
 		// A client's typo must not become a metric of its own.
@@ -110,15 +120,15 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.Path, u.RawPath = "/"+sub, ""
 	r2 := r.WithContext(r.Context())
 	r2.URL = &u
-	rt.metrics.Serve("bc/"+rt.opts.Name+"/"+handler, http.HandlerFunc(rt.serve(h)), w, r2)
+	rt.metrics.Serve(rte.metric, rte.h, w, r2)
 }
 
 // serve reads the body whole under the body cap first, as the host does
 // before it forwards a request, so that both paths refuse the same bodies
 // alike; a WebSocket upgrade goes straight to the handler.
-func (rt *router) serve(h http.Handler) func(http.ResponseWriter, *http.Request) {
+func (rt *router) serve(h http.Handler) http.Handler {
 	limit := rt.opts.Listener.Limits.MaxBodyBytes
-	return func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if limit <= 0 || r.Body == nil || r.Body == http.NoBody || r.Header.Get("Upgrade") != "" {
 			h.ServeHTTP(w, r)
 			return
@@ -135,7 +145,7 @@ func (rt *router) serve(h http.Handler) func(http.ResponseWriter, *http.Request)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		h.ServeHTTP(w, r)
-	}
+	})
 }
 
 // writeError answers with a JSON-RPC error object, as the host's chain
