@@ -1,5 +1,6 @@
 // Command rpcload posts one JSON-RPC request from concurrent keep-alive
-// clients for a while and prints how many were answered. With
+// clients for a while and prints how many were answered, and the median
+// time a request took (with -c 1, of sequential requests). With
 // bench/cpu-per-request.sh it measures the CPU the host and a plugin spend
 // per request (docs/benchmarks.md).
 package main
@@ -10,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,11 +32,13 @@ func main() {
 	var done, failed atomic.Int64
 	stop := time.Now().Add(*dur)
 	var wg sync.WaitGroup
-	for range *clients {
+	took := make([][]time.Duration, *clients) // each client's request times
+	for i := range *clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) {
+				start := time.Now()
 				resp, err := client.Post(*url, "application/json", strings.NewReader(*body))
 				if err != nil {
 					failed.Add(1)
@@ -45,12 +49,19 @@ func main() {
 				if err != nil || resp.StatusCode != http.StatusOK || strings.Contains(string(b), `"error"`) {
 					failed.Add(1)
 				}
+				took[i] = append(took[i], time.Since(start))
 				done.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
-	fmt.Printf("%d requests, %.0f req/s, %d failed\n", done.Load(), float64(done.Load())/dur.Seconds(), failed.Load())
+	all := slices.Concat(took...)
+	slices.Sort(all)
+	var p50 time.Duration
+	if len(all) > 0 {
+		p50 = all[len(all)/2]
+	}
+	fmt.Printf("%d requests, %.0f req/s, %d failed, p50 %d µs\n", done.Load(), float64(done.Load())/dur.Seconds(), failed.Load(), p50.Microseconds())
 	if failed.Load() > 0 {
 		os.Exit(1)
 	}
