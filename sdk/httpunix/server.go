@@ -34,6 +34,10 @@ const (
 // path").
 const watchAfter = time.Millisecond
 
+// maxWatchAgain is the longest wait between looks whether a long handler
+// has read its body.
+const maxWatchAgain = 100 * time.Millisecond
+
 // Server serves a plugin's handlers on its data socket: one request at a
 // time per connection, from the host's Pool only. It is a server of its own
 // and not net/http's because the host is its one client: the request is
@@ -115,14 +119,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // accept serves each connection the host opens.
 func (s *Server) accept() {
 	defer close(s.done)
+	backoff := time.Duration(0)
 	for {
 		nc, err := s.ln.Accept()
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				s.logger.Error("data socket: accept failed", "error", err)
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			// Out of file descriptors, say: the host's requests wait in the
+			// backlog until a connection closes, as net/http's server does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.logger.Error("data socket: accept failed, retrying", "error", err, "in", backoff)
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		c := &serverConn{srv: s, nc: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}
 		if !c.setBusy(false) {
 			_ = nc.Close()
@@ -288,6 +299,7 @@ type watch struct {
 	body   *watchedBody
 	cancel context.CancelFunc
 	timer  *time.Timer
+	again  time.Duration // the last wait for the body to be read
 
 	mu      sync.Mutex
 	done    bool          // the handler returned
@@ -305,8 +317,9 @@ func (w *watch) start() {
 	}
 	if !w.body.read() {
 		// The body is still on the wire, or unread: the handler's own read
-		// sees the connection close.
-		w.timer.Reset(watchAfter)
+		// sees the connection close. Look again, less often as it runs.
+		w.again = min(2*max(w.again, watchAfter), maxWatchAgain)
+		w.timer.Reset(w.again)
 		return
 	}
 	w.running = make(chan struct{})
