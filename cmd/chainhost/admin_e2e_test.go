@@ -274,9 +274,7 @@ func TestAdminHotLoad(t *testing.T) {
 
 	installPlugin(t, hotvm, pluginDir, "hotvm")
 	junk := filepath.Join(pluginDir, "notaplugin")
-	if err := os.WriteFile(junk, []byte("#!/bin/sh\necho this is not a plugin\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	plugintest.WriteExecutable(t, junk, []byte("#!/bin/sh\necho this is not a plugin\n"), 0o755)
 	hotID, err := ids.FromName("hotvm")
 	if err != nil {
 		t.Fatal(err)

@@ -82,7 +82,7 @@ func TestDataAPIPostgresCrash(t *testing.T) {
 	}
 	n.WaitNewPlugin(t, "dataapi", old)
 	acked := load.stop()
-	head := chainHead(t, n)
+	head := settledHead(t, n)
 	waitDataHeight(t, n, head, 2*time.Minute)
 	crashed := pgDump(t, cluster, db)
 	n.Stop(t)

@@ -246,6 +246,32 @@ func waitDataHeight(t *testing.T, n *nodetest.Node, height uint64, within time.D
 	})
 }
 
+// settledHead returns the C-Chain's head on n once the load's sender has
+// no transaction waiting in the pool: those a stopped load sent last may
+// still go into a block, which every reader must then have before the
+// answers are compared.
+func settledHead(t *testing.T, n *nodetest.Node) uint64 {
+	t.Helper()
+	c := evmDial(t, n, "C", "rpc")
+	from := common.HexToAddress(evmLocalAddr)
+	plugintest.Eventually(t, time.Minute, func() error {
+		ctx := context.Background()
+		pending, err := c.PendingNonceAt(ctx, from)
+		if err != nil {
+			return err
+		}
+		mined, err := c.NonceAt(ctx, from, nil)
+		if err != nil {
+			return err
+		}
+		if pending != mined {
+			return fmt.Errorf("%d of the load's transactions are not in a block yet", pending-mined)
+		}
+		return nil
+	})
+	return chainHead(t, n)
+}
+
 // chainHead returns the C-Chain's head block number on n.
 func chainHead(t *testing.T, n *nodetest.Node) uint64 {
 	t.Helper()

@@ -105,7 +105,7 @@ func TestDataAPIPostgresReplicas(t *testing.T) {
 		checked += readRoundRobin(t, all, "/v1/chains")
 	}
 	acked := load.stop()
-	head := chainHead(t, indexer)
+	head := settledHead(t, indexer)
 	for _, n := range all {
 		waitDataHeight(t, n, head, time.Minute)
 	}

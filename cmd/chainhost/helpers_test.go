@@ -214,9 +214,7 @@ func installPlugin(t *testing.T, src, pluginDir, name string) {
 		t.Fatal(err)
 	}
 	tmp := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(tmp, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	plugintest.WriteExecutable(t, tmp, b, 0o755)
 	if err := os.Rename(tmp, filepath.Join(pluginDir, name)); err != nil {
 		t.Fatal(err)
 	}

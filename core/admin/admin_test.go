@@ -24,6 +24,7 @@ import (
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/loglevel"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 	"github.com/chainhost/chainhost/sdk/profile"
 )
 
@@ -266,9 +267,7 @@ func TestLoadVMs(t *testing.T) {
 	f := newFixture(t)
 	f.run(t, []expect{{method: "admin.loadVMs", result: `{"newVMs":{}}`}})
 	junk := filepath.Join(f.pluginDir, "junk")
-	if err := os.WriteFile(junk, []byte("#!/bin/sh\necho garbage\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	plugintest.WriteExecutable(t, junk, []byte("#!/bin/sh\necho garbage\n"), 0o755)
 	for range 2 { // a failed binary is tried again on every call
 		got, rpcErr := f.call(t, "admin.loadVMs", nil)
 		if rpcErr != nil {

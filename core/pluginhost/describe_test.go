@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // writeScript writes an executable shell script (or, with mode 0o644, a
@@ -17,9 +18,7 @@ import (
 func writeScript(t *testing.T, body string, mode os.FileMode) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "plugin")
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), mode); err != nil {
-		t.Fatal(err)
-	}
+	plugintest.WriteExecutable(t, path, []byte("#!/bin/sh\n"+body+"\n"), mode)
 	return path
 }
 
