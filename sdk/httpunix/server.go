@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -200,7 +201,8 @@ func (c *serverConn) serve() {
 func (c *serverConn) serveRequest(req *http.Request) (w *response, keep bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	body := &watchedBody{ReadCloser: req.Body, eof: req.Body == http.NoBody}
+	body := &watchedBody{ReadCloser: req.Body}
+	body.eof.Store(req.Body == http.NoBody)
 	req.Body = body
 	req = req.WithContext(ctx)
 	watch := &watch{conn: c, body: body, cancel: cancel}
@@ -270,24 +272,15 @@ func (c *serverConn) dispatch(w *response, r *http.Request) (aborted bool) {
 // only then may the connection be read for the host closing it.
 type watchedBody struct {
 	io.ReadCloser
-	mu  sync.Mutex
-	eof bool
+	eof atomic.Bool
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if errors.Is(err, io.EOF) {
-		b.mu.Lock()
-		b.eof = true
-		b.mu.Unlock()
+		b.eof.Store(true)
 	}
 	return n, err
-}
-
-func (b *watchedBody) read() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.eof
 }
 
 // watch cancels a request's context when the host closes its connection,
@@ -315,7 +308,7 @@ func (w *watch) start() {
 	if w.done {
 		return
 	}
-	if !w.body.read() {
+	if !w.body.eof.Load() {
 		// The body is still on the wire, or unread: the handler's own read
 		// sees the connection close. Look again, less often as it runs.
 		w.again = min(2*max(w.again, watchAfter), maxWatchAgain)
