@@ -45,7 +45,20 @@ import (
 // through nodetest.Node.Call.
 func postJSON(t testing.TB, url, body string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	return postReader(t, url, strings.NewReader(body))
+}
+
+// postChunked is postJSON with the body sent chunked, without its length.
+func postChunked(t testing.TB, url, body string) (int, string) {
+	t.Helper()
+	// A reader net/http cannot tell the length of.
+	return postReader(t, url, struct{ io.Reader }{strings.NewReader(body)})
+}
+
+// postReader POSTs body, as postJSON does.
+func postReader(t testing.TB, url string, body io.Reader) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", body)
 	if err != nil {
 		t.Fatalf("POST %s: %v", url, err)
 	}

@@ -85,16 +85,23 @@ func TestChainListener(t *testing.T) {
 	batch := `[` + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},`, 3) + `{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]`
 	for _, tc := range []struct {
 		name, path, body string
+		chunked          bool // sent without its length
 		status           int
 		contains         string
 	}{
-		{"body over http-max-body-size", "/ext/bc/C/rpc", big, 413, "request body too large"},
-		{"batch over api-max-batch-size", "/ext/bc/C/rpc", batch, 200, "batch too large: 4 requests, the limit is 3"},
-		{"unknown handler", "/ext/bc/C/nope", call, 404, `"code":-32000`},
-		{"dot segment", "/ext/bc/C/../rpc", call, 400, `has a \"..\" segment`},
+		{"body over http-max-body-size", "/ext/bc/C/rpc", big, false, 413, "request body too large"},
+		{"chunked body over http-max-body-size", "/ext/bc/C/rpc", big, true, 413, "request body too large"},
+		{"chunked body under http-max-body-size", "/ext/bc/C/rpc", call, true, 200, want},
+		{"batch over api-max-batch-size", "/ext/bc/C/rpc", batch, false, 200, "batch too large: 4 requests, the limit is 3"},
+		{"unknown handler", "/ext/bc/C/nope", call, false, 404, `"code":-32000`},
+		{"dot segment", "/ext/bc/C/../rpc", call, false, 400, `has a \"..\" segment`},
 	} {
-		ownStatus, ownBody := postJSON(t, own+tc.path, tc.body)
-		sharedStatus, sharedBody := postJSON(t, n.URL+tc.path, tc.body)
+		post := postJSON
+		if tc.chunked {
+			post = postChunked
+		}
+		ownStatus, ownBody := post(t, own+tc.path, tc.body)
+		sharedStatus, sharedBody := post(t, n.URL+tc.path, tc.body)
 		if ownStatus != tc.status || !strings.Contains(ownBody, tc.contains) {
 			t.Errorf("%s on the chain listener = %d %s, want %d with %q", tc.name, ownStatus, ownBody, tc.status, tc.contains)
 		}

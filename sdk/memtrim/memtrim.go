@@ -61,6 +61,7 @@ func Run(ctx context.Context, opts Options) {
 	t := time.NewTicker(opts.Interval)
 	defer t.Stop()
 	var lastCycles uint64
+	kept := uint64(0) // the live heap after the last trim; 0 before one
 	for {
 		select {
 		case <-ctx.Done():
@@ -69,7 +70,7 @@ func Run(ctx context.Context, opts Options) {
 		}
 		metrics.Read(s)
 		cycles := s[0].Value.Uint64()
-		if cycles == lastCycles && reclaimable(s) >= opts.Threshold {
+		if cycles == lastCycles && reclaimable(s, kept) >= opts.Threshold {
 			// The first collection moves what sync.Pools hold (net/http's
 			// connection buffers, say) to their victim caches; the second
 			// frees it, and returns the free pages.
@@ -77,15 +78,20 @@ func Run(ctx context.Context, opts Options) {
 			debug.FreeOSMemory()
 			metrics.Read(s)
 			cycles = s[0].Value.Uint64()
+			kept = s[1].Value.Uint64()
 		}
 		lastCycles = cycles
 	}
 }
 
-// reclaimable is the garbage of the heap (its objects less those live at
-// the last collection) plus its free pages still held.
-func reclaimable(s []metrics.Sample) uint64 {
-	live, objects, free := s[1].Value.Uint64(), s[2].Value.Uint64(), s[3].Value.Uint64()
+// reclaimable is what a trim may give back: the heap's objects beyond
+// what is known to be live, plus its free pages still held. Known live is
+// the smaller of the live heap at the last collection and after the last
+// trim: a burst's last collection may have found all of the burst live
+// (its requests still in flight), and then only the live heap of a quiet
+// moment, the last trim's, tells its garbage apart.
+func reclaimable(s []metrics.Sample, kept uint64) uint64 {
+	live, objects, free := min(s[1].Value.Uint64(), kept), s[2].Value.Uint64(), s[3].Value.Uint64()
 	garbage := uint64(0)
 	if objects > live {
 		garbage = objects - live

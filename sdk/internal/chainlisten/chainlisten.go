@@ -61,9 +61,9 @@ func Serve(opts Options) (*httpserve.Server, error) {
 			return nil, fmt.Errorf("chain listener %s: register request metrics: %w", opts.Listener.Addr, err)
 		}
 	}
-	rt := &router{opts: opts, metrics: m, routes: make(map[string]route, len(opts.Handlers))}
+	rt := &router{opts: opts, metrics: m, routes: make(map[string]http.Handler, len(opts.Handlers))}
 	for name, h := range opts.Handlers {
-		rt.routes[name] = route{metric: "bc/" + opts.Name + "/" + name, h: rt.serve(h)}
+		rt.routes[name] = m.Instrument("bc/"+opts.Name+"/"+name, rt.serve(h))
 	}
 	errorLog := opts.Logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
 	srv, err := httpserve.Serve(ln, opts.Listener.Limits, rt, errorLog)
@@ -79,13 +79,9 @@ func Serve(opts Options) (*httpserve.Server, error) {
 type router struct {
 	opts    Options
 	metrics *httpserve.RequestMetrics
-	routes  map[string]route // by handler name, made once
-}
-
-// route is a handler with its body check, and its metrics route.
-type route struct {
-	metric string
-	h      http.Handler
+	// routes are the handlers by name, each with its body check and
+	// metrics, made once.
+	routes map[string]http.Handler
 }
 
 // ServeHTTP serves /ext/bc/<chain>/<handler>[/<path>] and
@@ -106,7 +102,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rest = tail
 	}
 	handler, sub, _ := strings.Cut(rest, "/")
-	rte, ok := rt.routes[handler]
+	h, ok := rt.routes[handler]
 	if !ok {
 		err := fmt.Errorf("chain %s has no handler at %s; it serves %v", rt.opts.Name, r.URL.Path, slices.Sorted(maps.Keys(rt.opts.Handlers)))
 		// A client's typo must not become a metric of its own.
@@ -120,16 +116,20 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.Path, u.RawPath = "/"+sub, ""
 	r2 := r.WithContext(r.Context())
 	r2.URL = &u
-	rt.metrics.Serve(rte.metric, rte.h, w, r2)
+	h.ServeHTTP(w, r2)
 }
 
-// serve reads the body whole under the body cap first, as the host does
-// before it forwards a request, so that both paths refuse the same bodies
-// alike; a WebSocket upgrade goes straight to the handler.
+// serve refuses a body over the body cap before the handler runs, as the
+// host does before it forwards a request, so that both paths refuse the
+// same bodies alike. A body of said length under the cap goes to the
+// handler as it comes (net/http reads no further than the length said);
+// one of unsaid length (chunked) is read whole first, to find out. A
+// WebSocket upgrade goes straight to the handler.
 func (rt *router) serve(h http.Handler) http.Handler {
 	limit := rt.opts.Listener.Limits.MaxBodyBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if limit <= 0 || r.Body == nil || r.Body == http.NoBody || r.Header.Get("Upgrade") != "" {
+		if limit <= 0 || r.Body == nil || r.Body == http.NoBody || r.Header.Get("Upgrade") != "" ||
+			(r.ContentLength >= 0 && r.ContentLength <= limit) {
 			h.ServeHTTP(w, r)
 			return
 		}
