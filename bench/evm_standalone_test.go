@@ -11,11 +11,13 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/chainhost/chainhost/core/nodetest"
 )
 
 // evmServeEnv, when set, makes the benchmark binary serve the C-Chain's rpc
 // handler instead of running benchmarks (see evmStandalone).
-const evmServeEnv = "CHAINHOST_BENCH_EVM_SERVE"
+const evmServeEnv = nodetest.BenchEnvPrefix + "EVM_SERVE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(evmServeEnv) != "" {

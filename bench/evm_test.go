@@ -235,19 +235,26 @@ func BenchmarkEVMRPC(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			token := deployERC20(b, c, tok, key)
-			owner := crypto.PubkeyToAddress(key.PublicKey)
-			call, _ := tok.abi.Pack("balanceOf", owner)
-			bodies := map[string]string{
-				"eth_blockNumber": `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`,
-				"eth_getBalance":  fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["%s","latest"]}`, owner),
-				"eth_call":        fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"%s","data":"%s"},"latest"]}`, token, hexutil.Encode(call)),
-			}
-			for _, m := range []string{"eth_blockNumber", "eth_getBalance", "eth_call"} {
+			bodies := evmBodies(tok, crypto.PubkeyToAddress(key.PublicKey), deployERC20(b, c, tok, key))
+			for _, m := range evmMethods {
 				b.Run(m, func(b *testing.B) { evmThroughput(b, url, bodies[m]) })
 				b.Run(m+"/sequential", func(b *testing.B) { evmLatency(b, url, bodies[m]) })
 			}
 		})
+	}
+}
+
+// evmMethods are the methods the RPC benchmarks measure.
+var evmMethods = []string{"eth_blockNumber", "eth_getBalance", "eth_call"}
+
+// evmBodies are the requests of evmMethods by method: owner's balance, and
+// owner's balance of the ERC-20 token at token.
+func evmBodies(tok erc20, owner, token common.Address) map[string]string {
+	call, _ := tok.abi.Pack("balanceOf", owner)
+	return map[string]string{
+		"eth_blockNumber": `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`,
+		"eth_getBalance":  fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["%s","latest"]}`, owner),
+		"eth_call":        fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"%s","data":"%s"},"latest"]}`, token, hexutil.Encode(call)),
 	}
 }
 

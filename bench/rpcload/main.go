@@ -8,14 +8,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/chainhost/chainhost/bench/internal/post"
 )
 
 func main() {
@@ -28,41 +24,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rpcload: -url is required")
 		os.Exit(2)
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *clients}}
-	var done, failed atomic.Int64
-	stop := time.Now().Add(*dur)
-	var wg sync.WaitGroup
-	took := make([][]time.Duration, *clients) // each client's request times
-	for i := range *clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(stop) {
-				start := time.Now()
-				resp, err := client.Post(*url, "application/json", strings.NewReader(*body))
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				b, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil || resp.StatusCode != http.StatusOK || strings.Contains(string(b), `"error"`) {
-					failed.Add(1)
-				}
-				took[i] = append(took[i], time.Since(start))
-				done.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	all := slices.Concat(took...)
-	slices.Sort(all)
-	var p50 time.Duration
-	if len(all) > 0 {
-		p50 = all[len(all)/2]
-	}
-	fmt.Printf("%d requests, %.0f req/s, %d failed, p50 %d µs\n", done.Load(), float64(done.Load())/dur.Seconds(), failed.Load(), p50.Microseconds())
-	if failed.Load() > 0 {
+	r := post.Run(*url, *body, *clients, *dur)
+	fmt.Printf("%d requests, %.0f req/s, %d failed, p50 %d µs\n", r.Answered, r.PerSecond, r.Failed, r.P50.Microseconds())
+	if r.Failed > 0 {
 		os.Exit(1)
 	}
 }

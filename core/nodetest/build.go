@@ -27,7 +27,7 @@ var binaries built // written once, then only read
 func Binaries(t testing.TB) (host, pluginDir string) {
 	t.Helper()
 	if dir := os.Getenv(binDirEnv); dir != "" {
-		return filepath.Join(dir, "bin", "chainhost"), filepath.Join(dir, "plugins")
+		return buildDir(dir)
 	}
 	binaries.once.Do(func() {
 		binaries.host, binaries.pluginDir, binaries.err = build()
@@ -36,6 +36,12 @@ func Binaries(t testing.TB) (host, pluginDir string) {
 		t.Fatalf("build chainhost: %v", binaries.err)
 	}
 	return binaries.host, binaries.pluginDir
+}
+
+// buildDir returns the host binary and the plugin dir of a make build
+// output dir.
+func buildDir(dir string) (host, pluginDir string) {
+	return filepath.Join(dir, "bin", "chainhost"), filepath.Join(dir, "plugins")
 }
 
 func build() (string, string, error) {

@@ -35,6 +35,10 @@ type Options struct {
 	DataDir string
 	// PluginDir defaults to the built plugins.
 	PluginDir string
+	// BinDir runs another build than Binaries' (a make build output dir:
+	// <dir>/bin/chainhost and <dir>/plugins), such as a benchmark's
+	// baseline.
+	BinDir string
 	// NoWait returns as soon as the process runs, without waiting for the
 	// HTTP listener (for start-up failures).
 	NoWait bool
@@ -58,6 +62,9 @@ var urlLine = regexp.MustCompile(`health\s+GET\s+(https?://\S+)/ext/health`)
 func Start(t testing.TB, opts Options) *Node {
 	t.Helper()
 	hostBin, plugins := Binaries(t)
+	if opts.BinDir != "" {
+		hostBin, plugins = buildDir(opts.BinDir)
+	}
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
@@ -244,12 +251,17 @@ func PluginPID(t testing.TB, n *Node, name string) int {
 	return pids[0]
 }
 
+// BenchEnvPrefix starts the names of the variables that steer benchmarks
+// (CHAINHOST_BENCH_ROUNDS, say); like CHAINHOST_BIN_DIR, nodes never see
+// them.
+const BenchEnvPrefix = "CHAINHOST_BENCH_"
+
 // Environ is os.Environ without the variables that steer the tests, which
 // the node would reject as unknown CHAINHOST_* config keys.
 func Environ() []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, binDirEnv+"=") {
+		if !strings.HasPrefix(kv, binDirEnv+"=") && !strings.HasPrefix(kv, BenchEnvPrefix) {
 			out = append(out, kv)
 		}
 	}

@@ -1,0 +1,178 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/chainhost/chainhost/bench/internal/post"
+	"github.com/chainhost/chainhost/core/nodetest"
+)
+
+// beforeBinDirEnv names the make build output dir of an earlier commit,
+// whose host BenchmarkEVMRPCInterleaved measures too, as "before".
+const beforeBinDirEnv = nodetest.BenchEnvPrefix + "BEFORE_BIN_DIR"
+
+// roundsEnv sets how many rounds BenchmarkEVMRPCInterleaved runs.
+const roundsEnv = nodetest.BenchEnvPrefix + "ROUNDS"
+
+// The windows of BenchmarkEVMRPCInterleaved: each measurement is preceded
+// by a warm-up on the same target (new connections, a woken process).
+const (
+	interleavedRounds = 6
+	throughputWindow  = 2 * time.Second
+	latencyWindow     = time.Second
+	windowWarmUp      = 300 * time.Millisecond
+)
+
+// BenchmarkEVMRPCInterleaved (run it with -benchtime 1x) measures what
+// BenchmarkEVMRPC does, 8 clients' requests per second and one client's
+// sequential median latency, but starts every target once and then
+// measures them in turns, each for a short window, in an order rotated by
+// one every round. On a shared machine the load of others drifts over
+// seconds; runs minutes apart, as BenchmarkEVMRPC's targets are, differ
+// by it more than the targets do. Each ratio is taken within a round, and
+// the table printed at the end gives its median over the rounds with its
+// range (docs/benchmarks.md). CHAINHOST_BENCH_BEFORE_BIN_DIR adds the host
+// of an earlier build; CHAINHOST_BENCH_ROUNDS sets the rounds (default 6).
+func BenchmarkEVMRPCInterleaved(b *testing.B) {
+	rounds := interleavedRounds
+	if v := os.Getenv(roundsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a positive number of rounds", roundsEnv, v)
+		}
+		rounds = n
+	}
+	starts := []struct {
+		name string
+		url  func(*testing.B) string
+	}{{"standalone", evmStandalone}, {"host", evmHost}, {"listener", evmListener}}
+	if dir := os.Getenv(beforeBinDirEnv); dir != "" {
+		starts = append(starts, struct {
+			name string
+			url  func(*testing.B) string
+		}{"before", func(b *testing.B) string {
+			return nodetest.Start(b, nodetest.Options{Config: evmBenchConfig, BinDir: dir}).URL + "/ext/bc/C/rpc"
+		}})
+	}
+	tok := loadERC20(b)
+	key := benchKey(b)
+	type target struct {
+		name, url string
+		bodies    map[string]string
+	}
+	targets := make([]target, 0, len(starts))
+	for _, s := range starts {
+		url := s.url(b)
+		c, err := ethclient.Dial(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies := evmBodies(tok, crypto.PubkeyToAddress(key.PublicKey), deployERC20(b, c, tok, key))
+		c.Close()
+		targets = append(targets, target{s.name, url, bodies})
+	}
+
+	got := map[measure]map[string][]float64{} // by measure, target: one value per round
+	b.ResetTimer()
+	for r := range rounds {
+		start := time.Now()
+		for _, m := range evmMethods {
+			for _, kind := range []string{"req/s", "p50"} {
+				mr := measure{m, kind}
+				if got[mr] == nil {
+					got[mr] = map[string][]float64{}
+				}
+				clients, window := 8, throughputWindow
+				if kind == "p50" {
+					clients, window = 1, latencyWindow
+				}
+				for i := range targets {
+					t := targets[(i+r)%len(targets)]
+					post.Run(t.url, t.bodies[m], clients, windowWarmUp)
+					res := post.Run(t.url, t.bodies[m], clients, window)
+					if res.Failed > 0 {
+						b.Fatalf("%s %s on %s: %d of %d requests failed", m, kind, t.name, res.Failed, res.Answered)
+					}
+					v := res.PerSecond
+					if kind == "p50" {
+						v = float64(res.P50.Microseconds())
+					}
+					got[mr][t.name] = append(got[mr][t.name], v)
+				}
+			}
+		}
+		b.Logf("round %d of %d done in %s", r+1, rounds, time.Since(start).Round(time.Second))
+	}
+	b.StopTimer()
+	b.ReportMetric(0, "ns/op") // one op is the whole run
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.name
+	}
+	// Printed, not logged: the testing package cuts a benchmark's log short.
+	fmt.Print(interleavedTable(got, names))
+}
+
+// measure is one row of BenchmarkEVMRPCInterleaved's table: a method and
+// what of it ("req/s" or "p50").
+type measure struct{ method, kind string }
+
+// interleavedTable is the markdown table of the rounds' values: each
+// target's median with its range, then each ratio's.
+func interleavedTable(got map[measure]map[string][]float64, targets []string) string {
+	ratios := [][2]string{{"listener", "standalone"}, {"host", "standalone"}, {"host", "before"}}
+	ratios = slices.DeleteFunc(ratios, func(r [2]string) bool { return !slices.Contains(targets, r[1]) })
+	var sb strings.Builder
+	sb.WriteString("| method |")
+	for _, t := range targets {
+		sb.WriteString(" " + t + " |")
+	}
+	for _, r := range ratios {
+		sb.WriteString(" " + r[0] + " / " + r[1] + " |")
+	}
+	sb.WriteString("\n|---|" + strings.Repeat("---|", len(targets)+len(ratios)) + "\n")
+	for _, m := range evmMethods {
+		for _, kind := range []string{"req/s", "p50"} {
+			row := got[measure{m, kind}]
+			unit := " µs"
+			if kind == "req/s" {
+				unit = ""
+			}
+			fmt.Fprintf(&sb, "| `%s` %s |", m, kind)
+			for _, t := range targets {
+				md, lo, hi := spread(row[t])
+				fmt.Fprintf(&sb, " %.0f%s (%.0f–%.0f) |", md, unit, lo, hi)
+			}
+			for _, r := range ratios {
+				per := make([]float64, len(row[r[0]]))
+				for i := range per {
+					per[i] = row[r[0]][i] / row[r[1]][i]
+				}
+				md, lo, hi := spread(per)
+				fmt.Fprintf(&sb, " %.2f (%.2f–%.2f) |", md, lo, hi)
+			}
+			sb.WriteString("\n")
+		}
+	}
+	return sb.String()
+}
+
+// spread is the median, the least and the greatest of vs.
+func spread(vs []float64) (median, lo, hi float64) {
+	s := slices.Sorted(slices.Values(vs))
+	n := len(s)
+	median = s[n/2]
+	if n%2 == 0 {
+		median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return median, s[0], s[n-1]
+}
