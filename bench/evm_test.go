@@ -6,7 +6,6 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -29,6 +28,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/bench/internal/post"
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/evm"
 	"github.com/chainhost/chainhost/sdk"
@@ -267,18 +267,7 @@ func evmThroughput(b *testing.B, url, body string) {
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			resp, err := client.Post(url, "application/json", strings.NewReader(body))
-			if err != nil {
-				failed.Add(1)
-				continue
-			}
-			// Read to the end, as ethclient does, so the connection is reused.
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			var out struct {
-				Error *struct{ Message string } `json:"error"`
-			}
-			if err != nil || json.Unmarshal(body, &out) != nil || out.Error != nil {
+			if post.One(client, url, body) != nil {
 				failed.Add(1)
 			}
 		}
@@ -297,14 +286,8 @@ func evmLatency(b *testing.B, url, body string) {
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
-		resp, err := client.Post(url, "application/json", strings.NewReader(body))
-		if err != nil {
+		if err := post.One(client, url, body); err != nil {
 			b.Fatal(err)
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			b.Fatalf("answer %d: %v", resp.StatusCode, err)
 		}
 		took = append(took, time.Since(start))
 	}

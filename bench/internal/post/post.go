@@ -5,6 +5,8 @@
 package post
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -39,17 +41,11 @@ func Run(url, body string, clients int, d time.Duration) Result {
 		wg.Go(func() {
 			for time.Now().Before(stop) {
 				start := time.Now()
-				resp, err := client.Post(url, "application/json", strings.NewReader(body))
-				if err != nil {
+				if err := One(client, url, body); err != nil {
 					failed.Add(1)
-					continue
-				}
-				// Read to the end, as ethclient does, so the connection is
-				// reused.
-				b, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil || resp.StatusCode != http.StatusOK || strings.Contains(string(b), `"error"`) {
-					failed.Add(1)
+					if errors.Is(err, errUnanswered) {
+						continue
+					}
 				}
 				took[i] = append(took[i], time.Since(start))
 				done.Add(1)
@@ -64,4 +60,29 @@ func Run(url, body string, clients int, d time.Duration) Result {
 		r.P50 = all[len(all)/2]
 	}
 	return r
+}
+
+// errUnanswered wraps the error of a request that got no answer.
+var errUnanswered = errors.New("no answer")
+
+// One posts body to url with client and reads the answer to the end, as
+// ethclient does, so that the connection is reused. It fails on a
+// transport error (wrapping errUnanswered), a status other than 200, or a
+// JSON-RPC error.
+func One(client *http.Client, url, body string) error {
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUnanswered, err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	switch {
+	case err != nil:
+		return fmt.Errorf("read the answer: %w", err)
+	case resp.StatusCode != http.StatusOK:
+		return fmt.Errorf("answer %d: %s", resp.StatusCode, b)
+	case strings.Contains(string(b), `"error"`):
+		return fmt.Errorf("JSON-RPC error: %s", b)
+	}
+	return nil
 }
