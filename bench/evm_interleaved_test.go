@@ -32,6 +32,15 @@ const (
 	windowWarmUp      = 300 * time.Millisecond
 )
 
+// interleavedKinds are what BenchmarkEVMRPCInterleaved measures of a
+// method: 8 clients' requests per second, and one sequential client's
+// median latency.
+var interleavedKinds = []struct {
+	name    string
+	clients int
+	window  time.Duration
+}{{"req/s", 8, throughputWindow}, {"p50", 1, latencyWindow}}
+
 // BenchmarkEVMRPCInterleaved (run it with -benchtime 1x) measures what
 // BenchmarkEVMRPC does, 8 clients' requests per second and one client's
 // sequential median latency, but starts every target once and then
@@ -51,15 +60,9 @@ func BenchmarkEVMRPCInterleaved(b *testing.B) {
 		}
 		rounds = n
 	}
-	starts := []struct {
-		name string
-		url  func(*testing.B) string
-	}{{"standalone", evmStandalone}, {"host", evmHost}, {"listener", evmListener}}
+	starts := []evmTarget{{"standalone", evmStandalone}, {"host", evmHost}, {"listener", evmListener}}
 	if dir := os.Getenv(beforeBinDirEnv); dir != "" {
-		starts = append(starts, struct {
-			name string
-			url  func(*testing.B) string
-		}{"before", func(b *testing.B) string {
+		starts = append(starts, evmTarget{"before", func(b *testing.B) string {
 			return nodetest.Start(b, nodetest.Options{Config: evmBenchConfig, BinDir: dir}).URL + "/ext/bc/C/rpc"
 		}})
 	}
@@ -86,24 +89,20 @@ func BenchmarkEVMRPCInterleaved(b *testing.B) {
 	for r := range rounds {
 		start := time.Now()
 		for _, m := range evmMethods {
-			for _, kind := range []string{"req/s", "p50"} {
-				mr := measure{m, kind}
+			for _, kind := range interleavedKinds {
+				mr := measure{m, kind.name}
 				if got[mr] == nil {
 					got[mr] = map[string][]float64{}
 				}
-				clients, window := 8, throughputWindow
-				if kind == "p50" {
-					clients, window = 1, latencyWindow
-				}
 				for i := range targets {
 					t := targets[(i+r)%len(targets)]
-					post.Run(t.url, t.bodies[m], clients, windowWarmUp)
-					res := post.Run(t.url, t.bodies[m], clients, window)
+					post.Run(t.url, t.bodies[m], kind.clients, windowWarmUp)
+					res := post.Run(t.url, t.bodies[m], kind.clients, kind.window)
 					if res.Failed > 0 {
-						b.Fatalf("%s %s on %s: %d of %d requests failed", m, kind, t.name, res.Failed, res.Answered)
+						b.Fatalf("%s %s on %s: %d of %d requests failed", m, kind.name, t.name, res.Failed, res.Answered)
 					}
 					v := res.PerSecond
-					if kind == "p50" {
+					if kind.clients == 1 {
 						v = float64(res.P50.Microseconds())
 					}
 					got[mr][t.name] = append(got[mr][t.name], v)
@@ -141,13 +140,13 @@ func interleavedTable(got map[measure]map[string][]float64, targets []string) st
 	}
 	sb.WriteString("\n|---|" + strings.Repeat("---|", len(targets)+len(ratios)) + "\n")
 	for _, m := range evmMethods {
-		for _, kind := range []string{"req/s", "p50"} {
-			row := got[measure{m, kind}]
-			unit := " µs"
-			if kind == "req/s" {
-				unit = ""
+		for _, kind := range interleavedKinds {
+			row := got[measure{m, kind.name}]
+			unit := ""
+			if kind.clients == 1 {
+				unit = " µs"
 			}
-			fmt.Fprintf(&sb, "| `%s` %s |", m, kind)
+			fmt.Fprintf(&sb, "| `%s` %s |", m, kind.name)
 			for _, t := range targets {
 				md, lo, hi := spread(row[t])
 				fmt.Fprintf(&sb, " %.0f%s (%.0f–%.0f) |", md, unit, lo, hi)

@@ -224,10 +224,7 @@ func evmListener(b *testing.B) string {
 func BenchmarkEVMRPC(b *testing.B) {
 	tok := loadERC20(b)
 	key := benchKey(b)
-	for _, target := range []struct {
-		name string
-		url  func(*testing.B) string
-	}{{"direct", evmDirect}, {"standalone", evmStandalone}, {"host", evmHost}, {"listener", evmListener}} {
+	for _, target := range []evmTarget{{"direct", evmDirect}, {"standalone", evmStandalone}, {"host", evmHost}, {"listener", evmListener}} {
 		b.Run(target.name, func(b *testing.B) {
 			url := target.url(b)
 			c, err := ethclient.Dial(url)
@@ -242,6 +239,13 @@ func BenchmarkEVMRPC(b *testing.B) {
 			}
 		})
 	}
+}
+
+// evmTarget is a server the RPC benchmarks measure: its name, and how to
+// start it and get its rpc URL.
+type evmTarget struct {
+	name string
+	url  func(*testing.B) string
 }
 
 // evmMethods are the methods the RPC benchmarks measure.

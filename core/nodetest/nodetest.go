@@ -61,9 +61,11 @@ var urlLine = regexp.MustCompile(`health\s+GET\s+(https?://\S+)/ext/health`)
 // killed when the test ends.
 func Start(t testing.TB, opts Options) *Node {
 	t.Helper()
-	hostBin, plugins := Binaries(t)
+	var hostBin, plugins string
 	if opts.BinDir != "" {
 		hostBin, plugins = buildDir(opts.BinDir)
+	} else {
+		hostBin, plugins = Binaries(t)
 	}
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
