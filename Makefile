@@ -48,7 +48,7 @@ test: lint build sdk-deps pg-deps chromium-deps
 # The conformance suites of the data and metrics APIs alone (their tests
 # start the node).
 test-sdk: build sdk-deps pg-deps
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) -run '^Test(DataAPI|MetricsAPI)SDK$$' -v ./cmd/chainhost
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) -run '^Test(DataAPI|MetricsAPI)SDK$$' -v ./tests/e2e
 
 # npm ci installs exactly the lockfile, and writes node_modules/.package-lock.json
 # last: it runs again only when package.json or the lockfile is newer.

@@ -73,7 +73,7 @@ chains:
       cache-mb: 128
 `, evmBenchGenesis)
 
-// erc20 is the ERC-20 of cmd/chainhost/testdata/evm (Tokens.sol).
+// erc20 is the ERC-20 of tests/e2e/testdata/evm (Tokens.sol).
 type erc20 struct {
 	abi abi.ABI
 	bin []byte
@@ -81,7 +81,7 @@ type erc20 struct {
 
 func loadERC20(b *testing.B) erc20 {
 	b.Helper()
-	raw, err := os.ReadFile("../cmd/chainhost/testdata/evm/tokens.json")
+	raw, err := os.ReadFile("../tests/e2e/testdata/evm/tokens.json")
 	if err != nil {
 		b.Fatal(err)
 	}

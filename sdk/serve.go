@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/memtrim"
+	"github.com/chainhost/chainhost/transport/grpcplugin"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/core/nodetest"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )

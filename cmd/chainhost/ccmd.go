@@ -10,9 +10,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/chainhost/chainhost/avax"
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
 	cclient "github.com/chainhost/chainhost/plugins/evm/atomic/client"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/plugins/pvm/client"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	xclient "github.com/chainhost/chainhost/plugins/xvm/client"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

@@ -24,8 +24,8 @@ import (
 )
 
 // pchainVectorsFile holds the byte vectors the P-Chain's unit tests
-// compare chainhost's encodings with (plugins/pvm/internal/vectors).
-var pchainVectorsFile = filepath.Join("..", "..", "plugins", "pvm", "testdata", "avalanchego-v1.14.2.json")
+// compare chainhost's encodings with (avax/avaxvectors).
+var pchainVectorsFile = filepath.Join("..", "..", "avax", "avaxvectors", "testdata", "pchain", "avalanchego-v1.14.2.json")
 
 // TestPChainVectors: every P-Chain vector chainhost's tests trust is what
 // avalanchego's own code makes of it: each transaction and the block parse

@@ -21,8 +21,8 @@ import (
 )
 
 // vectorsFile holds the byte vectors the X-Chain's unit tests compare
-// chainhost's encodings with (plugins/xvm/internal/vectors).
-var vectorsFile = filepath.Join("..", "..", "plugins", "xvm", "testdata", "avalanchego-v1.14.2.json")
+// chainhost's encodings with (avax/avaxvectors).
+var vectorsFile = filepath.Join("..", "..", "avax", "avaxvectors", "testdata", "xchain", "avalanchego-v1.14.2.json")
 
 // TestVectors: every byte vector the X-Chain's unit tests trust is what
 // avalanchego's own code makes of it: each encoding decodes with

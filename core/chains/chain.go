@@ -9,8 +9,8 @@ import (
 
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/pluginhost"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
 )
 
 // Chain is one configured chain: an instance of a VM plugin.

@@ -26,8 +26,8 @@ import (
 	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/httpserve"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // Options configures a Manager.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/chainhost/chainhost/sdk/httpserve"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // IsEnabled reports whether the chain runs (Enabled unset means true).

@@ -10,7 +10,7 @@ import (
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
 )
 
 // Module is one configured REST module: an instance of a module plugin.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/chainhost/chainhost/sdk/httpunix"
+	"github.com/chainhost/chainhost/transport/httpunix"
 )
 
 // dataSocket is an instance's data socket (docs/decisions.md, "Packages",

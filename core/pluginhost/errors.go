@@ -9,7 +9,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
 )
 
 // ErrNotRunning matches (errors.Is) every UnavailableError.

@@ -10,8 +10,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
-	"github.com/chainhost/chainhost/sdk/httpunix"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpunix"
 )
 
 // crashWait bounds how long a failed request waits for the supervisor to

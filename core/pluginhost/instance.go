@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/httpserve"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // Instance is one supervised plugin: a VM's chain or a REST module. Its

@@ -19,8 +19,8 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
 	"github.com/chainhost/chainhost/sdk/plugintest"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
 )
 
 func TestStartAndServe(t *testing.T) {

@@ -9,10 +9,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/httpserve"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/transport/grpcplugin"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // Defaults of Options.
@@ -127,7 +127,7 @@ type Options struct {
 	RequestTimeout time.Duration
 	// SocketDir, when set, is a directory only the host's user can open,
 	// where the instance binds its data socket: the host's requests then
-	// reach the plugin over it instead of gRPC (sdk/httpunix). Empty, or a
+	// reach the plugin over it instead of gRPC (transport/httpunix). Empty, or a
 	// socket that cannot be bound there, keeps them on gRPC.
 	SocketDir string
 	// OnStart runs after every start and Initialize, before the instance is

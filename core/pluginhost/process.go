@@ -20,9 +20,9 @@ import (
 
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/httpunix"
+	"github.com/chainhost/chainhost/transport/grpcplugin"
+	"github.com/chainhost/chainhost/transport/httpunix"
 )
 
 // process is one plugin subprocess: its go-plugin client, its Plugin client

@@ -3,9 +3,9 @@ package server
 import (
 	"net/http"
 
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/rest"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
 )
 
 // WriteJSONRPCError answers with a JSON-RPC error object (code -32000) and

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
-	"github.com/chainhost/chainhost/sdk/httpserve"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // Prefixes routes URL path prefixes to REST modules (docs/modules.md). No

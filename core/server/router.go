@@ -13,8 +13,8 @@ import (
 
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
-	"github.com/chainhost/chainhost/sdk/httpserve"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // Chain is what the router needs of a chain.

@@ -7,13 +7,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/chainhost/chainhost/sdk/httpserve"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // Options configures the HTTP server.
 type Options struct {
 	Addr string
-	// Limits are the listener's HTTP limits (sdk/httpserve), the same a
+	// Limits are the listener's HTTP limits (transport/httpserve), the same a
 	// chain's own listener gets.
 	Limits  httpserve.Limits
 	Handler http.Handler

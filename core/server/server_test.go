@@ -15,8 +15,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/core/nodetest"
-	"github.com/chainhost/chainhost/sdk/httpserve"
 	"github.com/chainhost/chainhost/sdk/plugintest"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // listen starts a server on a free loopback port; the test stops it.

@@ -25,7 +25,7 @@ type garbler struct{ pluginv1.PluginServer }
 
 // Initialize keeps the requests on the gRPC channel, whose messages the
 // garbler breaks, unless the chain's config says {"dataSocket": true}:
-// then the process serves the host's data socket (sdk/httpunix) and only
+// then the process serves the host's data socket (transport/httpunix) and only
 // WebSocket upgrades take the channel.
 func (g garbler) Initialize(ctx context.Context, req *pluginv1.InitializeRequest) (*pluginv1.InitializeResponse, error) {
 	var cfg struct {

@@ -22,7 +22,7 @@ var batchJSON []byte
 // repository's root: the tokens (ERC-20, ERC-721, ERC-1155) and the Factory
 // whose calls make every kind of call frame.
 const (
-	tokensFile = "cmd/chainhost/testdata/evm/tokens.json"
+	tokensFile = "tests/e2e/testdata/evm/tokens.json"
 	callsFile  = "plugins/evm/testdata/calls.json"
 )
 

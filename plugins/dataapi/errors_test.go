@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainhost/chainhost/avax/xvmapi"
 	"github.com/chainhost/chainhost/plugins/dataapi/internal/fakeevm"
-	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -121,7 +121,7 @@ func TestNotFound(t *testing.T) {
 		e.wantError(tc.path, http.StatusNotFound, tc.message)
 	}
 	// With an X-Chain that does not answer its indexer handler: 503 (the
-	// vertices of a real one are checked in cmd/chainhost's
+	// vertices of a real one are checked in tests/e2e's
 	// TestXChainVertexPhase).
 	x := host.ChainInfo{ID: ids.ID{0x0e, 0x0e}, VMName: xvmapi.VMName, Aliases: []string{"X"}, IndexKinds: []string{"vtx"}, Running: true}
 	e.h.SetChain(x)

@@ -16,10 +16,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/dataapi"
 	"github.com/chainhost/chainhost/plugins/dataapi/internal/fakeevm"
 	"github.com/chainhost/chainhost/plugins/dataapi/internal/openapi"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/plugintest"

@@ -16,10 +16,10 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/plugins/evm"
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
 	"github.com/chainhost/chainhost/plugins/evm/atomic/client"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"

@@ -22,8 +22,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/evm"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 

@@ -27,8 +27,8 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/evm"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
@@ -64,11 +64,11 @@ func loadContracts(t testing.TB, path string) map[string]contract {
 	return out
 }
 
-// testContracts are the tokens of cmd/chainhost/testdata/evm and the
+// testContracts are the tokens of tests/e2e/testdata/evm and the
 // contracts of testdata/Calls.sol.
 func testContracts(t testing.TB) map[string]contract {
 	t.Helper()
-	all := loadContracts(t, "../../cmd/chainhost/testdata/evm/tokens.json")
+	all := loadContracts(t, "../../tests/e2e/testdata/evm/tokens.json")
 	for name, c := range loadContracts(t, "testdata/calls.json") {
 		all[name] = c
 	}

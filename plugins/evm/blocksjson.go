@@ -7,7 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
+	"github.com/chainhost/chainhost/avax/evmapi"
 )
 
 // appendBlocks appends the JSON of blocks to b: byte for byte what

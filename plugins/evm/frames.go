@@ -18,7 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb/leveldb"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
+	"github.com/chainhost/chainhost/avax/evmapi"
 )
 
 // framesDir is the frame store's directory under the chain's data dir.

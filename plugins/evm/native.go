@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxoapi"
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
-	"github.com/chainhost/chainhost/plugins/utxoapi"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )

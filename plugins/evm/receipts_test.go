@@ -9,7 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
+	"github.com/chainhost/chainhost/avax/evmapi"
 )
 
 // TestDecodeReceipts: decodeReceipts reads go-ethereum's stored receipts

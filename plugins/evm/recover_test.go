@@ -22,9 +22,9 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/plugins/evm"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"

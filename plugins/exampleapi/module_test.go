@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"

@@ -17,7 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/trie"
 
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
 	"github.com/chainhost/chainhost/sdk/host"

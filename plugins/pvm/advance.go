@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/pvmapi"
 )
 
 // paidBy returns what an active L1 validator paid from v.Since to t: the

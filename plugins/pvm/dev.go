@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 

@@ -9,12 +9,12 @@ import (
 	"math"
 	"slices"
 
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/utxostore"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

@@ -1,11 +1,11 @@
 package pvm
 
 import (
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/txjson"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/txjson"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
-	"github.com/chainhost/chainhost/plugins/utxoapi"
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/utxoapi"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )

@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

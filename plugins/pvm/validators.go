@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/txjson"
+	"github.com/chainhost/chainhost/avax/utxoapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
-	"github.com/chainhost/chainhost/plugins/utxoapi"
-	"github.com/chainhost/chainhost/plugins/xvm/txjson"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )

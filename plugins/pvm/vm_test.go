@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainhost/chainhost/avax"
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm"
 	"github.com/chainhost/chainhost/plugins/pvm/client"
-	"github.com/chainhost/chainhost/plugins/pvm/internal/vectors"
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -73,7 +73,7 @@ func start(t *testing.T) *chain {
 		Chains: []host.ChainInfo{peer},
 	})
 	c := &chain{t: t, h: h, url: h.URL("")}
-	key, err := avax.ParsePrivateKey(vectors.EwoqKey)
+	key, err := avax.ParsePrivateKey("0x" + vectors.EwoqKey)
 	if err != nil {
 		t.Fatal(err)
 	}

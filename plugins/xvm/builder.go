@@ -9,10 +9,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxostore"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
-	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

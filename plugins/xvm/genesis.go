@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )

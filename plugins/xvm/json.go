@@ -1,9 +1,9 @@
 package xvm
 
 import (
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/txjson"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
-	"github.com/chainhost/chainhost/plugins/xvm/txjson"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

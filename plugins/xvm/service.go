@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/chainhost/chainhost/plugins/utxoapi"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxoapi"
+	"github.com/chainhost/chainhost/avax/utxostore"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
-	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"

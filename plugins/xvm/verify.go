@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxostore"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
-	"github.com/chainhost/chainhost/plugins/xvm/utxostore"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

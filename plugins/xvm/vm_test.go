@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainhost/chainhost/avax"
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
+	"github.com/chainhost/chainhost/avax/xvmapi"
 	"github.com/chainhost/chainhost/plugins/xvm"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
-	"github.com/chainhost/chainhost/plugins/xvm/internal/vectors"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
-	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -84,7 +84,7 @@ func (c *chain) issue(tx *txs.Tx) error {
 // ewoq key holds it.
 func TestGenesis(t *testing.T) {
 	c := start(t, "")
-	v := vectors.Load(t)
+	v := vectors.LoadX(t)
 	if got, want := c.wallet.FeeAsset.String(), v.String(t, "assetID"); got != want {
 		t.Fatalf("AVAX asset ID %s, want avalanchego's %s", got, want)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/internal/wire"
+	"github.com/chainhost/chainhost/transport/wire"
 )
 
 // The converters between the plain Go types and their protobuf messages.

@@ -3,7 +3,7 @@ package host
 import (
 	"google.golang.org/grpc/codes"
 
-	"github.com/chainhost/chainhost/sdk/internal/grpcerr"
+	"github.com/chainhost/chainhost/transport/grpcerr"
 )
 
 // sentinels are the package's errors that keep their identity across the

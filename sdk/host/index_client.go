@@ -8,7 +8,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/internal/wire"
+	"github.com/chainhost/chainhost/transport/wire"
 )
 
 // indexClient is an Index served by the host over gRPC.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/internal/wire"
+	"github.com/chainhost/chainhost/transport/wire"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
 )
 
 // maxBodyBytes caps request bodies below the 4 MiB gRPC message limit that

@@ -13,8 +13,8 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/internal/grpcerr"
-	"github.com/chainhost/chainhost/sdk/internal/wire"
+	"github.com/chainhost/chainhost/transport/grpcerr"
+	"github.com/chainhost/chainhost/transport/wire"
 )
 
 // ChainID returns the instance's blockchain ID.

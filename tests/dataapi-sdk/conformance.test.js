@@ -2,7 +2,7 @@
 // a scenario on the C-Chain, then all twelve EVM endpoints of docs/data-api.md read
 // through the official SDK and checked against the chain.
 //
-// Run by `go test ./cmd/chainhost -run TestDataAPISDK`, which starts a
+// Run by `go test ./tests/e2e -run TestDataAPISDK`, which starts a
 // node and sets DATAAPI_NODE_URL; or against any local node:
 //   DATAAPI_NODE_URL=http://127.0.0.1:9650 node --test conformance.test.js
 import assert from "node:assert/strict";

@@ -3,7 +3,7 @@
 // response validation on, paged to the end, and checked against the
 // P-Chain's own reads.
 //
-// Run by `go test ./cmd/chainhost -run TestMetricsAPISDK`, which starts a
+// Run by `go test ./tests/e2e -run TestMetricsAPISDK`, which starts a
 // node, makes validators, delegators and L1 validators change at known
 // times on its P-Chain and sets METRICS_NODE_URL; or against any local
 // node whose P-Chain has some history:

@@ -1,7 +1,7 @@
 // The explorer in headless Chromium against a running node: every page
 // shows what the APIs answer, search routes, the chain page follows new
 // blocks without a reload, and nothing logs an error (docs/explorer.md,
-// "Tests"). Run by TestExplorer (cmd/chainhost), which makes the node's
+// "Tests"). Run by TestExplorer (tests/e2e), which makes the node's
 // history and passes it in EXPLORER_FACTS.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
+	"github.com/chainhost/chainhost/avax/xvmapi"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/rest"
 )

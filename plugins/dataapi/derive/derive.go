@@ -11,8 +11,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

@@ -6,8 +6,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 )
 
 // create3 is the internal transaction type of a CREATE run by a contract

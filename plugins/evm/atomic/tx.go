@@ -16,8 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rlp"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

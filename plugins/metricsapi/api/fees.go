@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 

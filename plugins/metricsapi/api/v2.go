@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/pchain"
 	"github.com/chainhost/chainhost/plugins/metricsapi/series"
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/rest"

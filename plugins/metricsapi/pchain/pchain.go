@@ -11,7 +11,7 @@ import (
 	"math"
 	"net/http"
 
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )

@@ -6,12 +6,12 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
+	"github.com/chainhost/chainhost/avax/evmapi"
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/xvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
 	pblocks "github.com/chainhost/chainhost/plugins/pvm/blocks"
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
-	"github.com/chainhost/chainhost/plugins/xvm/xvmapi"
 )
 
 // blockKind is the index kind of every chain's accepted blocks.

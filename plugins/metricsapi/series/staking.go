@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/pchain"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

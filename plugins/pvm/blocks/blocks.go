@@ -4,9 +4,9 @@
 package blocks
 
 import (
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/signedtx"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"testing"
 
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
-	"github.com/chainhost/chainhost/plugins/pvm/internal/vectors"
 )
 
 // TestAvalanchegoVectors: keys, signatures and proofs of possession are
 // avalanchego's (blst's) bytes for the same secret key.
 func TestAvalanchegoVectors(t *testing.T) {
-	v := vectors.Load(t).Map(t, "bls")
+	v := vectors.LoadP(t).Map(t, "bls")
 	sk, err := bls.SecretKeyFromBytes(vectors.Hex(t, v["secretKey"]))
 	if err != nil {
 		t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
-	"github.com/chainhost/chainhost/plugins/utxoclient"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
-	"github.com/chainhost/chainhost/plugins/pvm/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/utxoclient"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

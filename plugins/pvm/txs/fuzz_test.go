@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/chainhost/chainhost/plugins/pvm/internal/vectors"
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -15,7 +15,7 @@ import (
 // panicking, against a context that lets them go past the network and
 // chain.
 func FuzzParse(f *testing.F) {
-	v := vectors.Load(f)
+	v := vectors.LoadP(f)
 	for _, name := range txNames {
 		f.Add(v.Bytes(f, name))
 	}

@@ -1,5 +1,5 @@
 // Package txs holds the P-Chain's transactions in avalanchego's codec
-// (docs/pchain.md), built on the X-Chain's primitives (plugins/xvm/avax):
+// (docs/pchain.md), built on the X-Chain's primitives (avax):
 // transfers, primary-network validators and delegators, subnets and their
 // chains, and L1 validators (conversion, registration, balance, weight,
 // disabling), signed with secp256k1 keys as avalanchego signs them, with
@@ -10,10 +10,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/signedtx"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

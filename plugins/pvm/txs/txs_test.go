@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainhost/chainhost/avax"
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
-	"github.com/chainhost/chainhost/plugins/pvm/internal/vectors"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -39,7 +39,7 @@ func ctx() txs.Context {
 // TestVectors: every transaction avalanchego v1.14.2 made parses, encodes
 // back to its bytes, has its ID and passes the structural checks.
 func TestVectors(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadP(t)
 	for _, name := range txNames {
 		raw := v.Bytes(t, name)
 		tx, err := txs.Parse(raw)
@@ -65,7 +65,7 @@ func TestVectors(t *testing.T) {
 
 // keys returns the ewoq key and the three BLS keys of the vectors.
 func keys(t *testing.T) (*avax.PrivateKey, []*bls.SecretKey) {
-	ewoq, err := avax.ParsePrivateKey(vectors.EwoqKey)
+	ewoq, err := avax.ParsePrivateKey("0x" + vectors.EwoqKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func keys(t *testing.T) (*avax.PrivateKey, []*bls.SecretKey) {
 // whose Warp message both L1 validators sign; the validation IDs and the
 // conversion ID are avalanchego's.
 func TestBuildLikeAvalanchego(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadP(t)
 	ewoq, sks := keys(t)
 	me := ewoq.Address()
 	owner := avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{me}}
@@ -232,7 +232,7 @@ func TestWarpVerify(t *testing.T) {
 
 // TestVerifyRefuses: the structural checks, each broken once.
 func TestVerifyRefuses(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadP(t)
 	parse := func(name string) *txs.Tx {
 		tx, err := txs.Parse(v.Bytes(t, name))
 		if err != nil {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

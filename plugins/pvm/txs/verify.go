@@ -8,7 +8,7 @@ import (
 	"slices"
 	"unicode"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

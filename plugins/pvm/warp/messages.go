@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/signedtx"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
-	"github.com/chainhost/chainhost/plugins/xvm/internal/vectors"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -14,7 +14,7 @@ import (
 // TestBlockVector: avalanchego's standard block parses, and building the
 // same block gives its bytes and ID.
 func TestBlockVector(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadX(t)
 	raw := v.Bytes(t, "block")
 	b, err := blocks.ParseBlock(raw)
 	if err != nil {
@@ -38,7 +38,7 @@ func TestBlockVector(t *testing.T) {
 // TestVertexVector: avalanchego's vertex and stop vertex parse, and
 // building them gives their bytes and IDs.
 func TestVertexVector(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadX(t)
 	raw := v.Bytes(t, "vertex")
 	vtx, err := blocks.ParseVertex(raw)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/chainhost/chainhost/plugins/utxoclient"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/chainhost/chainhost/plugins/xvm/internal/vectors"
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 )
 
@@ -12,7 +12,7 @@ import (
 // their size's worth; what parses re-encodes to the same bytes (the codec
 // has one encoding per transaction, as avalanchego's).
 func FuzzParse(f *testing.F) {
-	v := vectors.Load(f)
+	v := vectors.LoadX(f)
 	for _, name := range []string{"genesisTx", "baseTx", "exportTx", "importTx"} {
 		f.Add(v.Bytes(f, name))
 	}

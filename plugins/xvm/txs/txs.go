@@ -5,8 +5,8 @@
 package txs
 
 import (
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/signedtx"
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/signedtx"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

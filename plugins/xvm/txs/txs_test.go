@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
-	"github.com/chainhost/chainhost/plugins/xvm/internal/vectors"
+	"github.com/chainhost/chainhost/avax"
+	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -16,7 +16,7 @@ import (
 // TestAvalanchegoVectors: transactions that avalanchego v1.14.2 built and
 // signed parse, re-encode to the same bytes and get avalanchego's IDs.
 func TestAvalanchegoVectors(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadX(t)
 	for _, c := range []struct {
 		name string
 		kind uint32
@@ -53,7 +53,7 @@ func TestAvalanchegoVectors(t *testing.T) {
 // TestSignMatchesAvalanchego: signing the vector's unsigned BaseTx with the
 // ewoq key gives avalanchego's bytes exactly (RFC 6979 nonces).
 func TestSignMatchesAvalanchego(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadX(t)
 	for _, name := range []string{"baseTx", "exportTx", "importTx"} {
 		want := v.Bytes(t, name)
 		parsed, err := txs.Parse(want)
@@ -74,7 +74,7 @@ func TestSignMatchesAvalanchego(t *testing.T) {
 // TestExportedUTXO: the UTXO an export makes is avalanchego's bytes, with
 // its ID.
 func TestExportedUTXO(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadX(t)
 	tx, err := txs.Parse(v.Bytes(t, "exportTx"))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestExportedUTXO(t *testing.T) {
 
 // TestParseRejects: malformed bytes are refused with a reason.
 func TestParseRejects(t *testing.T) {
-	v := vectors.Load(t)
+	v := vectors.LoadX(t)
 	good := v.Bytes(t, "baseTx")
 	mutate := func(f func(b []byte) []byte) []byte { return f(append([]byte{}, good...)) }
 	for _, c := range []struct {

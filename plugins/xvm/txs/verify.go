@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

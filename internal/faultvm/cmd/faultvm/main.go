@@ -16,8 +16,8 @@ import (
 	"github.com/chainhost/chainhost/internal/faultvm"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk"
-	"github.com/chainhost/chainhost/sdk/grpcplugin"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/transport/grpcplugin"
 )
 
 func main() {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
@@ -28,7 +29,6 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/plugintest"

@@ -13,13 +13,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/dataapi/internal/fakeevm"
 	"github.com/chainhost/chainhost/plugins/dataapi/internal/offline"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore/pgtest"
-	"github.com/chainhost/chainhost/plugins/evm/evmapi"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 

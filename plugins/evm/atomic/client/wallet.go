@@ -11,9 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxoclient"
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
-	"github.com/chainhost/chainhost/plugins/utxoclient"
-	"github.com/chainhost/chainhost/plugins/xvm/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
