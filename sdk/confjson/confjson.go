@@ -1,0 +1,69 @@
+// Package confjson reads the JSON a plugin is handed by the host: its
+// config and its genesis. Every plugin reads them the same way, strictly,
+// so that a misspelt key is an error naming it rather than a default
+// silently kept (docs/modules.md, "Configuration").
+package confjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Decode reads the JSON value b into v: an unknown key is an error naming
+// it, and so is anything after the value. Empty input or null leaves v as
+// it is, so v may hold the defaults on entry.
+func Decode(b []byte, v any) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("2s", "500ms"); a JSON number is taken as seconds. A negative duration
+// is an error.
+type Duration time.Duration
+
+// D returns the duration as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// String returns the Go duration string.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a duration string or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v time.Duration
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		if v, err = time.ParseDuration(s); err != nil {
+			return fmt.Errorf("duration %q: must be like \"2s\" or \"500ms\"", s)
+		}
+	} else {
+		var secs float64
+		if err := json.Unmarshal(b, &secs); err != nil {
+			return fmt.Errorf("duration must be a string like \"2s\" or a number of seconds, got %s", b)
+		}
+		v = time.Duration(secs * float64(time.Second))
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %s: must not be negative", v)
+	}
+	*d = Duration(v)
+	return nil
+}

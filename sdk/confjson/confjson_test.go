@@ -1,0 +1,49 @@
+package confjson
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDecode(t *testing.T) {
+	type cfg struct {
+		A int      `json:"a"`
+		W Duration `json:"wait"`
+	}
+	for _, tc := range []struct {
+		in      string
+		want    cfg
+		wantErr string
+	}{
+		{in: ``, want: cfg{A: 7, W: Duration(time.Second)}},
+		{in: ` null `, want: cfg{A: 7, W: Duration(time.Second)}},
+		{in: `{"a":1}`, want: cfg{A: 1, W: Duration(time.Second)}},
+		{in: `{"wait":"250ms"}`, want: cfg{A: 7, W: Duration(250 * time.Millisecond)}},
+		{in: `{"wait":1.5}`, want: cfg{A: 7, W: Duration(1500 * time.Millisecond)}},
+		{in: `{"b":1}`, wantErr: `unknown field "b"`},
+		{in: `{"a":1} {}`, wantErr: "unexpected data after"},
+		{in: `{"wait":"soon"}`, wantErr: `duration "soon"`},
+		{in: `{"wait":"-1s"}`, wantErr: "must not be negative"},
+		{in: `{"wait":true}`, wantErr: "number of seconds"},
+	} {
+		got := cfg{A: 7, W: Duration(time.Second)}
+		err := Decode([]byte(tc.in), &got)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: error %v, want one containing %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: got %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestDurationMarshal(t *testing.T) {
+	b, err := Duration(90 * time.Second).MarshalJSON()
+	if err != nil || string(b) != `"1m30s"` {
+		t.Fatalf("got %s, %v", b, err)
+	}
+}
