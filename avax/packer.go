@@ -69,6 +69,25 @@ func (p *Packer) ID(id ids.ID) { p.Fixed(id[:]) }
 // ShortID packs a 20-byte short ID.
 func (p *Packer) ShortID(id ShortID) { p.Fixed(id[:]) }
 
+// ShortIDs packs a []ShortID: a uint32 length, then each short ID.
+func (p *Packer) ShortIDs(list []ShortID) {
+	p.Int(uint32(len(list)))
+	for _, id := range list {
+		p.ShortID(id)
+	}
+}
+
+// Ints packs a []uint32: a uint32 length, then each value.
+func (p *Packer) Ints(list []uint32) {
+	p.Int(uint32(len(list)))
+	for _, v := range list {
+		p.Int(v)
+	}
+}
+
+// Version packs the 2-byte codec version, CodecVersion.
+func (p *Packer) Version() { p.Short(CodecVersion) }
+
 // ErrTrailingBytes is the error of a decode that leaves bytes unread.
 var ErrTrailingBytes = errors.New("trailing bytes after the value")
 
@@ -206,6 +225,25 @@ func (u *Unpacker) ShortID() ShortID {
 	return id
 }
 
+// ShortIDs reads what Packer.ShortIDs wrote; what names the slice in
+// errors.
+func (u *Unpacker) ShortIDs(what string) []ShortID {
+	list := make([]ShortID, u.SliceLen(ShortIDLen, what))
+	for i := range list {
+		list[i] = u.ShortID()
+	}
+	return list
+}
+
+// Ints reads what Packer.Ints wrote; what names the slice in errors.
+func (u *Unpacker) Ints(what string) []uint32 {
+	list := make([]uint32, u.SliceLen(4, what))
+	for i := range list {
+		list[i] = u.Int()
+	}
+	return list
+}
+
 // SliceLen reads a slice's uint32 length and checks that the bytes left
 // can hold that many elements of at least minSize bytes each.
 func (u *Unpacker) SliceLen(minSize int, what string) int {
@@ -229,3 +267,15 @@ func (u *Unpacker) Version() {
 
 // TypeID reads a 4-byte type ID.
 func (u *Unpacker) TypeID() uint32 { return u.Int() }
+
+// ExpectTypeID reads a type ID and reports whether it is want, the only
+// type of the value read here; another is recorded as an error naming
+// what is read ("output") and the type taken ("secp256k1fx transfer
+// outputs").
+func (u *Unpacker) ExpectTypeID(want uint32, what, taken string) bool {
+	t := u.TypeID()
+	if u.err == nil && t != want {
+		u.Failf("%s type ID %d is not supported (only %s, type %d)", what, t, taken, want)
+	}
+	return u.err == nil
+}

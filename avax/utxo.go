@@ -2,6 +2,7 @@ package avax
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -28,23 +29,17 @@ type OutputOwners struct {
 	Addrs     []ShortID
 }
 
-func (o *OutputOwners) pack(p *Packer) {
+// PackFields packs the owners' fields, without a type ID: an output
+// holds them after its own fields, a P-Chain owner after its type ID.
+func (o *OutputOwners) PackFields(p *Packer) {
 	p.Long(o.Locktime)
 	p.Int(o.Threshold)
-	p.Int(uint32(len(o.Addrs)))
-	for _, a := range o.Addrs {
-		p.ShortID(a)
-	}
+	p.ShortIDs(o.Addrs)
 }
 
-func (o *OutputOwners) unpack(u *Unpacker) {
-	o.Locktime = u.Long()
-	o.Threshold = u.Int()
-	n := u.SliceLen(ShortIDLen, "output addresses")
-	o.Addrs = make([]ShortID, n)
-	for i := range o.Addrs {
-		o.Addrs[i] = u.ShortID()
-	}
+// UnpackOwnerFields reads what PackFields wrote.
+func UnpackOwnerFields(u *Unpacker) OutputOwners {
+	return OutputOwners{Locktime: u.Long(), Threshold: u.Int(), Addrs: u.ShortIDs("output addresses")}
 }
 
 // Verify checks the owners as secp256k1fx does: a threshold that the
@@ -57,10 +52,8 @@ func (o *OutputOwners) Verify() error {
 	case o.Threshold == 0 && len(o.Addrs) > 0:
 		return fmt.Errorf("output has addresses but a threshold of 0")
 	}
-	for i := 1; i < len(o.Addrs); i++ {
-		if o.Addrs[i-1].Compare(o.Addrs[i]) >= 0 {
-			return fmt.Errorf("output addresses not sorted and unique")
-		}
+	if !SortedUnique(o.Addrs, ShortID.Compare) {
+		return fmt.Errorf("output addresses not sorted and unique")
 	}
 	return nil
 }
@@ -76,20 +69,16 @@ type TransferOutput struct {
 func (o *TransferOutput) Pack(p *Packer) {
 	p.Int(typeTransferOutput)
 	p.Long(o.Amt)
-	o.OutputOwners.pack(p)
+	o.PackFields(p)
 }
 
 // UnpackTransferOutput reads an output's type ID, which must be
 // typeTransferOutput, and its fields.
 func UnpackTransferOutput(u *Unpacker) TransferOutput {
-	var o TransferOutput
-	if t := u.TypeID(); u.Err() == nil && t != typeTransferOutput {
-		u.Failf("output type ID %d is not supported (only secp256k1fx transfer outputs, type %d)", t, typeTransferOutput)
-		return o
+	if !u.ExpectTypeID(typeTransferOutput, "output", "secp256k1fx transfer outputs") {
+		return TransferOutput{}
 	}
-	o.Amt = u.Long()
-	o.OutputOwners.unpack(u)
-	return o
+	return TransferOutput{Amt: u.Long(), OutputOwners: UnpackOwnerFields(u)}
 }
 
 // Verify checks a non-zero amount and the owners.
@@ -112,27 +101,16 @@ type TransferInput struct {
 func (in *TransferInput) Pack(p *Packer) {
 	p.Int(typeTransferInput)
 	p.Long(in.Amt)
-	p.Int(uint32(len(in.SigIndices)))
-	for _, s := range in.SigIndices {
-		p.Int(s)
-	}
+	p.Ints(in.SigIndices)
 }
 
 // unpackTransferInput reads an input's type ID, which must be
 // typeTransferInput, and its fields.
 func unpackTransferInput(u *Unpacker) TransferInput {
-	var in TransferInput
-	if t := u.TypeID(); u.Err() == nil && t != typeTransferInput {
-		u.Failf("input type ID %d is not supported (only secp256k1fx transfer inputs, type %d)", t, typeTransferInput)
-		return in
+	if !u.ExpectTypeID(typeTransferInput, "input", "secp256k1fx transfer inputs") {
+		return TransferInput{}
 	}
-	in.Amt = u.Long()
-	n := u.SliceLen(4, "signature indices")
-	in.SigIndices = make([]uint32, n)
-	for i := range in.SigIndices {
-		in.SigIndices[i] = u.Int()
-	}
-	return in
+	return TransferInput{Amt: u.Long(), SigIndices: u.Ints("signature indices")}
 }
 
 // Verify checks a non-zero amount and sorted, unique signature indices.
@@ -140,10 +118,8 @@ func (in *TransferInput) Verify() error {
 	if in.Amt == 0 {
 		return fmt.Errorf("input has no value")
 	}
-	for i := 1; i < len(in.SigIndices); i++ {
-		if in.SigIndices[i-1] >= in.SigIndices[i] {
-			return fmt.Errorf("signature indices not sorted and unique")
-		}
+	if !SortedUnique(in.SigIndices, cmp.Compare) {
+		return fmt.Errorf("signature indices not sorted and unique")
 	}
 	return nil
 }
@@ -166,8 +142,7 @@ func (c *Credential) Pack(p *Packer) {
 // typeCredential, and its signatures.
 func UnpackCredential(u *Unpacker) Credential {
 	var c Credential
-	if t := u.TypeID(); u.Err() == nil && t != typeCredential {
-		u.Failf("credential type ID %d is not supported (only secp256k1fx credentials, type %d)", t, typeCredential)
+	if !u.ExpectTypeID(typeCredential, "credential", "secp256k1fx credentials") {
 		return c
 	}
 	n := u.SliceLen(SignatureLen, "signatures")
@@ -314,8 +289,14 @@ func SortInputs[S any](ins []TransferableInput, signers []S) {
 // InputsSortedUnique reports whether inputs are sorted by UTXO ID without
 // repeats.
 func InputsSortedUnique(ins []TransferableInput) bool {
-	for i := 1; i < len(ins); i++ {
-		if ins[i-1].UTXOID.Compare(ins[i].UTXOID) >= 0 {
+	return SortedUnique(ins, func(a, b TransferableInput) int { return a.UTXOID.Compare(b.UTXOID) })
+}
+
+// SortedUnique reports whether list is sorted by cmp without repeats, as
+// the codec's lists of inputs, addresses and signature indices must be.
+func SortedUnique[T any](list []T, cmp func(a, b T) int) bool {
+	for i := 1; i < len(list); i++ {
+		if cmp(list[i-1], list[i]) >= 0 {
 			return false
 		}
 	}
@@ -333,7 +314,7 @@ type UTXO struct {
 // the UTXO ID, the asset ID and the output.
 func (u *UTXO) Bytes() []byte {
 	p := NewPacker(make([]byte, 0, 128))
-	p.Short(CodecVersion)
+	p.Version()
 	p.ID(u.TxID)
 	p.Int(u.OutputIndex)
 	p.ID(u.AssetID)

@@ -41,7 +41,7 @@ type BlockFormat[U Unsigned] struct {
 // packHeader packs.
 func (f BlockFormat[U]) Encode(packHeader func(p *avax.Packer), list []*Tx[U]) Encoded {
 	p := avax.NewPacker(make([]byte, 0, 1024))
-	p.Short(avax.CodecVersion)
+	p.Version()
 	p.Int(f.TypeID)
 	packHeader(p)
 	p.Int(uint32(len(list)))

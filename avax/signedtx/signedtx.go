@@ -60,12 +60,19 @@ func New[U Unsigned](unsigned U, creds []avax.Credential) *Tx[U] {
 	return t
 }
 
+// packUnsigned returns a packer holding the bytes a transaction's
+// signatures sign: the codec version, the type ID and the fields.
+func packUnsigned(unsigned Unsigned) *avax.Packer {
+	p := avax.NewPacker(make([]byte, 0, 512))
+	p.Version()
+	p.Int(unsigned.TypeID())
+	unsigned.Pack(p)
+	return p
+}
+
 // initialize computes the bytes and the ID from the fields.
 func (t *Tx[U]) initialize() {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(t.Unsigned.TypeID())
-	t.Unsigned.Pack(p)
+	p := packUnsigned(t.Unsigned)
 	n := len(p.Bytes())
 	p.Int(uint32(len(t.Creds)))
 	for i := range t.Creds {
@@ -80,11 +87,7 @@ func (t *Tx[U]) initialize() {
 // the chain gives its credentials, each key signing for one signature
 // index, and returns the signed transaction.
 func Sign[U Unsigned](unsigned U, keys [][]*avax.PrivateKey) *Tx[U] {
-	p := avax.NewPacker(make([]byte, 0, 512))
-	p.Short(avax.CodecVersion)
-	p.Int(unsigned.TypeID())
-	unsigned.Pack(p)
-	hash := sha256.Sum256(p.Bytes())
+	hash := sha256.Sum256(packUnsigned(unsigned).Bytes())
 	creds := make([]avax.Credential, len(keys))
 	for i, ks := range keys {
 		creds[i].Sigs = make([][avax.SignatureLen]byte, len(ks))
@@ -95,6 +98,46 @@ func Sign[U Unsigned](unsigned U, keys [][]*avax.PrivateKey) *Tx[U] {
 	return New(unsigned, creds)
 }
 
+// Decodable is an unsigned transaction that reads its own fields, those
+// Pack writes.
+type Decodable interface {
+	Unsigned
+	Unpack(u *avax.Unpacker)
+}
+
+// Types are the unsigned transactions of one chain's codec.
+type Types[U Decodable] struct {
+	// Noun names them in errors ("transaction").
+	Noun string
+	// New returns an empty transaction of a type ID the chain takes.
+	New map[uint32]func() U
+	// Refused names, with the reason, the types the codec has and the
+	// chain does not take.
+	Refused map[uint32]string
+}
+
+// Unpack reads an unsigned transaction: its type ID, then the fields of
+// that type. A type the chain does not take fails u.
+func (ts Types[U]) Unpack(u *avax.Unpacker) U {
+	var zero U
+	typ := u.TypeID()
+	if u.Err() != nil {
+		return zero
+	}
+	newTx, ok := ts.New[typ]
+	if !ok {
+		if name, ok := ts.Refused[typ]; ok {
+			u.Failf("%s (type %d) is not supported", name, typ)
+		} else {
+			u.Failf("unknown %s type ID %d", ts.Noun, typ)
+		}
+		return zero
+	}
+	t := newTx()
+	t.Unpack(u)
+	return t
+}
+
 // Codec reads one chain's signed transactions.
 type Codec[U Unsigned] struct {
 	what   string
@@ -103,7 +146,8 @@ type Codec[U Unsigned] struct {
 
 // NewCodec returns the codec whose unpack reads an unsigned transaction,
 // its type ID first (failing u on a type it does not take); what names
-// the transactions in errors ("tx").
+// the transactions in errors ("tx"). A chain's unpack is its Types'
+// Unpack.
 func NewCodec[U Unsigned](what string, unpack func(u *avax.Unpacker) U) Codec[U] {
 	return Codec[U]{what: what, unpack: unpack}
 }

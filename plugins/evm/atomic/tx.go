@@ -71,7 +71,7 @@ func (in EVMInput) Compare(p EVMInput) int {
 
 // Unsigned is an unsigned atomic transaction: *ImportTx or *ExportTx.
 type Unsigned interface {
-	signedtx.Unsigned
+	signedtx.Decodable
 }
 
 // ImportTx consumes UTXOs that SourceChain exported to this chain and
@@ -101,7 +101,8 @@ func (t *ImportTx) Pack(p *avax.Packer) {
 	}
 }
 
-func (t *ImportTx) unpack(u *avax.Unpacker) {
+// Unpack reads what Pack wrote.
+func (t *ImportTx) Unpack(u *avax.Unpacker) {
 	t.NetworkID = u.Int()
 	t.BlockchainID = u.ID()
 	t.SourceChain = u.ID()
@@ -144,7 +145,8 @@ func (t *ExportTx) Pack(p *avax.Packer) {
 	avax.PackOutputs(p, t.ExportedOuts)
 }
 
-func (t *ExportTx) unpack(u *avax.Unpacker) {
+// Unpack reads what Pack wrote.
+func (t *ExportTx) Unpack(u *avax.Unpacker) {
 	t.NetworkID = u.Int()
 	t.BlockchainID = u.ID()
 	t.DestinationChain = u.ID()
@@ -186,7 +188,13 @@ func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx {
 }
 
 // codec reads the atomic transactions.
-var codec = signedtx.NewCodec("atomic tx", unpackUnsigned)
+var codec = signedtx.NewCodec("atomic tx", signedtx.Types[Unsigned]{
+	Noun: "atomic transaction",
+	New: map[uint32]func() Unsigned{
+		typeImportTx: func() Unsigned { return &ImportTx{} },
+		typeExportTx: func() Unsigned { return &ExportTx{} },
+	},
+}.Unpack)
 
 // Parse reads a signed transaction: the codec version, the unsigned
 // transaction and the credentials, with nothing after them, in the codec's
@@ -199,31 +207,12 @@ func Parse(b []byte) (*Tx, error) {
 	return &Tx{*t}, nil
 }
 
-// unpackUnsigned reads an unsigned transaction, its type ID first.
-func unpackUnsigned(u *avax.Unpacker) Unsigned {
-	switch typ := u.TypeID(); {
-	case u.Err() != nil:
-		return nil
-	case typ == typeImportTx:
-		tx := &ImportTx{}
-		tx.unpack(u)
-		return tx
-	case typ == typeExportTx:
-		tx := &ExportTx{}
-		tx.unpack(u)
-		return tx
-	default:
-		u.Failf("unknown atomic transaction type ID %d (import %d, export %d)", typ, typeImportTx, typeExportTx)
-		return nil
-	}
-}
-
 // EncodeBatch returns the batch form of a block's atomic transactions, as
 // coreth writes a block's extra data: the codec version, their count, then
 // each without its codec version.
 func EncodeBatch(txs []*Tx) []byte {
 	p := avax.NewPacker(nil)
-	p.Short(avax.CodecVersion)
+	p.Version()
 	p.Int(uint32(len(txs)))
 	for _, t := range txs {
 		t.PackInBlock(p)

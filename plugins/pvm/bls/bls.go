@@ -173,31 +173,43 @@ func verify(pk *PublicKey, sig *Signature, msg, dst []byte) bool {
 
 // AggregatePublicKeys returns the sum of the keys; none is an error.
 func AggregatePublicKeys(pks []*PublicKey) (*PublicKey, error) {
-	if len(pks) == 0 {
-		return nil, errors.New("bls: no public keys to aggregate")
+	sum, err := aggregate[bls12381.G1Jac](pks, func(pk *PublicKey) *bls12381.G1Affine { return &pk.p }, "public keys")
+	if err != nil {
+		return nil, err
 	}
-	var sum bls12381.G1Jac
-	sum.FromAffine(&pks[0].p)
-	for _, pk := range pks[1:] {
-		sum.AddMixed(&pk.p)
-	}
-	var out PublicKey
-	out.p.FromJacobian(&sum)
-	return &out, nil
+	return &PublicKey{p: *sum}, nil
 }
 
 // AggregateSignatures returns the sum of the signatures; none is an error.
 func AggregateSignatures(sigs []*Signature) (*Signature, error) {
-	if len(sigs) == 0 {
-		return nil, errors.New("bls: no signatures to aggregate")
+	sum, err := aggregate[bls12381.G2Jac](sigs, func(s *Signature) *bls12381.G2Affine { return &s.p }, "signatures")
+	if err != nil {
+		return nil, err
 	}
-	var sum bls12381.G2Jac
-	sum.FromAffine(&sigs[0].p)
-	for _, s := range sigs[1:] {
-		sum.AddMixed(&s.p)
+	return &Signature{p: *sum}, nil
+}
+
+// aggregate returns the sum of the points of list (point gives each),
+// added in Jacobian coordinates J; what names the list in the error of an
+// empty one.
+func aggregate[J any, T any, A any, PJ interface {
+	*J
+	FromAffine(*A) *J
+	AddMixed(*A) *J
+}, PA interface {
+	*A
+	FromJacobian(*J) *A
+}](list []*T, point func(*T) *A, what string) (*A, error) {
+	if len(list) == 0 {
+		return nil, fmt.Errorf("bls: no %s to aggregate", what)
 	}
-	var out Signature
-	out.p.FromJacobian(&sum)
+	var sum J
+	PJ(&sum).FromAffine(point(list[0]))
+	for _, t := range list[1:] {
+		PJ(&sum).AddMixed(point(t))
+	}
+	var out A
+	PA(&out).FromJacobian(&sum)
 	return &out, nil
 }
 

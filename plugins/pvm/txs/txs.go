@@ -62,7 +62,7 @@ var unsupported = map[uint32]string{
 
 // Unsigned is an unsigned transaction.
 type Unsigned interface {
-	signedtx.Unsigned
+	signedtx.Decodable
 	// Base returns the common fields.
 	Base() *BaseTx
 }
@@ -98,7 +98,8 @@ func (t *BaseTx) Base() *BaseTx { return t }
 // Pack packs the fields after the type ID.
 func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 
-func (t *BaseTx) unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
+// Unpack reads what Pack wrote.
+func (t *BaseTx) Unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 
 // AddValidatorTx adds a primary-network validator: its node, period and
 // weight, the stake that makes the weight (locked until the end) and who
@@ -124,6 +125,15 @@ func (t *AddValidatorTx) Pack(p *avax.Packer) {
 	p.Int(t.DelegationShares)
 }
 
+// Unpack reads what Pack wrote.
+func (t *AddValidatorTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Validator = unpackValidator(u)
+	t.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
+	t.RewardsOwner = unpackOwner(u)
+	t.DelegationShares = u.Int()
+}
+
 // AddDelegatorTx stakes on a primary-network validator.
 type AddDelegatorTx struct {
 	BaseTx
@@ -141,6 +151,14 @@ func (t *AddDelegatorTx) Pack(p *avax.Packer) {
 	t.Validator.pack(p)
 	avax.PackOutputs(p, t.StakeOuts)
 	packOwner(p, &t.RewardsOwner)
+}
+
+// Unpack reads what Pack wrote.
+func (t *AddDelegatorTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Validator = unpackValidator(u)
+	t.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
+	t.RewardsOwner = unpackOwner(u)
 }
 
 // AddPermissionlessValidatorTx adds a validator of a subnet (chainhost:
@@ -172,6 +190,18 @@ func (t *AddPermissionlessValidatorTx) Pack(p *avax.Packer) {
 	p.Int(t.DelegationShares)
 }
 
+// Unpack reads what Pack wrote.
+func (t *AddPermissionlessValidatorTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Validator = unpackValidator(u)
+	t.Subnet = u.ID()
+	t.Signer = unpackSigner(u)
+	t.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
+	t.ValidatorRewardsOwner = unpackOwner(u)
+	t.DelegatorRewardsOwner = unpackOwner(u)
+	t.DelegationShares = u.Int()
+}
+
 // AddPermissionlessDelegatorTx stakes on a validator of a subnet
 // (chainhost: the primary network only).
 type AddPermissionlessDelegatorTx struct {
@@ -194,6 +224,15 @@ func (t *AddPermissionlessDelegatorTx) Pack(p *avax.Packer) {
 	packOwner(p, &t.RewardsOwner)
 }
 
+// Unpack reads what Pack wrote.
+func (t *AddPermissionlessDelegatorTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Validator = unpackValidator(u)
+	t.Subnet = u.ID()
+	t.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
+	t.RewardsOwner = unpackOwner(u)
+}
+
 // CreateSubnetTx creates a subnet owned by Owner; its ID is the
 // transaction's.
 type CreateSubnetTx struct {
@@ -208,6 +247,12 @@ func (*CreateSubnetTx) TypeID() uint32 { return typeCreateSubnetTx }
 func (t *CreateSubnetTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	packOwner(p, &t.Owner)
+}
+
+// Unpack reads what Pack wrote.
+func (t *CreateSubnetTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Owner = unpackOwner(u)
 }
 
 // CreateChainTx creates a blockchain of a subnet, authorized by the
@@ -241,6 +286,21 @@ func (t *CreateChainTx) Pack(p *avax.Packer) {
 	}
 	p.VarBytes(t.GenesisData)
 	t.SubnetAuth.pack(p)
+}
+
+// Unpack reads what Pack wrote.
+func (t *CreateChainTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.SubnetID = u.ID()
+	t.ChainName = u.Str()
+	t.VMID = u.ID()
+	n := u.SliceLen(ids.Len, "feature extension IDs")
+	t.FxIDs = make([]ids.ID, n)
+	for i := range t.FxIDs {
+		t.FxIDs[i] = u.ID()
+	}
+	t.GenesisData = u.VarBytes()
+	t.SubnetAuth = unpackAuth(u)
 }
 
 // ConvertValidator is an initial validator of an L1: its node, weight,
@@ -291,6 +351,26 @@ func (t *ConvertSubnetToL1Tx) Pack(p *avax.Packer) {
 	t.SubnetAuth.pack(p)
 }
 
+// Unpack reads what Pack wrote.
+func (t *ConvertSubnetToL1Tx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Subnet = u.ID()
+	t.ChainID = u.ID()
+	t.Address = u.VarBytes()
+	n := u.SliceLen(4+8+8+bls.PublicKeyLen+bls.SignatureLen+16, "conversion validators")
+	t.Validators = make([]ConvertValidator, n)
+	for i := range t.Validators {
+		v := &t.Validators[i]
+		v.NodeID = u.VarBytes()
+		v.Weight = u.Long()
+		v.Balance = u.Long()
+		v.Signer = unpackPoP(u)
+		v.RemainingBalanceOwner = warp.UnpackPChainOwner(u)
+		v.DeactivationOwner = warp.UnpackPChainOwner(u)
+	}
+	t.SubnetAuth = unpackAuth(u)
+}
+
 // RegisterL1ValidatorTx adds an L1 validator that its validator manager
 // asked for in a signed Warp message, with a balance for its fee.
 type RegisterL1ValidatorTx struct {
@@ -311,6 +391,14 @@ func (t *RegisterL1ValidatorTx) Pack(p *avax.Packer) {
 	p.VarBytes(t.Message)
 }
 
+// Unpack reads what Pack wrote.
+func (t *RegisterL1ValidatorTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Balance = u.Long()
+	copy(t.ProofOfPossession[:], u.Fixed(bls.SignatureLen))
+	t.Message = u.VarBytes()
+}
+
 // SetL1ValidatorWeightTx sets an L1 validator's weight as its validator
 // manager asked in a signed Warp message; weight 0 removes it.
 type SetL1ValidatorWeightTx struct {
@@ -325,6 +413,12 @@ func (*SetL1ValidatorWeightTx) TypeID() uint32 { return typeSetL1ValidatorWeight
 func (t *SetL1ValidatorWeightTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.VarBytes(t.Message)
+}
+
+// Unpack reads what Pack wrote.
+func (t *SetL1ValidatorWeightTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.Message = u.VarBytes()
 }
 
 // IncreaseL1ValidatorBalanceTx adds to an L1 validator's balance (and
@@ -343,6 +437,13 @@ func (t *IncreaseL1ValidatorBalanceTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
 	p.ID(t.ValidationID)
 	p.Long(t.Balance)
+}
+
+// Unpack reads what Pack wrote.
+func (t *IncreaseL1ValidatorBalanceTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.ValidationID = u.ID()
+	t.Balance = u.Long()
 }
 
 // DisableL1ValidatorTx makes an L1 validator inactive and refunds what is
@@ -366,6 +467,13 @@ func (t *DisableL1ValidatorTx) Pack(p *avax.Packer) {
 	t.DisableAuth.pack(p)
 }
 
+// Unpack reads what Pack wrote.
+func (t *DisableL1ValidatorTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.ValidationID = u.ID()
+	t.DisableAuth = unpackAuth(u)
+}
+
 // ConvertValidationID is the validation ID of an L1's initial validator
 // at index i of its conversion: the SHA-256 of the subnet ID followed by
 // the index (4 bytes, big-endian).
@@ -386,127 +494,27 @@ func New(unsigned Unsigned, creds []avax.Credential) *Tx { return signedtx.New(u
 func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx { return signedtx.Sign(unsigned, keys) }
 
 // codec reads the P-Chain's signed transactions.
-var codec = signedtx.NewCodec("tx", unpackUnsigned)
+var codec = signedtx.NewCodec("tx", signedtx.Types[Unsigned]{
+	Noun: "transaction",
+	New: map[uint32]func() Unsigned{
+		typeBaseTx:                       func() Unsigned { return &BaseTx{} },
+		typeAddValidatorTx:               func() Unsigned { return &AddValidatorTx{} },
+		typeAddDelegatorTx:               func() Unsigned { return &AddDelegatorTx{} },
+		typeAddPermissionlessValidatorTx: func() Unsigned { return &AddPermissionlessValidatorTx{} },
+		typeAddPermissionlessDelegatorTx: func() Unsigned { return &AddPermissionlessDelegatorTx{} },
+		typeCreateSubnetTx:               func() Unsigned { return &CreateSubnetTx{} },
+		typeCreateChainTx:                func() Unsigned { return &CreateChainTx{} },
+		typeConvertSubnetToL1Tx:          func() Unsigned { return &ConvertSubnetToL1Tx{} },
+		typeRegisterL1ValidatorTx:        func() Unsigned { return &RegisterL1ValidatorTx{} },
+		typeSetL1ValidatorWeightTx:       func() Unsigned { return &SetL1ValidatorWeightTx{} },
+		typeIncreaseL1ValidatorBalanceTx: func() Unsigned { return &IncreaseL1ValidatorBalanceTx{} },
+		typeDisableL1ValidatorTx:         func() Unsigned { return &DisableL1ValidatorTx{} },
+	},
+	Refused: unsupported,
+}.Unpack)
 
 // Parse reads a signed transaction, with nothing after it.
 func Parse(b []byte) (*Tx, error) { return codec.Parse(b) }
 
 // UnpackInBlock reads a transaction as a block holds it.
 func UnpackInBlock(u *avax.Unpacker) *Tx { return codec.UnpackInBlock(u) }
-
-// unpackUnsigned reads an unsigned transaction, its type ID first.
-func unpackUnsigned(u *avax.Unpacker) Unsigned {
-	typ := u.TypeID()
-	if u.Err() != nil {
-		return nil
-	}
-	switch typ {
-	case typeBaseTx:
-		tx := &BaseTx{}
-		tx.unpack(u)
-		return tx
-	case typeAddValidatorTx:
-		tx := &AddValidatorTx{}
-		tx.BaseTx.unpack(u)
-		tx.Validator = unpackValidator(u)
-		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
-		tx.RewardsOwner = unpackOwner(u)
-		tx.DelegationShares = u.Int()
-		return tx
-	case typeAddDelegatorTx:
-		tx := &AddDelegatorTx{}
-		tx.BaseTx.unpack(u)
-		tx.Validator = unpackValidator(u)
-		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
-		tx.RewardsOwner = unpackOwner(u)
-		return tx
-	case typeAddPermissionlessValidatorTx:
-		tx := &AddPermissionlessValidatorTx{}
-		tx.BaseTx.unpack(u)
-		tx.Validator = unpackValidator(u)
-		tx.Subnet = u.ID()
-		tx.Signer = unpackSigner(u)
-		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
-		tx.ValidatorRewardsOwner = unpackOwner(u)
-		tx.DelegatorRewardsOwner = unpackOwner(u)
-		tx.DelegationShares = u.Int()
-		return tx
-	case typeAddPermissionlessDelegatorTx:
-		tx := &AddPermissionlessDelegatorTx{}
-		tx.BaseTx.unpack(u)
-		tx.Validator = unpackValidator(u)
-		tx.Subnet = u.ID()
-		tx.StakeOuts = avax.UnpackOutputs(u, "stake outputs")
-		tx.RewardsOwner = unpackOwner(u)
-		return tx
-	case typeCreateSubnetTx:
-		tx := &CreateSubnetTx{}
-		tx.BaseTx.unpack(u)
-		tx.Owner = unpackOwner(u)
-		return tx
-	case typeCreateChainTx:
-		tx := &CreateChainTx{}
-		tx.BaseTx.unpack(u)
-		tx.SubnetID = u.ID()
-		tx.ChainName = u.Str()
-		tx.VMID = u.ID()
-		n := u.SliceLen(ids.Len, "feature extension IDs")
-		tx.FxIDs = make([]ids.ID, n)
-		for i := range tx.FxIDs {
-			tx.FxIDs[i] = u.ID()
-		}
-		tx.GenesisData = u.VarBytes()
-		tx.SubnetAuth = unpackAuth(u)
-		return tx
-	case typeConvertSubnetToL1Tx:
-		tx := &ConvertSubnetToL1Tx{}
-		tx.BaseTx.unpack(u)
-		tx.Subnet = u.ID()
-		tx.ChainID = u.ID()
-		tx.Address = u.VarBytes()
-		n := u.SliceLen(4+8+8+bls.PublicKeyLen+bls.SignatureLen+16, "conversion validators")
-		tx.Validators = make([]ConvertValidator, n)
-		for i := range tx.Validators {
-			v := &tx.Validators[i]
-			v.NodeID = u.VarBytes()
-			v.Weight = u.Long()
-			v.Balance = u.Long()
-			v.Signer = unpackPoP(u)
-			v.RemainingBalanceOwner = warp.UnpackPChainOwner(u)
-			v.DeactivationOwner = warp.UnpackPChainOwner(u)
-		}
-		tx.SubnetAuth = unpackAuth(u)
-		return tx
-	case typeRegisterL1ValidatorTx:
-		tx := &RegisterL1ValidatorTx{}
-		tx.BaseTx.unpack(u)
-		tx.Balance = u.Long()
-		copy(tx.ProofOfPossession[:], u.Fixed(bls.SignatureLen))
-		tx.Message = u.VarBytes()
-		return tx
-	case typeSetL1ValidatorWeightTx:
-		tx := &SetL1ValidatorWeightTx{}
-		tx.BaseTx.unpack(u)
-		tx.Message = u.VarBytes()
-		return tx
-	case typeIncreaseL1ValidatorBalanceTx:
-		tx := &IncreaseL1ValidatorBalanceTx{}
-		tx.BaseTx.unpack(u)
-		tx.ValidationID = u.ID()
-		tx.Balance = u.Long()
-		return tx
-	case typeDisableL1ValidatorTx:
-		tx := &DisableL1ValidatorTx{}
-		tx.BaseTx.unpack(u)
-		tx.ValidationID = u.ID()
-		tx.DisableAuth = unpackAuth(u)
-		return tx
-	default:
-		if name, ok := unsupported[typ]; ok {
-			u.Failf("%s (type %d) is not supported", name, typ)
-		} else {
-			u.Failf("unknown transaction type ID %d", typ)
-		}
-		return nil
-	}
-}

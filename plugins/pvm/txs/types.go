@@ -2,6 +2,7 @@ package txs
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -86,28 +87,14 @@ func unpackValidator(u *avax.Unpacker) Validator {
 // of secp256k1fx's OutputOwners, then its fields.
 func packOwner(p *avax.Packer, o *avax.OutputOwners) {
 	p.Int(typeOutputOwners)
-	p.Long(o.Locktime)
-	p.Int(o.Threshold)
-	p.Int(uint32(len(o.Addrs)))
-	for _, a := range o.Addrs {
-		p.ShortID(a)
-	}
+	o.PackFields(p)
 }
 
 func unpackOwner(u *avax.Unpacker) avax.OutputOwners {
-	var o avax.OutputOwners
-	if t := u.TypeID(); u.Err() == nil && t != typeOutputOwners {
-		u.Failf("owner type ID %d is not supported (only secp256k1fx output owners, type %d)", t, typeOutputOwners)
-		return o
+	if !u.ExpectTypeID(typeOutputOwners, "owner", "secp256k1fx output owners") {
+		return avax.OutputOwners{}
 	}
-	o.Locktime = u.Long()
-	o.Threshold = u.Int()
-	n := u.SliceLen(avax.ShortIDLen, "owner addresses")
-	o.Addrs = make([]avax.ShortID, n)
-	for i := range o.Addrs {
-		o.Addrs[i] = u.ShortID()
-	}
-	return o
+	return avax.UnpackOwnerFields(u)
 }
 
 // Auth authorizes a change with an owner's signatures (secp256k1fx's
@@ -119,32 +106,20 @@ type Auth struct {
 
 func (a *Auth) pack(p *avax.Packer) {
 	p.Int(typeInput)
-	p.Int(uint32(len(a.SigIndices)))
-	for _, s := range a.SigIndices {
-		p.Int(s)
-	}
+	p.Ints(a.SigIndices)
 }
 
 func unpackAuth(u *avax.Unpacker) Auth {
-	var a Auth
-	if t := u.TypeID(); u.Err() == nil && t != typeInput {
-		u.Failf("authorization type ID %d is not supported (only secp256k1fx inputs, type %d)", t, typeInput)
-		return a
+	if !u.ExpectTypeID(typeInput, "authorization", "secp256k1fx inputs") {
+		return Auth{}
 	}
-	n := u.SliceLen(4, "signature indices")
-	a.SigIndices = make([]uint32, n)
-	for i := range a.SigIndices {
-		a.SigIndices[i] = u.Int()
-	}
-	return a
+	return Auth{SigIndices: u.Ints("signature indices")}
 }
 
 // Verify checks sorted, unique signature indices.
 func (a *Auth) Verify() error {
-	for i := 1; i < len(a.SigIndices); i++ {
-		if a.SigIndices[i-1] >= a.SigIndices[i] {
-			return fmt.Errorf("authorization signature indices not sorted and unique")
-		}
+	if !avax.SortedUnique(a.SigIndices, cmp.Compare) {
+		return fmt.Errorf("authorization signature indices not sorted and unique")
 	}
 	return nil
 }

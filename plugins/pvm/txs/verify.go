@@ -179,10 +179,8 @@ func verifyCreateChain(u *CreateChainTx) error {
 	case len(u.GenesisData) > maxGenesisLen:
 		return fmt.Errorf("genesis of %d bytes, more than %d", len(u.GenesisData), maxGenesisLen)
 	}
-	for i := 1; i < len(u.FxIDs); i++ {
-		if bytes.Compare(u.FxIDs[i-1][:], u.FxIDs[i][:]) >= 0 {
-			return errors.New("feature extension IDs not sorted and unique")
-		}
+	if !avax.SortedUnique(u.FxIDs, ids.ID.Compare) {
+		return errors.New("feature extension IDs not sorted and unique")
 	}
 	for _, r := range u.ChainName {
 		if r > unicode.MaxASCII || (!unicode.IsLetter(r) && !unicode.IsNumber(r) && r != ' ') {

@@ -31,21 +31,12 @@ type PChainOwner struct {
 // Pack packs the threshold and the addresses.
 func (o *PChainOwner) Pack(p *avax.Packer) {
 	p.Int(o.Threshold)
-	p.Int(uint32(len(o.Addrs)))
-	for _, a := range o.Addrs {
-		p.ShortID(a)
-	}
+	p.ShortIDs(o.Addrs)
 }
 
 // UnpackPChainOwner reads what Pack wrote.
 func UnpackPChainOwner(u *avax.Unpacker) PChainOwner {
-	o := PChainOwner{Threshold: u.Int()}
-	n := u.SliceLen(avax.ShortIDLen, "owner addresses")
-	o.Addrs = make([]avax.ShortID, n)
-	for i := range o.Addrs {
-		o.Addrs[i] = u.ShortID()
-	}
-	return o
+	return PChainOwner{Threshold: u.Int(), Addrs: u.ShortIDs("owner addresses")}
 }
 
 // Owners returns the owner as output owners without a locktime.
@@ -73,9 +64,7 @@ type RegisterL1Validator struct {
 
 // Bytes returns the codec version, the type ID and the fields.
 func (r *RegisterL1Validator) Bytes() []byte {
-	p := avax.NewPacker(nil)
-	p.Short(avax.CodecVersion)
-	p.Int(typeRegisterL1Validator)
+	p := newPayload(typeRegisterL1Validator)
 	p.ID(r.SubnetID)
 	p.VarBytes(r.NodeID)
 	p.Fixed(r.BLSPublicKey[:])
@@ -121,9 +110,7 @@ type L1ValidatorWeight struct {
 
 // Bytes returns the codec version, the type ID and the fields.
 func (w *L1ValidatorWeight) Bytes() []byte {
-	p := avax.NewPacker(nil)
-	p.Short(avax.CodecVersion)
-	p.Int(typeL1ValidatorWeight)
+	p := newPayload(typeL1ValidatorWeight)
 	p.ID(w.ValidationID)
 	p.Long(w.Nonce)
 	p.Long(w.Weight)
@@ -180,7 +167,7 @@ type ConversionValidator struct {
 // initial validators. The validator manager reads it from the P-Chain.
 func ConversionID(subnetID, managerChain ids.ID, managerAddress []byte, vdrs []ConversionValidator) ids.ID {
 	p := avax.NewPacker(nil)
-	p.Short(avax.CodecVersion)
+	p.Version()
 	p.ID(subnetID)
 	p.ID(managerChain)
 	p.VarBytes(managerAddress)

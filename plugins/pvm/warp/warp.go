@@ -48,7 +48,7 @@ func (m *UnsignedMessage) pack(p *avax.Packer) {
 // Bytes returns the codec version and the fields.
 func (m *UnsignedMessage) Bytes() []byte {
 	p := avax.NewPacker(nil)
-	p.Short(avax.CodecVersion)
+	p.Version()
 	m.pack(p)
 	return p.Bytes()
 }
@@ -65,7 +65,7 @@ type Message struct {
 // Bytes returns the message's bytes.
 func (m *Message) Bytes() []byte {
 	p := avax.NewPacker(nil)
-	p.Short(avax.CodecVersion)
+	p.Version()
 	m.UnsignedMessage.pack(p)
 	p.Int(typeBitSetSignature)
 	p.VarBytes(m.Signers)
@@ -105,11 +105,18 @@ type AddressedCall struct {
 	Payload       []byte
 }
 
+// newPayload returns a packer of a payload: the codec version, then its
+// type ID.
+func newPayload(typeID uint32) *avax.Packer {
+	p := avax.NewPacker(nil)
+	p.Version()
+	p.Int(typeID)
+	return p
+}
+
 // Bytes returns the codec version, the type ID and the fields.
 func (c *AddressedCall) Bytes() []byte {
-	p := avax.NewPacker(nil)
-	p.Short(avax.CodecVersion)
-	p.Int(typeAddressedCall)
+	p := newPayload(typeAddressedCall)
 	p.VarBytes(c.SourceAddress)
 	p.VarBytes(c.Payload)
 	return p.Bytes()

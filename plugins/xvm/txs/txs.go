@@ -25,7 +25,7 @@ const maxMemoSize = 256
 // Unsigned is an unsigned transaction: *BaseTx, *CreateAssetTx, *ImportTx
 // or *ExportTx.
 type Unsigned interface {
-	signedtx.Unsigned
+	signedtx.Decodable
 	// Base returns the common fields.
 	Base() *BaseTx
 	// NumInputs is the number of inputs that need a credential.
@@ -48,7 +48,8 @@ func (t *BaseTx) NumInputs() int { return len(t.Ins) }
 // Pack packs the fields after the type ID.
 func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 
-func (t *BaseTx) unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
+// Unpack reads what Pack wrote.
+func (t *BaseTx) Unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 
 // InitialState is a genesis asset's outputs of one feature extension (0:
 // secp256k1fx, the only one chainhost reads).
@@ -86,8 +87,9 @@ func (t *CreateAssetTx) Pack(p *avax.Packer) {
 	}
 }
 
-func (t *CreateAssetTx) unpack(u *avax.Unpacker) {
-	t.BaseTx.unpack(u)
+// Unpack reads what Pack wrote.
+func (t *CreateAssetTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
 	t.Name = u.Str()
 	t.Symbol = u.Str()
 	t.Denomination = u.Byte()
@@ -123,8 +125,9 @@ func (t *ImportTx) Pack(p *avax.Packer) {
 	avax.PackInputs(p, t.ImportedIns)
 }
 
-func (t *ImportTx) unpack(u *avax.Unpacker) {
-	t.BaseTx.unpack(u)
+// Unpack reads what Pack wrote.
+func (t *ImportTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
 	t.SourceChain = u.ID()
 	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
 }
@@ -146,8 +149,9 @@ func (t *ExportTx) Pack(p *avax.Packer) {
 	avax.PackOutputs(p, t.ExportedOuts)
 }
 
-func (t *ExportTx) unpack(u *avax.Unpacker) {
-	t.BaseTx.unpack(u)
+// Unpack reads what Pack wrote.
+func (t *ExportTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
 	t.DestinationChain = u.ID()
 	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
 }
@@ -167,7 +171,16 @@ func New(unsigned Unsigned, creds []avax.Credential) *Tx { return signedtx.New(u
 func Sign(unsigned Unsigned, keys [][]*avax.PrivateKey) *Tx { return signedtx.Sign(unsigned, keys) }
 
 // codec reads the X-Chain's signed transactions.
-var codec = signedtx.NewCodec("tx", unpackUnsigned)
+var codec = signedtx.NewCodec("tx", signedtx.Types[Unsigned]{
+	Noun: "transaction",
+	New: map[uint32]func() Unsigned{
+		TypeBaseTx:        func() Unsigned { return &BaseTx{} },
+		TypeCreateAssetTx: func() Unsigned { return &CreateAssetTx{} },
+		TypeImportTx:      func() Unsigned { return &ImportTx{} },
+		TypeExportTx:      func() Unsigned { return &ExportTx{} },
+	},
+	Refused: map[uint32]string{typeOperationTx: "OperationTx (operation transactions: only secp256k1fx transfers are taken)"},
+}.Unpack)
 
 // Parse reads a signed transaction: the codec version, the unsigned
 // transaction and the credentials, with nothing after them.
@@ -175,33 +188,3 @@ func Parse(b []byte) (*Tx, error) { return codec.Parse(b) }
 
 // UnpackInBlock reads a transaction as a block holds it.
 func UnpackInBlock(u *avax.Unpacker) *Tx { return codec.UnpackInBlock(u) }
-
-// unpackUnsigned reads an unsigned transaction, its type ID first.
-func unpackUnsigned(u *avax.Unpacker) Unsigned {
-	switch typ := u.TypeID(); {
-	case u.Err() != nil:
-		return nil
-	case typ == TypeBaseTx:
-		tx := &BaseTx{}
-		tx.unpack(u)
-		return tx
-	case typ == TypeCreateAssetTx:
-		tx := &CreateAssetTx{}
-		tx.unpack(u)
-		return tx
-	case typ == TypeImportTx:
-		tx := &ImportTx{}
-		tx.unpack(u)
-		return tx
-	case typ == TypeExportTx:
-		tx := &ExportTx{}
-		tx.unpack(u)
-		return tx
-	case typ == typeOperationTx:
-		u.Failf("operation transactions (type %d) are not supported", typ)
-		return nil
-	default:
-		u.Failf("unknown transaction type ID %d", typ)
-		return nil
-	}
-}
