@@ -6,11 +6,9 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"time"
 
-	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
@@ -20,80 +18,33 @@ import (
 
 // Client calls one P-Chain's API on a node, and the node's info API.
 type Client struct {
-	utxoclient.Conn
+	utxoclient.ChainConn
 }
+
+// namespace is the P-Chain API's.
+const namespace = "platform"
 
 // New returns a client of chain (an alias such as "P", or a chain ID) on
 // the node at nodeURL ("http://127.0.0.1:9650"). httpClient nil means
 // http.DefaultClient.
 func New(nodeURL, chain string, httpClient *http.Client) *Client {
-	return &Client{utxoclient.New(nodeURL, chain, httpClient)}
+	return &Client{utxoclient.ChainConn{Conn: utxoclient.New(nodeURL, chain, "", namespace, httpClient)}}
 }
 
 // NewEndpoint returns a client of a chain API served at endpoint, whose
 // addresses start with chainAlias; it reaches no info API, so a Wallet of
 // it is built by hand rather than by NewWallet.
 func NewEndpoint(endpoint, chainAlias string, httpClient *http.Client) *Client {
-	return &Client{utxoclient.NewEndpoint(endpoint, chainAlias, httpClient)}
-}
-
-func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	return c.Call(ctx, "platform."+method, params, result)
-}
-
-// IssueTx issues signed transaction bytes and returns the transaction ID;
-// the node answers once the transaction is accepted (or still processing
-// after its issue-wait).
-func (c *Client) IssueTx(ctx context.Context, tx []byte) (ids.ID, error) {
-	var r struct {
-		TxID ids.ID `json:"txID"`
-	}
-	err := c.call(ctx, "issueTx", map[string]string{"tx": ids.HexWithChecksum(tx), "encoding": "hex"}, &r)
-	return r.TxID, err
+	return &Client{utxoclient.ChainConn{Conn: utxoclient.NewEndpoint(endpoint, chainAlias, namespace, httpClient)}}
 }
 
 // GetTx returns an accepted transaction.
 func (c *Client) GetTx(ctx context.Context, id ids.ID) (*txs.Tx, error) {
-	var r struct {
-		Tx string `json:"tx"`
-	}
-	if err := c.call(ctx, "getTx", map[string]string{"txID": id.String(), "encoding": "hex"}, &r); err != nil {
-		return nil, err
-	}
-	b, err := ids.DecodeHexWithChecksum(r.Tx)
+	b, err := c.ChainConn.GetTx(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	return txs.Parse(b)
-}
-
-// GetTxStatus returns Committed, Processing or Unknown.
-func (c *Client) GetTxStatus(ctx context.Context, id ids.ID) (string, error) {
-	var r struct {
-		Status string `json:"status"`
-	}
-	err := c.call(ctx, "getTxStatus", map[string]string{"txID": id.String()}, &r)
-	return r.Status, err
-}
-
-// GetHeight returns the height of the last accepted block.
-func (c *Client) GetHeight(ctx context.Context) (uint64, error) {
-	var r struct {
-		Height jsonrpc.Uint64 `json:"height"`
-	}
-	err := c.call(ctx, "getHeight", nil, &r)
-	return uint64(r.Height), err
-}
-
-// GetBlockByHeight returns the bytes of the block at a height.
-func (c *Client) GetBlockByHeight(ctx context.Context, height uint64) ([]byte, error) {
-	var r struct {
-		Block string `json:"block"`
-	}
-	if err := c.call(ctx, "getBlockByHeight", map[string]any{"height": height, "encoding": "hex"}, &r); err != nil {
-		return nil, err
-	}
-	return ids.DecodeHexWithChecksum(r.Block)
 }
 
 // GetTimestamp returns the chain's time.
@@ -101,14 +52,8 @@ func (c *Client) GetTimestamp(ctx context.Context) (time.Time, error) {
 	var r struct {
 		Timestamp time.Time `json:"timestamp"`
 	}
-	err := c.call(ctx, "getTimestamp", nil, &r)
+	err := c.CallAPI(ctx, "getTimestamp", nil, &r)
 	return r.Timestamp, err
-}
-
-// AllUTXOs returns every UTXO addrs own (as the chain shows them, or CB58
-// short IDs), page by page, each once.
-func (c *Client) AllUTXOs(ctx context.Context, addrs []string) ([]avax.UTXO, error) {
-	return utxoclient.AllUTXOs(ctx, c.call, addrs, "")
 }
 
 // Balance is what addresses hold: unlocked, and locked until a later time.
@@ -123,7 +68,7 @@ func (c *Client) GetBalance(ctx context.Context, addrs []string) (Balance, error
 		Unlocked           jsonrpc.Uint64 `json:"unlocked"`
 		LockedNotStakeable jsonrpc.Uint64 `json:"lockedNotStakeable"`
 	}
-	err := c.call(ctx, "getBalance", map[string]any{"addresses": addrs}, &r)
+	err := c.CallAPI(ctx, "getBalance", map[string]any{"addresses": addrs}, &r)
 	return Balance{Unlocked: uint64(r.Unlocked), LockedNotStakeable: uint64(r.LockedNotStakeable)}, err
 }
 
@@ -175,7 +120,7 @@ func (c *Client) GetCurrentValidators(ctx context.Context, nodeIDs ...txs.NodeID
 	var r struct {
 		Validators []Validator `json:"validators"`
 	}
-	err := c.call(ctx, "getCurrentValidators", map[string]any{"nodeIDs": nodeIDStrings(nodeIDs)}, &r)
+	err := c.CallAPI(ctx, "getCurrentValidators", map[string]any{"nodeIDs": nodeIDStrings(nodeIDs)}, &r)
 	return r.Validators, err
 }
 
@@ -184,7 +129,7 @@ func (c *Client) GetL1Validators(ctx context.Context, subnetID ids.ID) ([]L1Vali
 	var r struct {
 		Validators []L1Validator `json:"validators"`
 	}
-	if err := c.call(ctx, "getCurrentValidators", map[string]any{"subnetID": subnetID}, &r); err != nil {
+	if err := c.CallAPI(ctx, "getCurrentValidators", map[string]any{"subnetID": subnetID}, &r); err != nil {
 		return nil, err
 	}
 	for i := range r.Validators {
@@ -204,7 +149,7 @@ func nodeIDStrings(list []txs.NodeID) []string {
 // GetL1Validator returns an L1 validator by validation ID.
 func (c *Client) GetL1Validator(ctx context.Context, id ids.ID) (L1Validator, error) {
 	var r L1Validator
-	err := c.call(ctx, "getL1Validator", map[string]any{"validationID": id}, &r)
+	err := c.CallAPI(ctx, "getL1Validator", map[string]any{"validationID": id}, &r)
 	return r, err
 }
 
@@ -221,7 +166,7 @@ type Subnet struct {
 // GetSubnet describes a subnet.
 func (c *Client) GetSubnet(ctx context.Context, id ids.ID) (Subnet, error) {
 	var r Subnet
-	err := c.call(ctx, "getSubnet", map[string]any{"subnetID": id}, &r)
+	err := c.CallAPI(ctx, "getSubnet", map[string]any{"subnetID": id}, &r)
 	return r, err
 }
 
@@ -238,37 +183,29 @@ func (c *Client) GetBlockchains(ctx context.Context) ([]Blockchain, error) {
 	var r struct {
 		Blockchains []Blockchain `json:"blockchains"`
 	}
-	err := c.call(ctx, "getBlockchains", nil, &r)
+	err := c.CallAPI(ctx, "getBlockchains", nil, &r)
 	return r.Blockchains, err
 }
 
 // GetConfig returns the chain's fees and staking rules.
 func (c *Client) GetConfig(ctx context.Context) (pvmapi.Config, error) {
-	var r pvmapi.Config
-	err := c.Call(ctx, pvmapi.GetConfigMethod, nil, &r)
-	return r, err
+	return utxoclient.Result[pvmapi.Config](ctx, c.Conn, pvmapi.GetConfigMethod, nil)
 }
 
 // GetStakingTotals returns the subnets' validators and delegators at a
 // time or height (pvmapi.StakingTotalsArgs).
 func (c *Client) GetStakingTotals(ctx context.Context, args pvmapi.StakingTotalsArgs) (pvmapi.StakingTotals, error) {
-	var r pvmapi.StakingTotals
-	err := c.Call(ctx, pvmapi.GetStakingTotalsMethod, args, &r)
-	return r, err
+	return utxoclient.Result[pvmapi.StakingTotals](ctx, c.Conn, pvmapi.GetStakingTotalsMethod, args)
 }
 
 // GetL1ValidatorFees returns what an L1 validator paid per UTC day.
 func (c *Client) GetL1ValidatorFees(ctx context.Context, args pvmapi.FeesArgs) (pvmapi.L1ValidatorFees, error) {
-	var r pvmapi.L1ValidatorFees
-	err := c.Call(ctx, pvmapi.GetL1ValidatorFeesMethod, args, &r)
-	return r, err
+	return utxoclient.Result[pvmapi.L1ValidatorFees](ctx, c.Conn, pvmapi.GetL1ValidatorFeesMethod, args)
 }
 
 // GetL1FeeTotals returns what all L1 validators paid per UTC day.
 func (c *Client) GetL1FeeTotals(ctx context.Context, args pvmapi.FeesArgs) (pvmapi.FeeTotals, error) {
-	var r pvmapi.FeeTotals
-	err := c.Call(ctx, pvmapi.GetL1FeeTotalsMethod, args, &r)
-	return r, err
+	return utxoclient.Result[pvmapi.FeeTotals](ctx, c.Conn, pvmapi.GetL1FeeTotalsMethod, args)
 }
 
 // IncreaseTime moves the chain's clock forward (a dev method) and returns
@@ -284,13 +221,4 @@ func (c *Client) SetTime(ctx context.Context, t uint64) (uint64, error) {
 	var r pvmapi.TimeReply
 	err := c.Call(ctx, pvmapi.SetTimeMethod, map[string]any{"time": t}, &r)
 	return uint64(r.Time), err
-}
-
-// GetTxJSON returns an accepted transaction in its JSON form.
-func (c *Client) GetTxJSON(ctx context.Context, id ids.ID) (json.RawMessage, error) {
-	var r struct {
-		Tx json.RawMessage `json:"tx"`
-	}
-	err := c.call(ctx, "getTx", map[string]string{"txID": id.String(), "encoding": "json"}, &r)
-	return r.Tx, err
 }

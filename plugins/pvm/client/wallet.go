@@ -59,55 +59,22 @@ func (w *Wallet) ParseAddress(s string) (avax.ShortID, error) {
 	return utxoclient.ParseAddress(s, w.NetworkID)
 }
 
-// owner returns the owners of one address.
-func owner(a avax.ShortID) avax.OutputOwners {
-	return avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{a}}
-}
-
 // output returns an output of amount AVAX to one address.
 func (w *Wallet) output(amount uint64, to avax.ShortID) avax.TransferableOutput {
-	return avax.TransferableOutput{AssetID: w.Config.AVAXAssetID, Out: avax.TransferOutput{Amt: amount, OutputOwners: owner(to)}}
+	return utxoclient.Output(w.Config.AVAXAssetID, amount, to)
 }
 
 // ErrInsufficientFunds is matched when the key's UTXOs cannot pay.
-var ErrInsufficientFunds = errors.New("insufficient funds")
+var ErrInsufficientFunds = utxoclient.ErrInsufficientFunds
 
-// spend selects UTXOs the key alone may spend now covering need, largest
-// first, and returns their inputs and the change back to the key.
+// spend selects UTXOs the key alone may spend now covering need nAVAX,
+// largest first, and returns their inputs and the change back to the key.
 func (w *Wallet) spend(ctx context.Context, need uint64) ([]avax.TransferableInput, []avax.TransferableOutput, error) {
-	all, err := w.Client.AllUTXOs(ctx, []string{w.FormatAddress(w.Address())})
+	all, err := w.Client.AllUTXOs(ctx, []string{w.FormatAddress(w.Address())}, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	me := w.Address()
-	utxos := slices.DeleteFunc(utxoclient.Spendable(all, me, w.Now), func(u avax.UTXO) bool { return u.AssetID != w.Config.AVAXAssetID })
-	slices.SortFunc(utxos, func(a, b avax.UTXO) int {
-		switch {
-		case a.Out.Amt > b.Out.Amt:
-			return -1
-		case a.Out.Amt < b.Out.Amt:
-			return 1
-		}
-		return a.UTXOID.Compare(b.UTXOID)
-	})
-	var have uint64
-	var ins []avax.TransferableInput
-	for _, u := range utxos {
-		if have >= need {
-			break
-		}
-		have += u.Out.Amt
-		idx := uint32(slices.Index(u.Out.Addrs, me))
-		ins = append(ins, avax.TransferableInput{UTXOID: u.UTXOID, AssetID: u.AssetID, In: avax.TransferInput{Amt: u.Out.Amt, SigIndices: []uint32{idx}}})
-	}
-	if have < need {
-		return nil, nil, fmt.Errorf("%w: need %d nAVAX (with the fee), the key holds %d", ErrInsufficientFunds, need, have)
-	}
-	var change []avax.TransferableOutput
-	if have > need {
-		change = append(change, w.output(have-need, me))
-	}
-	return ins, change, nil
+	return utxoclient.Spend(utxoclient.Spendable(all, w.Address(), w.Now), w.Address(), map[ids.ID]uint64{w.Config.AVAXAssetID: need})
 }
 
 // base returns the common fields of a transaction that pays need (the fee
@@ -130,11 +97,7 @@ func (w *Wallet) Sign(u txs.Unsigned) *txs.Tx {
 	b := u.Base()
 	avax.SortInputs[struct{}](b.Ins, nil)
 	avax.SortOutputs(b.Outs)
-	keys := make([][]*avax.PrivateKey, txs.NumCredentials(u))
-	for i := range keys {
-		keys[i] = []*avax.PrivateKey{w.Key}
-	}
-	return txs.Sign(u, keys)
+	return txs.Sign(u, utxoclient.Keys(w.Key, txs.NumCredentials(u)))
 }
 
 // issue signs and issues u and returns the transaction's ID once accepted.
@@ -183,7 +146,7 @@ func (w *Wallet) stakeParts(ctx context.Context, s Stake) (txs.BaseTx, txs.Valid
 		return txs.BaseTx{}, txs.Validator{}, nil, avax.OutputOwners{}, err
 	}
 	v := txs.Validator{NodeID: s.NodeID, Start: s.Start, End: s.End, Weight: s.Weight}
-	return b, v, []avax.TransferableOutput{w.output(s.Weight, w.Address())}, owner(reward), nil
+	return b, v, []avax.TransferableOutput{w.output(s.Weight, w.Address())}, utxoclient.Owner(reward), nil
 }
 
 // AddValidator adds a primary-network validator staking from the key, with
@@ -216,7 +179,7 @@ func (w *Wallet) CreateSubnet(ctx context.Context) (ids.ID, error) {
 	if err != nil {
 		return ids.ID{}, err
 	}
-	return w.issue(ctx, &txs.CreateSubnetTx{BaseTx: b, Owner: owner(w.Address())})
+	return w.issue(ctx, &txs.CreateSubnetTx{BaseTx: b, Owner: utxoclient.Owner(w.Address())})
 }
 
 // subnetAuth authorizes a change of a subnet the key owns alone.

@@ -6,10 +6,8 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
-	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -17,90 +15,28 @@ import (
 
 // Client calls one X-Chain's API on a node, and the node's info API.
 type Client struct {
-	utxoclient.Conn
+	utxoclient.ChainConn
 }
+
+// namespace is the X-Chain API's.
+const namespace = "avm"
 
 // New returns a client of chain (an alias such as "X", or a chain ID) on
 // the node at nodeURL ("http://127.0.0.1:9650"). httpClient nil means
 // http.DefaultClient.
 func New(nodeURL, chain string, httpClient *http.Client) *Client {
-	return &Client{utxoclient.New(nodeURL, chain, httpClient)}
+	return &Client{utxoclient.ChainConn{Conn: utxoclient.New(nodeURL, chain, "", namespace, httpClient)}}
 }
 
 // NewEndpoint returns a client of a chain API served at endpoint, whose
 // addresses start with chainAlias; it reaches no info API, so a Wallet of
 // it is built by hand rather than by NewWallet.
 func NewEndpoint(endpoint, chainAlias string, httpClient *http.Client) *Client {
-	return &Client{utxoclient.NewEndpoint(endpoint, chainAlias, httpClient)}
-}
-
-func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	return c.Call(ctx, "avm."+method, params, result)
-}
-
-// BlockchainID returns the ID of a chain of the node, by alias
-// (info.getBlockchainID).
-func (c *Client) BlockchainID(ctx context.Context, alias string) (ids.ID, error) {
-	var r struct {
-		BlockchainID ids.ID `json:"blockchainID"`
-	}
-	err := c.CallInfo(ctx, "info.getBlockchainID", map[string]string{"alias": alias}, &r)
-	return r.BlockchainID, err
-}
-
-// IssueTx issues signed transaction bytes and returns the transaction ID;
-// the node answers once the transaction is accepted (or still processing
-// after its issue-wait).
-func (c *Client) IssueTx(ctx context.Context, tx []byte) (ids.ID, error) {
-	var r struct {
-		TxID ids.ID `json:"txID"`
-	}
-	err := c.call(ctx, "issueTx", map[string]string{"tx": ids.HexWithChecksum(tx), "encoding": "hex"}, &r)
-	return r.TxID, err
-}
-
-// GetTx returns the bytes of an accepted transaction.
-func (c *Client) GetTx(ctx context.Context, id ids.ID) ([]byte, error) {
-	var r struct {
-		Tx string `json:"tx"`
-	}
-	if err := c.call(ctx, "getTx", map[string]string{"txID": id.String(), "encoding": "hex"}, &r); err != nil {
-		return nil, err
-	}
-	return ids.DecodeHexWithChecksum(r.Tx)
-}
-
-// GetTxJSON returns an accepted transaction in its JSON form.
-func (c *Client) GetTxJSON(ctx context.Context, id ids.ID) (json.RawMessage, error) {
-	var r struct {
-		Tx json.RawMessage `json:"tx"`
-	}
-	err := c.call(ctx, "getTx", map[string]string{"txID": id.String(), "encoding": "json"}, &r)
-	return r.Tx, err
-}
-
-// GetTxStatus returns Accepted, Processing or Unknown.
-func (c *Client) GetTxStatus(ctx context.Context, id ids.ID) (string, error) {
-	var r struct {
-		Status string `json:"status"`
-	}
-	err := c.call(ctx, "getTxStatus", map[string]string{"txID": id.String()}, &r)
-	return r.Status, err
+	return &Client{utxoclient.ChainConn{Conn: utxoclient.NewEndpoint(endpoint, chainAlias, namespace, httpClient)}}
 }
 
 // Page is a page of getUTXOs: the UTXOs, and where the next page starts.
 type Page = utxoclient.Page
-
-// GetUTXOs returns a page of the UTXOs addrs own (see utxoclient.GetUTXOs).
-func (c *Client) GetUTXOs(ctx context.Context, addrs []string, sourceChain string, limit int, startAddress, startUTXO string) (Page, error) {
-	return utxoclient.GetUTXOs(ctx, c.call, addrs, sourceChain, limit, startAddress, startUTXO)
-}
-
-// AllUTXOs returns every UTXO addrs own (see GetUTXOs), page by page, each
-// once.
-func (c *Client) AllUTXOs(ctx context.Context, addrs []string, sourceChain string) ([]avax.UTXO, error) {
-	return utxoclient.AllUTXOs(ctx, c.call, addrs, sourceChain)
-}
 
 // Balance is an address's balance of one asset.
 type Balance struct {
@@ -118,7 +54,7 @@ func (c *Client) GetAllBalances(ctx context.Context, addr string, includePartial
 			Balance jsonrpc.Uint64 `json:"balance"`
 		} `json:"balances"`
 	}
-	if err := c.call(ctx, "getAllBalances", map[string]any{"address": addr, "includePartial": includePartial}, &r); err != nil {
+	if err := c.CallAPI(ctx, "getAllBalances", map[string]any{"address": addr, "includePartial": includePartial}, &r); err != nil {
 		return nil, err
 	}
 	out := make([]Balance, len(r.Balances))
@@ -133,7 +69,7 @@ func (c *Client) GetBalance(ctx context.Context, addr, asset string) (uint64, er
 	var r struct {
 		Balance jsonrpc.Uint64 `json:"balance"`
 	}
-	err := c.call(ctx, "getBalance", map[string]any{"address": addr, "assetID": asset}, &r)
+	err := c.CallAPI(ctx, "getBalance", map[string]any{"address": addr, "assetID": asset}, &r)
 	return uint64(r.Balance), err
 }
 
@@ -153,7 +89,7 @@ func (c *Client) GetAssetDescription(ctx context.Context, asset string) (Asset, 
 		Symbol       string         `json:"symbol"`
 		Denomination jsonrpc.Uint64 `json:"denomination"`
 	}
-	err := c.call(ctx, "getAssetDescription", map[string]string{"assetID": asset}, &r)
+	err := c.CallAPI(ctx, "getAssetDescription", map[string]string{"assetID": asset}, &r)
 	return Asset{ID: r.AssetID, Name: r.Name, Symbol: r.Symbol, Denomination: uint8(r.Denomination)}, err
 }
 
@@ -162,7 +98,7 @@ func (c *Client) GetTxFee(ctx context.Context) (uint64, error) {
 	var r struct {
 		TxFee jsonrpc.Uint64 `json:"txFee"`
 	}
-	err := c.call(ctx, "getTxFee", nil, &r)
+	err := c.CallAPI(ctx, "getTxFee", nil, &r)
 	return uint64(r.TxFee), err
 }
 
@@ -171,7 +107,7 @@ func (c *Client) GetHeight(ctx context.Context) (uint64, error) {
 	var r struct {
 		Height jsonrpc.Uint64 `json:"height"`
 	}
-	err := c.call(ctx, "getHeight", nil, &r)
+	err := c.CallAPI(ctx, "getHeight", nil, &r)
 	return uint64(r.Height), err
 }
 
@@ -180,7 +116,7 @@ func (c *Client) GetBlockByHeight(ctx context.Context, height uint64) ([]byte, e
 	var r struct {
 		Block string `json:"block"`
 	}
-	if err := c.call(ctx, "getBlockByHeight", map[string]any{"height": height, "encoding": "hex"}, &r); err != nil {
+	if err := c.CallAPI(ctx, "getBlockByHeight", map[string]any{"height": height, "encoding": "hex"}, &r); err != nil {
 		return nil, err
 	}
 	return ids.DecodeHexWithChecksum(r.Block)

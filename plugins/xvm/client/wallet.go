@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/chainhost/chainhost/avax"
@@ -75,21 +74,9 @@ func (w *Wallet) spendable(ctx context.Context, source string) ([]avax.UTXO, err
 	return utxoclient.Spendable(all, w.Address(), w.Now), nil
 }
 
-// input returns the input spending u with the key, which must be one of
-// its owners.
-func (w *Wallet) input(u avax.UTXO) avax.TransferableInput {
-	idx := uint32(slices.Index(u.Out.Addrs, w.Address()))
-	return avax.TransferableInput{UTXOID: u.UTXOID, AssetID: u.AssetID, In: avax.TransferInput{Amt: u.Out.Amt, SigIndices: []uint32{idx}}}
-}
-
-// output returns an output of amount of asset to one address.
-func output(asset ids.ID, amount uint64, to avax.ShortID) avax.TransferableOutput {
-	return avax.TransferableOutput{AssetID: asset, Out: avax.TransferOutput{Amt: amount, OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{to}}}}
-}
-
 // ErrInsufficientFunds is matched by a transfer or export the key's
 // UTXOs cannot pay for.
-var ErrInsufficientFunds = errors.New("insufficient funds")
+var ErrInsufficientFunds = utxoclient.ErrInsufficientFunds
 
 // spend selects UTXOs covering need (per asset) and returns their inputs
 // and the change outputs back to the key.
@@ -98,35 +85,7 @@ func (w *Wallet) spend(ctx context.Context, need map[ids.ID]uint64) ([]avax.Tran
 	if err != nil {
 		return nil, nil, err
 	}
-	// Largest first: fewer inputs, smaller transactions.
-	slices.SortFunc(utxos, func(a, b avax.UTXO) int {
-		switch {
-		case a.Out.Amt > b.Out.Amt:
-			return -1
-		case a.Out.Amt < b.Out.Amt:
-			return 1
-		}
-		return a.UTXOID.Compare(b.UTXOID)
-	})
-	have := map[ids.ID]uint64{}
-	var ins []avax.TransferableInput
-	for _, u := range utxos {
-		if have[u.AssetID] >= need[u.AssetID] {
-			continue
-		}
-		have[u.AssetID] += u.Out.Amt
-		ins = append(ins, w.input(u))
-	}
-	var change []avax.TransferableOutput
-	for asset, n := range need {
-		if have[asset] < n {
-			return nil, nil, fmt.Errorf("%w: asset %s: need %d (amount and fee), the key holds %d", ErrInsufficientFunds, asset, n, have[asset])
-		}
-		if d := have[asset] - n; d > 0 {
-			change = append(change, output(asset, d, w.Address()))
-		}
-	}
-	return ins, change, nil
+	return utxoclient.Spend(utxos, w.Address(), need)
 }
 
 // Sign sorts u's inputs and outputs as the codec requires and signs every
@@ -141,11 +100,7 @@ func (w *Wallet) Sign(u txs.Unsigned) *txs.Tx {
 	case *txs.ExportTx:
 		avax.SortOutputs(t.ExportedOuts)
 	}
-	keys := make([][]*avax.PrivateKey, u.NumInputs())
-	for i := range keys {
-		keys[i] = []*avax.PrivateKey{w.Key}
-	}
-	return txs.Sign(u, keys)
+	return txs.Sign(u, utxoclient.Keys(w.Key, u.NumInputs()))
 }
 
 // BuildSend returns a signed BaseTx sending amount of asset to an address,
@@ -158,7 +113,7 @@ func (w *Wallet) BuildSend(ctx context.Context, asset ids.ID, amount uint64, to 
 		return nil, err
 	}
 	u := &txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Ins: ins,
-		Outs: append(change, output(asset, amount, to)), Memo: memo}
+		Outs: append(change, utxoclient.Output(asset, amount, to)), Memo: memo}
 	return w.Sign(u), nil
 }
 
@@ -185,7 +140,7 @@ func (w *Wallet) BuildExport(ctx context.Context, dest ids.ID, asset ids.ID, amo
 	u := &txs.ExportTx{
 		BaseTx:           txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Ins: ins, Outs: change},
 		DestinationChain: dest,
-		ExportedOuts:     []avax.TransferableOutput{output(asset, amount, to)},
+		ExportedOuts:     []avax.TransferableOutput{utxoclient.Output(asset, amount, to)},
 	}
 	return w.Sign(u), nil
 }
@@ -227,7 +182,7 @@ func (w *Wallet) BuildImport(ctx context.Context, source string, to avax.ShortID
 	var imported []avax.TransferableInput
 	for _, u := range utxos {
 		sums[u.AssetID] += u.Out.Amt
-		imported = append(imported, w.input(u))
+		imported = append(imported, utxoclient.Input(u, w.Address()))
 	}
 	if sums[w.FeeAsset] <= w.Fee {
 		return nil, fmt.Errorf("%w: the imported UTXOs hold %d of the fee asset, not more than the fee of %d", ErrInsufficientFunds, sums[w.FeeAsset], w.Fee)
@@ -235,7 +190,7 @@ func (w *Wallet) BuildImport(ctx context.Context, source string, to avax.ShortID
 	sums[w.FeeAsset] -= w.Fee
 	var outs []avax.TransferableOutput
 	for asset, v := range sums {
-		outs = append(outs, output(asset, v, to))
+		outs = append(outs, utxoclient.Output(asset, v, to))
 	}
 	u := &txs.ImportTx{
 		BaseTx:      txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: outs},

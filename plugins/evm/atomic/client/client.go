@@ -18,7 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -27,40 +26,26 @@ import (
 // Client calls one EVM chain's atomic API and the few EVM methods a wallet
 // needs (balance, nonce, base fee, the fee rule).
 type Client struct {
-	avax, rpc, admin string
-	chain            string
-	http             *http.Client
+	utxoclient.Conn
+	rpc, admin string
+	http       *http.Client
 }
+
+// namespace is the atomic API's.
+const namespace = "avax"
 
 // New returns a client of chain (an alias such as "C", or a chain ID) on
 // the node at nodeURL. httpClient nil means http.DefaultClient.
 func New(nodeURL, chain string, httpClient *http.Client) *Client {
 	base := strings.TrimRight(nodeURL, "/") + "/ext/bc/" + chain + "/"
-	return &Client{avax: base + "avax", rpc: base + "rpc", admin: base + "admin", chain: chain, http: httpClient}
+	return &Client{Conn: utxoclient.New(nodeURL, chain, "/avax", namespace, httpClient), rpc: base + "rpc", admin: base + "admin", http: httpClient}
 }
 
 // NewEndpoints returns a client of a chain whose atomic API, JSON-RPC and
 // administration are served at the given URLs, and whose addresses start
 // with chainAlias.
 func NewEndpoints(avaxURL, rpcURL, adminURL, chainAlias string, httpClient *http.Client) *Client {
-	return &Client{avax: avaxURL, rpc: rpcURL, admin: adminURL, chain: chainAlias, http: httpClient}
-}
-
-// Chain returns the chain the client calls.
-func (c *Client) Chain() string { return c.chain }
-
-func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	return jsonrpc.Call(ctx, c.http, c.avax, "avax."+method, params, result)
-}
-
-// IssueTx issues a signed atomic transaction and returns its ID; the chain
-// answers once it waits for the next block.
-func (c *Client) IssueTx(ctx context.Context, tx []byte) (ids.ID, error) {
-	var r struct {
-		TxID ids.ID `json:"txID"`
-	}
-	err := c.call(ctx, "issueTx", map[string]string{"tx": ids.HexWithChecksum(tx), "encoding": "hex"}, &r)
-	return r.TxID, err
+	return &Client{Conn: utxoclient.NewEndpoint(avaxURL, chainAlias, namespace, httpClient), rpc: rpcURL, admin: adminURL, http: httpClient}
 }
 
 // Status is an atomic transaction's status: Accepted (with the height of
@@ -76,7 +61,7 @@ func (c *Client) GetAtomicTxStatus(ctx context.Context, id ids.ID) (Status, erro
 		Status      string          `json:"status"`
 		BlockHeight *jsonrpc.Uint64 `json:"blockHeight"`
 	}
-	if err := c.call(ctx, "getAtomicTxStatus", map[string]string{"txID": id.String()}, &r); err != nil {
+	if err := c.CallAPI(ctx, "getAtomicTxStatus", map[string]string{"txID": id.String()}, &r); err != nil {
 		return Status{}, err
 	}
 	s := Status{Status: r.Status}
@@ -88,13 +73,7 @@ func (c *Client) GetAtomicTxStatus(ctx context.Context, id ids.ID) (Status, erro
 
 // GetAtomicTx returns the bytes of a transaction the chain knows.
 func (c *Client) GetAtomicTx(ctx context.Context, id ids.ID) ([]byte, error) {
-	var r struct {
-		Tx string `json:"tx"`
-	}
-	if err := c.call(ctx, "getAtomicTx", map[string]string{"txID": id.String(), "encoding": "hex"}, &r); err != nil {
-		return nil, err
-	}
-	return ids.DecodeHexWithChecksum(r.Tx)
+	return c.GetTxBytes(ctx, "getAtomicTx", id)
 }
 
 // pollEvery spaces the status reads of WaitAccepted.
@@ -126,13 +105,6 @@ func (c *Client) WaitAccepted(ctx context.Context, id ids.ID) (uint64, error) {
 		case <-time.After(pollEvery):
 		}
 	}
-}
-
-// AllUTXOs returns every UTXO addrs own (as the chain shows them, or CB58
-// short IDs) that sourceChain exported to this chain, page by page, each
-// once.
-func (c *Client) AllUTXOs(ctx context.Context, addrs []string, sourceChain string) ([]avax.UTXO, error) {
-	return utxoclient.AllUTXOs(ctx, c.call, addrs, sourceChain)
 }
 
 // Balance returns an account's EVM balance at the head, in wei.

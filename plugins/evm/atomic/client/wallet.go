@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -40,7 +39,7 @@ type Wallet struct {
 
 // ErrInsufficientFunds is matched by an import or export the key's funds
 // cannot pay for.
-var ErrInsufficientFunds = errors.New("insufficient funds")
+var ErrInsufficientFunds = utxoclient.ErrInsufficientFunds
 
 // EVMAddress returns the key's EVM address.
 func (w *Wallet) EVMAddress() common.Address { return EVMAddress(w.Key) }
@@ -101,16 +100,10 @@ func (w *Wallet) BuildImport(ctx context.Context, source string, sourceID ids.ID
 	tx := &atx.ImportTx{NetworkID: w.Ctx.NetworkID, BlockchainID: w.Ctx.ChainID, SourceChain: sourceID}
 	var total uint64
 	for _, u := range utxos {
-		idx := uint32(slices.Index(u.Out.Addrs, me))
-		tx.ImportedIns = append(tx.ImportedIns, avax.TransferableInput{UTXOID: u.UTXOID, AssetID: u.AssetID,
-			In: avax.TransferInput{Amt: u.Out.Amt, SigIndices: []uint32{idx}}})
+		tx.ImportedIns = append(tx.ImportedIns, utxoclient.Input(u, me))
 		total += u.Out.Amt
 	}
 	avax.SortInputs[struct{}](tx.ImportedIns, nil)
-	keys := make([][]*avax.PrivateKey, len(tx.ImportedIns))
-	for i := range keys {
-		keys[i] = []*avax.PrivateKey{w.Key}
-	}
 	// The gas of the transaction with its one output, as avalanchego's
 	// wallet counts it.
 	fee, err := w.fee(ctx, atx.GasUsed(atx.New(tx, nil))+atx.EVMOutputGas)
@@ -121,7 +114,7 @@ func (w *Wallet) BuildImport(ctx context.Context, source string, sourceID ids.ID
 		return nil, fmt.Errorf("%w: the UTXOs hold %d nAVAX, the fee is %d", ErrInsufficientFunds, total, fee)
 	}
 	tx.Outs = []atx.EVMOutput{{Address: to, Amount: total - fee, AssetID: w.Ctx.AVAXAssetID}}
-	return atx.Sign(tx, keys), nil
+	return atx.Sign(tx, utxoclient.Keys(w.Key, len(tx.ImportedIns))), nil
 }
 
 // BuildExport builds and signs an export of amount nAVAX from the key's
@@ -129,8 +122,7 @@ func (w *Wallet) BuildImport(ctx context.Context, source string, sourceID ids.ID
 // comes on top.
 func (w *Wallet) BuildExport(ctx context.Context, destID ids.ID, amount uint64, to avax.ShortID) (*atx.Tx, error) {
 	tx := &atx.ExportTx{NetworkID: w.Ctx.NetworkID, BlockchainID: w.Ctx.ChainID, DestinationChain: destID,
-		ExportedOuts: []avax.TransferableOutput{{AssetID: w.Ctx.AVAXAssetID, Out: avax.TransferOutput{
-			Amt: amount, OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{to}}}}}}
+		ExportedOuts: []avax.TransferableOutput{utxoclient.Output(w.Ctx.AVAXAssetID, amount, to)}}
 	// The gas of the transaction with its one input, as avalanchego's
 	// wallet counts it.
 	fee, err := w.fee(ctx, atx.GasUsed(atx.New(tx, nil))+atx.EVMInputGas)

@@ -1,0 +1,90 @@
+package utxoclient
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/sdk/ids"
+)
+
+// Spendable keeps, in order, the UTXOs of all that owner alone may spend
+// at now (time.Now when nil): one signature of owner's, no locktime left.
+// It reuses all's array.
+func Spendable(all []avax.UTXO, owner avax.ShortID, now func() time.Time) []avax.UTXO {
+	if now == nil {
+		now = time.Now
+	}
+	t := uint64(now().Unix())
+	return slices.DeleteFunc(all, func(u avax.UTXO) bool {
+		return u.Out.Threshold != 1 || !slices.Contains(u.Out.Addrs, owner) || u.Out.Locktime > t
+	})
+}
+
+// ErrInsufficientFunds is matched when a key's UTXOs cannot pay for a
+// transaction.
+var ErrInsufficientFunds = errors.New("insufficient funds")
+
+// Input returns the input spending u with the key of signer, one of its
+// owners.
+func Input(u avax.UTXO, signer avax.ShortID) avax.TransferableInput {
+	idx := uint32(slices.Index(u.Out.Addrs, signer))
+	return avax.TransferableInput{UTXOID: u.UTXOID, AssetID: u.AssetID, In: avax.TransferInput{Amt: u.Out.Amt, SigIndices: []uint32{idx}}}
+}
+
+// Owner returns the owners of one address.
+func Owner(a avax.ShortID) avax.OutputOwners {
+	return avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{a}}
+}
+
+// Output returns an output of amount of asset to one address.
+func Output(asset ids.ID, amount uint64, to avax.ShortID) avax.TransferableOutput {
+	return avax.TransferableOutput{AssetID: asset, Out: avax.TransferOutput{Amt: amount, OutputOwners: Owner(to)}}
+}
+
+// Spend selects, largest first, UTXOs of owner's (Spendable) covering need
+// (an amount per asset) and returns their inputs and the change back to
+// owner. It reorders utxos.
+func Spend(utxos []avax.UTXO, owner avax.ShortID, need map[ids.ID]uint64) ([]avax.TransferableInput, []avax.TransferableOutput, error) {
+	// Largest first: fewer inputs, smaller transactions.
+	slices.SortFunc(utxos, func(a, b avax.UTXO) int {
+		switch {
+		case a.Out.Amt > b.Out.Amt:
+			return -1
+		case a.Out.Amt < b.Out.Amt:
+			return 1
+		}
+		return a.UTXOID.Compare(b.UTXOID)
+	})
+	have := map[ids.ID]uint64{}
+	var ins []avax.TransferableInput
+	for _, u := range utxos {
+		if have[u.AssetID] >= need[u.AssetID] {
+			continue
+		}
+		have[u.AssetID] += u.Out.Amt
+		ins = append(ins, Input(u, owner))
+	}
+	var change []avax.TransferableOutput
+	for asset, n := range need {
+		if have[asset] < n {
+			return nil, nil, fmt.Errorf("%w: asset %s: need %d (amount and fee), the key holds %d", ErrInsufficientFunds, asset, n, have[asset])
+		}
+		if d := have[asset] - n; d > 0 {
+			change = append(change, Output(asset, d, owner))
+		}
+	}
+	return ins, change, nil
+}
+
+// Keys returns the keys that sign a transaction of n credentials with key
+// alone: one signature each.
+func Keys(key *avax.PrivateKey, n int) [][]*avax.PrivateKey {
+	keys := make([][]*avax.PrivateKey, n)
+	for i := range keys {
+		keys[i] = []*avax.PrivateKey{key}
+	}
+	return keys
+}
