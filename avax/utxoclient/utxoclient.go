@@ -96,6 +96,19 @@ func (c Conn) BlockchainID(ctx context.Context, alias string) (ids.ID, error) {
 	return r.BlockchainID, err
 }
 
+// ResolveChain returns the ID of a chain of the node named by alias
+// (info.getBlockchainID) or by ID.
+func (c Conn) ResolveChain(ctx context.Context, chain string) (ids.ID, error) {
+	id, err := c.BlockchainID(ctx, chain)
+	if err == nil {
+		return id, nil
+	}
+	if id, perr := ids.FromString(chain); perr == nil {
+		return id, nil
+	}
+	return ids.ID{}, fmt.Errorf("chain %q: %w", chain, err)
+}
+
 // txArgs names a transaction, in an encoding ("" for none).
 func txArgs(id ids.ID, encoding string) map[string]string {
 	args := map[string]string{"txID": id.String()}

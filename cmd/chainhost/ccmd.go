@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxoclient"
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
 	cclient "github.com/chainhost/chainhost/plugins/evm/atomic/client"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
@@ -53,95 +54,86 @@ func runC(args []string, stdout, stderr io.Writer) int {
 	to := fs.String("to", "", "export: recipient on the destination chain (X-local1..., local1... or a CB58 short ID); import: the EVM account 0x...")
 	amount := fs.String("amount", "", `export: amount, nAVAX or "1.5AVAX"`)
 	toChain, fromChain, from := cc.crossChainFlags()
-	if code, ok := cc.parse(args); !ok {
-		return code
-	}
-	cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
-	key, ctx, cancel, err := cc.keyed()
-	if err != nil {
-		return fail(err)
-	}
-	defer cancel()
-	// The X-Chain's wallet reads the network and the AVAX asset, and reads
-	// and writes the X-Chain's addresses.
-	xw, err := client.NewWallet(ctx, client.New(node, *xChain, nil), key)
-	if err != nil {
-		return fail(fmt.Errorf("reach chain %s at %s: %w", *xChain, node, err))
-	}
-	cID, err := chainID(ctx, xw.Client, chain)
-	if err != nil {
-		return fail(err)
-	}
-	w := &cclient.Wallet{Client: cclient.New(node, chain, nil), Key: key,
-		Ctx: cclient.Context{NetworkID: xw.NetworkID, ChainID: cID, AVAXAssetID: xw.FeeAsset}}
-	switch cmd {
-	case "address":
-		fmt.Fprintf(stdout, "%s (EVM account)\n%s (owner of what other chains export to it)\n", w.EVMAddress(), w.Address())
-		return 0
-	case "balance":
-		return cBalance(ctx, w, *from, stdout, fail)
-	case "export":
-		if *toChain == "" || *amount == "" {
-			return fail(errors.New("--to-chain and --amount are required"))
-		}
-		n, err := parseAmount(*amount, avaxUnits)
+	return cc.runKeyed(args, func(ctx context.Context, key *avax.PrivateKey) int {
+		cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
+		// The X-Chain's wallet reads the network and the AVAX asset, and
+		// reads and writes the X-Chain's addresses.
+		xw, err := cc.xWallet(ctx, *xChain, key)
 		if err != nil {
 			return fail(err)
 		}
-		dest, err := chainID(ctx, xw.Client, *toChain)
+		cID, err := xw.Client.ResolveChain(ctx, chain)
 		if err != nil {
 			return fail(err)
 		}
-		recipient := key.Address()
-		if *to != "" {
-			if recipient, err = xw.ParseAddress(*to); err != nil {
+		w := &cclient.Wallet{Client: cclient.New(node, chain, nil), Key: key,
+			Ctx: cclient.Context{NetworkID: xw.NetworkID, ChainID: cID, AVAXAssetID: xw.FeeAsset}}
+		switch cmd {
+		case "address":
+			fmt.Fprintf(stdout, "%s (EVM account)\n%s (owner of what other chains export to it)\n", w.EVMAddress(), w.Address())
+			return 0
+		case "balance":
+			return cBalance(ctx, w, *from, stdout, fail)
+		case "export":
+			if *toChain == "" || *amount == "" {
+				return fail(errors.New("--to-chain and --amount are required"))
+			}
+			n, err := parseAmount(*amount, avaxUnits)
+			if err != nil {
 				return fail(err)
 			}
-		}
-		tx, err := w.BuildExport(ctx, dest, n, recipient)
-		if err != nil {
-			return fail(err)
-		}
-		id, err := w.Issue(ctx, tx)
-		if err != nil {
-			return fail(err)
-		}
-		fee, _ := atx.Burned(tx)
-		shown, err := avax.FormatAddress(*toChain, avax.HRP(xw.NetworkID), recipient)
-		if err != nil {
-			shown = recipient.String()
-		}
-		fmt.Fprintf(stdout, "export %s to %s, fee %d nAVAX: tx %s\n", formatAmount(n, avaxUnits), shown, fee, id)
-		return 0
-	case "import":
-		if *fromChain == "" {
-			return fail(errors.New("--from-chain is required"))
-		}
-		source, err := chainID(ctx, xw.Client, *fromChain)
-		if err != nil {
-			return fail(err)
-		}
-		recipient := w.EVMAddress()
-		if *to != "" {
-			if !common.IsHexAddress(*to) {
-				return fail(fmt.Errorf("--to %q: want an EVM address 0x... (40 hex digits)", *to))
+			dest, err := xw.Client.ResolveChain(ctx, *toChain)
+			if err != nil {
+				return fail(err)
 			}
-			recipient = common.HexToAddress(*to)
+			recipient := key.Address()
+			if *to != "" {
+				if recipient, err = xw.ParseAddress(*to); err != nil {
+					return fail(err)
+				}
+			}
+			tx, err := w.BuildExport(ctx, dest, n, recipient)
+			if err != nil {
+				return fail(err)
+			}
+			id, err := w.Issue(ctx, tx)
+			if err != nil {
+				return fail(err)
+			}
+			fee, _ := atx.Burned(tx)
+			shown := utxoclient.FormatAddress(*toChain, xw.NetworkID, recipient)
+			fmt.Fprintf(stdout, "export %s to %s, fee %d nAVAX: tx %s\n", formatAmount(n, avaxUnits), shown, fee, id)
+			return 0
+		case "import":
+			if *fromChain == "" {
+				return fail(errors.New("--from-chain is required"))
+			}
+			source, err := xw.Client.ResolveChain(ctx, *fromChain)
+			if err != nil {
+				return fail(err)
+			}
+			recipient := w.EVMAddress()
+			if *to != "" {
+				if !common.IsHexAddress(*to) {
+					return fail(fmt.Errorf("--to %q: want an EVM address 0x... (40 hex digits)", *to))
+				}
+				recipient = common.HexToAddress(*to)
+			}
+			tx, err := w.BuildImport(ctx, *fromChain, source, recipient)
+			if err != nil {
+				return fail(err)
+			}
+			id, err := w.Issue(ctx, tx)
+			if err != nil {
+				return fail(err)
+			}
+			credited := tx.Unsigned.(*atx.ImportTx).Outs[0].Amount
+			fee, _ := atx.Burned(tx)
+			fmt.Fprintf(stdout, "import %s from %s to %s, fee %d nAVAX: tx %s\n", formatAmount(credited, avaxUnits), *fromChain, recipient, fee, id)
+			return 0
 		}
-		tx, err := w.BuildImport(ctx, *fromChain, source, recipient)
-		if err != nil {
-			return fail(err)
-		}
-		id, err := w.Issue(ctx, tx)
-		if err != nil {
-			return fail(err)
-		}
-		credited := tx.Unsigned.(*atx.ImportTx).Outs[0].Amount
-		fee, _ := atx.Burned(tx)
-		fmt.Fprintf(stdout, "import %s from %s to %s, fee %d nAVAX: tx %s\n", formatAmount(credited, avaxUnits), *fromChain, recipient, fee, id)
-		return 0
-	}
-	return fail(fmt.Errorf("unknown command %q (address, balance, export, import)", cmd))
+		return fail(fmt.Errorf("unknown command %q (address, balance, export, import)", cmd))
+	})
 }
 
 // cBalance prints the key's EVM balance, and what chain from exported to

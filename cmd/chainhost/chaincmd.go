@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/plugins/xvm/client"
 )
 
 // chainCmd is what `chainhost x|p|c` share: the flags every one of them
@@ -85,14 +86,28 @@ func (c *chainCmd) crossChainFlags() (toChain, fromChain, from *string) {
 		c.fs.String("from", "", "balance: also show what this chain exported to the key")
 }
 
-// keyed reads the key, then bounds the command by --timeout.
-func (c *chainCmd) keyed() (*avax.PrivateKey, context.Context, context.CancelFunc, error) {
+// runKeyed parses args, reads the key and runs the command with it,
+// bounded by --timeout.
+func (c *chainCmd) runKeyed(args []string, run func(ctx context.Context, key *avax.PrivateKey) int) int {
+	if code, ok := c.parse(args); !ok {
+		return code
+	}
 	key, err := c.key()
 	if err != nil {
-		return nil, nil, nil, err
+		return c.fail(err)
 	}
 	ctx, cancel := c.context()
-	return key, ctx, cancel, nil
+	defer cancel()
+	return run(ctx, key)
+}
+
+// xWallet returns the key's wallet on the X-Chain chain of the node.
+func (c *chainCmd) xWallet(ctx context.Context, chain string, key *avax.PrivateKey) (*client.Wallet, error) {
+	w, err := client.NewWallet(ctx, client.New(*c.node, chain, nil), key)
+	if err != nil {
+		return nil, fmt.Errorf("reach chain %s at %s: %w", chain, *c.node, err)
+	}
+	return w, nil
 }
 
 // fail reports err as the command's and returns the exit code 1.

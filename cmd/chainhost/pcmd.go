@@ -94,12 +94,6 @@ func runP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: tx %s\n", what, id)
 		return 0
 	}
-	need := func(name, v string) error {
-		if v == "" {
-			return fmt.Errorf("--%s is required", name)
-		}
-		return nil
-	}
 	switch cmd {
 	case "address":
 		fmt.Fprintln(stdout, w.FormatAddress(w.Address()))
@@ -137,12 +131,9 @@ func runP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "subnet %s: tx %s\n", id, id)
 		return 0
 	case "convert":
-		if err := need("subnet", *subnetText); err != nil {
-			return fail(err)
-		}
-		subnet, err := ids.FromString(*subnetText)
+		subnet, err := idFlag("subnet", *subnetText)
 		if err != nil {
-			return fail(fmt.Errorf("--subnet: %w", err))
+			return fail(err)
 		}
 		if len(*validators) == 0 {
 			return fail(errors.New("--validator NODE:WEIGHT:BALANCE is required (repeat it for more)"))
@@ -180,12 +171,9 @@ func runP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "convert %s to an L1: tx %s\n", subnet, id)
 		return 0
 	case "register":
-		if err := need("subnet", *subnetText); err != nil {
-			return fail(err)
-		}
-		subnet, err := ids.FromString(*subnetText)
+		subnet, err := idFlag("subnet", *subnetText)
 		if err != nil {
-			return fail(fmt.Errorf("--subnet: %w", err))
+			return fail(err)
 		}
 		nv, err := pL1Validator(*nodeText + ":" + *weight + ":" + *balance)
 		if err != nil {
@@ -202,12 +190,9 @@ func runP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "L1 validator %s: validation ID %s\n", nv.NodeID, vid)
 		return done("register", id, nil)
 	case "top-up", "set-weight", "disable":
-		if err := need("validation-id", *validationText); err != nil {
-			return fail(err)
-		}
-		vid, err := ids.FromString(*validationText)
+		vid, err := idFlag("validation-id", *validationText)
 		if err != nil {
-			return fail(fmt.Errorf("--validation-id: %w", err))
+			return fail(err)
 		}
 		switch cmd {
 		case "top-up":
@@ -218,8 +203,8 @@ func runP(args []string, stdout, stderr io.Writer) int {
 			id, err := w.IncreaseBalance(ctx, vid, n)
 			return done(fmt.Sprintf("top up %s with %s", vid, formatAmount(n, pAVAX)), id, err)
 		case "set-weight":
-			if err := need("weight", *weight); err != nil {
-				return fail(err)
+			if *weight == "" {
+				return fail(errors.New("--weight is required"))
 			}
 			n, err := strconv.ParseUint(*weight, 10, 64)
 			if err != nil {
@@ -306,6 +291,18 @@ func pStake(ctx context.Context, c *client.Client, node, weight, start, end stri
 		return client.Stake{}, err
 	}
 	return s, nil
+}
+
+// idFlag reads a required ID flag.
+func idFlag(flag, s string) (ids.ID, error) {
+	if s == "" {
+		return ids.ID{}, fmt.Errorf("--%s is required", flag)
+	}
+	id, err := ids.FromString(s)
+	if err != nil {
+		return ids.ID{}, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return id, nil
 }
 
 // pParseTime reads unix seconds, RFC 3339 or +DURATION after now.

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -40,73 +41,67 @@ func runX(args []string, stdout, stderr io.Writer) int {
 	amount := fs.String("amount", "", `amount: nAVAX, or "1.5AVAX"`)
 	asset := fs.String("asset", "AVAX", "asset to send: alias or ID")
 	toChain, fromChain, from := cc.crossChainFlags()
-	if code, ok := cc.parse(args); !ok {
-		return code
-	}
-	cmd, fail, node, chain := cc.cmd, cc.fail, *cc.node, *cc.chain
-	key, ctx, cancel, err := cc.keyed()
-	if err != nil {
-		return fail(err)
-	}
-	defer cancel()
-	w, err := client.NewWallet(ctx, client.New(node, chain, nil), key)
-	if err != nil {
-		return fail(fmt.Errorf("reach chain %s at %s: %w", chain, node, err))
-	}
-	recipient := w.Address()
-	if *to != "" {
-		if recipient, err = w.ParseAddress(*to); err != nil {
-			return fail(err)
-		}
-	}
-	switch cmd {
-	case "address":
-		fmt.Fprintln(stdout, w.FormatAddress(w.Address()))
-		return 0
-	case "balance":
-		return xBalance(ctx, w, *from, stdout, fail)
-	case "send", "export":
-		if *amount == "" {
-			return fail(errors.New("--amount is required"))
-		}
-		desc, err := w.Client.GetAssetDescription(ctx, *asset)
-		if err != nil {
-			return fail(fmt.Errorf("asset %s: %w", *asset, err))
-		}
-		n, err := parseAmount(*amount, desc)
+	return cc.runKeyed(args, func(ctx context.Context, key *avax.PrivateKey) int {
+		cmd, fail := cc.cmd, cc.fail
+		w, err := cc.xWallet(ctx, *cc.chain, key)
 		if err != nil {
 			return fail(err)
 		}
-		var id ids.ID
-		if cmd == "send" {
-			id, err = w.Send(ctx, desc.ID, n, recipient)
-		} else {
-			if *toChain == "" {
-				return fail(errors.New("--to-chain is required"))
+		recipient := w.Address()
+		if *to != "" {
+			if recipient, err = w.ParseAddress(*to); err != nil {
+				return fail(err)
 			}
-			dest, derr := chainID(ctx, w.Client, *toChain)
-			if derr != nil {
-				return fail(derr)
+		}
+		switch cmd {
+		case "address":
+			fmt.Fprintln(stdout, w.FormatAddress(w.Address()))
+			return 0
+		case "balance":
+			return xBalance(ctx, w, *from, stdout, fail)
+		case "send", "export":
+			if *amount == "" {
+				return fail(errors.New("--amount is required"))
 			}
-			id, err = w.Export(ctx, dest, desc.ID, n, recipient)
+			desc, err := w.Client.GetAssetDescription(ctx, *asset)
+			if err != nil {
+				return fail(fmt.Errorf("asset %s: %w", *asset, err))
+			}
+			n, err := parseAmount(*amount, desc)
+			if err != nil {
+				return fail(err)
+			}
+			var id ids.ID
+			if cmd == "send" {
+				id, err = w.Send(ctx, desc.ID, n, recipient)
+			} else {
+				if *toChain == "" {
+					return fail(errors.New("--to-chain is required"))
+				}
+				dest, derr := w.Client.ResolveChain(ctx, *toChain)
+				if derr != nil {
+					return fail(derr)
+				}
+				id, err = w.Export(ctx, dest, desc.ID, n, recipient)
+			}
+			if err != nil {
+				return fail(err)
+			}
+			fmt.Fprintf(stdout, "%s %s to %s: tx %s\n", cmd, formatAmount(n, desc), w.FormatAddress(recipient), id)
+			return 0
+		case "import":
+			if *fromChain == "" {
+				return fail(errors.New("--from-chain is required"))
+			}
+			id, err := w.Import(ctx, *fromChain, recipient)
+			if err != nil {
+				return fail(err)
+			}
+			fmt.Fprintf(stdout, "import from %s to %s: tx %s\n", *fromChain, w.FormatAddress(recipient), id)
+			return 0
 		}
-		if err != nil {
-			return fail(err)
-		}
-		fmt.Fprintf(stdout, "%s %s to %s: tx %s\n", cmd, formatAmount(n, desc), w.FormatAddress(recipient), id)
-		return 0
-	case "import":
-		if *fromChain == "" {
-			return fail(errors.New("--from-chain is required"))
-		}
-		id, err := w.Import(ctx, *fromChain, recipient)
-		if err != nil {
-			return fail(err)
-		}
-		fmt.Fprintf(stdout, "import from %s to %s: tx %s\n", *fromChain, w.FormatAddress(recipient), id)
-		return 0
-	}
-	return fail(fmt.Errorf("unknown command %q (address, balance, send, export, import)", cmd))
+		return fail(fmt.Errorf("unknown command %q (address, balance, send, export, import)", cmd))
+	})
 }
 
 // xBalance prints the key's balances, and what chain from exported to it.
@@ -130,7 +125,7 @@ func xBalance(ctx context.Context, w *client.Wallet, from string, stdout io.Writ
 	if from == "" {
 		return 0
 	}
-	if id, err := chainID(ctx, w.Client, from); err != nil {
+	if id, err := w.Client.ResolveChain(ctx, from); err != nil {
 		return fail(err)
 	} else if id == w.ChainID {
 		return fail(fmt.Errorf("--from %s is this chain: name the chain that exported to %s", from, w.Client.Chain()))
@@ -155,18 +150,6 @@ func xBalance(ctx context.Context, w *client.Wallet, from string, stdout io.Writ
 		fmt.Fprintf(stdout, "  %s\n", formatAmount(v, desc))
 	}
 	return 0
-}
-
-// chainID resolves a chain alias or ID on the node.
-func chainID(ctx context.Context, c *client.Client, chain string) (ids.ID, error) {
-	id, err := c.BlockchainID(ctx, chain)
-	if err == nil {
-		return id, nil
-	}
-	if id, perr := ids.FromString(chain); perr == nil {
-		return id, nil
-	}
-	return ids.ID{}, fmt.Errorf("chain %q: %w", chain, err)
 }
 
 // parseAmount reads an amount: an integer of the smallest unit, or a

@@ -163,13 +163,9 @@ var ErrNothingToImport = errors.New("nothing to import")
 // (alias or ID) exported to this chain that the key may spend, to an
 // address; the fee is paid from the imported fee asset.
 func (w *Wallet) BuildImport(ctx context.Context, source string, to avax.ShortID) (*txs.Tx, error) {
-	sourceID, err := w.Client.BlockchainID(ctx, source)
+	sourceID, err := w.Client.ResolveChain(ctx, source)
 	if err != nil {
-		if id, perr := ids.FromString(source); perr == nil {
-			sourceID = id
-		} else {
-			return nil, fmt.Errorf("source chain %q: %w", source, err)
-		}
+		return nil, fmt.Errorf("source %w", err)
 	}
 	utxos, err := w.spendable(ctx, source)
 	if err != nil {
