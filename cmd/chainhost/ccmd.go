@@ -86,11 +86,9 @@ func runC(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return fail(err)
 			}
-			recipient := key.Address()
-			if *to != "" {
-				if recipient, err = xw.ParseAddress(*to); err != nil {
-					return fail(err)
-				}
+			recipient, err := xRecipient(xw, *to)
+			if err != nil {
+				return fail(err)
 			}
 			tx, err := w.BuildExport(ctx, dest, n, recipient)
 			if err != nil {

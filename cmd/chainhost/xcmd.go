@@ -47,11 +47,9 @@ func runX(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
-		recipient := w.Address()
-		if *to != "" {
-			if recipient, err = w.ParseAddress(*to); err != nil {
-				return fail(err)
-			}
+		recipient, err := xRecipient(w, *to)
+		if err != nil {
+			return fail(err)
 		}
 		switch cmd {
 		case "address":
@@ -150,6 +148,15 @@ func xBalance(ctx context.Context, w *client.Wallet, from string, stdout io.Writ
 		fmt.Fprintf(stdout, "  %s\n", formatAmount(v, desc))
 	}
 	return 0
+}
+
+// xRecipient reads --to on the X side: an address, or the key's own
+// when empty.
+func xRecipient(w *client.Wallet, to string) (avax.ShortID, error) {
+	if to == "" {
+		return w.Address(), nil
+	}
+	return w.ParseAddress(to)
 }
 
 // parseAmount reads an amount: an integer of the smallest unit, or a

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -94,11 +93,8 @@ func verifyImport(tx *ImportTx, ctx Context) error {
 		return errors.New("import tx's source chain is this chain")
 	}
 	for i, o := range tx.Outs {
-		switch {
-		case o.Amount == 0:
-			return fmt.Errorf("output %d has no value", i)
-		case o.AssetID != ctx.AVAXAssetID:
-			return fmt.Errorf("output %d is of asset %s: only AVAX (%s) moves between chains", i, o.AssetID, ctx.AVAXAssetID)
+		if err := verifyEVMAmount(ctx, "output", i, o.Amount, o.AssetID); err != nil {
+			return err
 		}
 	}
 	for i := range tx.ImportedIns {
@@ -106,14 +102,14 @@ func verifyImport(tx *ImportTx, ctx Context) error {
 		if err := in.In.Verify(); err != nil {
 			return fmt.Errorf("imported input %d: %w", i, err)
 		}
-		if in.AssetID != ctx.AVAXAssetID {
-			return fmt.Errorf("imported input %d is of asset %s: only AVAX (%s) moves between chains", i, in.AssetID, ctx.AVAXAssetID)
+		if err := onlyAVAX(ctx, "imported input", i, in.AssetID); err != nil {
+			return err
 		}
 	}
 	if !avax.InputsSortedUnique(tx.ImportedIns) {
 		return errors.New("imported inputs not sorted and unique")
 	}
-	if !slices.IsSortedFunc(tx.Outs, EVMOutput.Compare) || hasRepeat(tx.Outs, EVMOutput.Compare) {
+	if !avax.SortedUnique(tx.Outs, EVMOutput.Compare) {
 		return errors.New("EVM outputs not sorted and unique")
 	}
 	return nil
@@ -129,11 +125,8 @@ func verifyExport(tx *ExportTx, ctx Context) error {
 		return errors.New("export tx's destination chain is this chain")
 	}
 	for i, in := range tx.Ins {
-		switch {
-		case in.Amount == 0:
-			return fmt.Errorf("input %d has no value", i)
-		case in.AssetID != ctx.AVAXAssetID:
-			return fmt.Errorf("input %d is of asset %s: only AVAX (%s) moves between chains", i, in.AssetID, ctx.AVAXAssetID)
+		if err := verifyEVMAmount(ctx, "input", i, in.Amount, in.AssetID); err != nil {
+			return err
 		}
 	}
 	for i := range tx.ExportedOuts {
@@ -141,27 +134,35 @@ func verifyExport(tx *ExportTx, ctx Context) error {
 		if err := o.Out.Verify(); err != nil {
 			return fmt.Errorf("exported output %d: %w", i, err)
 		}
-		if o.AssetID != ctx.AVAXAssetID {
-			return fmt.Errorf("exported output %d is of asset %s: only AVAX (%s) moves between chains", i, o.AssetID, ctx.AVAXAssetID)
+		if err := onlyAVAX(ctx, "exported output", i, o.AssetID); err != nil {
+			return err
 		}
 	}
 	if !avax.OutputsSorted(tx.ExportedOuts) {
 		return errors.New("exported outputs not sorted")
 	}
-	if !slices.IsSortedFunc(tx.Ins, EVMInput.Compare) || hasRepeat(tx.Ins, EVMInput.Compare) {
+	if !avax.SortedUnique(tx.Ins, EVMInput.Compare) {
 		return errors.New("EVM inputs not sorted and unique")
 	}
 	return nil
 }
 
-// hasRepeat reports whether a sorted list holds two equal elements.
-func hasRepeat[T any](list []T, cmp func(a, b T) int) bool {
-	for i := 1; i < len(list); i++ {
-		if cmp(list[i-1], list[i]) == 0 {
-			return true
-		}
+// verifyEVMAmount checks the amount of an EVM input or output (what, at
+// index i): a value, of AVAX.
+func verifyEVMAmount(ctx Context, what string, i int, amount uint64, asset ids.ID) error {
+	if amount == 0 {
+		return fmt.Errorf("%s %d has no value", what, i)
 	}
-	return false
+	return onlyAVAX(ctx, what, i, asset)
+}
+
+// onlyAVAX checks that what, at index i, is of AVAX, the only asset that
+// moves between chains.
+func onlyAVAX(ctx Context, what string, i int, asset ids.ID) error {
+	if asset != ctx.AVAXAssetID {
+		return fmt.Errorf("%s %d is of asset %s: only AVAX (%s) moves between chains", what, i, asset, ctx.AVAXAssetID)
+	}
+	return nil
 }
 
 // numInputs is the number of inputs that need a credential.
