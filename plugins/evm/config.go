@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/plugins/evm/atomicvm"
 	"github.com/chainhost/chainhost/sdk/confjson"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -23,13 +24,9 @@ const (
 	produceNone = "none"
 )
 
-// atomicFee is the fee rule of atomic transactions (docs/evm.md): coreth's
-// dynamic fee (Dynamic), or Fixed nAVAX per transaction. In JSON it is the
-// string "dynamic" or a number of nAVAX.
-type atomicFee struct {
-	Dynamic bool
-	Fixed   uint64
-}
+// atomicFee is the fee rule of atomic transactions (docs/evm.md). In JSON
+// it is the string "dynamic" or a number of nAVAX.
+type atomicFee atomicvm.Fee
 
 // atomicFeeDynamic is the JSON of the dynamic rule.
 const atomicFeeDynamic = "dynamic"
@@ -223,6 +220,24 @@ func (c *config) validate() error {
 		if _, err := ids.FromString(c.AVAXAssetID); err != nil {
 			return fmt.Errorf("avax-asset-id: %w", err)
 		}
+	}
+	return nil
+}
+
+// avaxAsset returns the configured AVAX asset; zero when none is.
+func (c config) avaxAsset() ids.ID {
+	if c.AVAXAssetID == "" {
+		return ids.ID{}
+	}
+	id, _ := ids.FromString(c.AVAXAssetID) // checked by validate
+	return id
+}
+
+// notProducing returns errNoProduction on a chain that builds no block,
+// nil on one that does.
+func (c config) notProducing() error {
+	if c.BlockProduction == produceNone {
+		return errNoProduction
 	}
 	return nil
 }
