@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -23,7 +22,6 @@ import (
 	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/core/sharedmemory"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -157,11 +155,6 @@ func (m *Manager) StartPending(ctx context.Context) []*Chain {
 }
 
 func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
-	cfg := m.opts.Config
-	dataDir := filepath.Join(cfg.DataDir, "chains", c.ID.String())
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return fmt.Errorf("chain data dir: %w", err)
-	}
 	genesis, err := c.Config.GenesisJSON()
 	if err != nil {
 		return err
@@ -170,66 +163,47 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	if err != nil {
 		return err
 	}
-	pin, err := cfg.PluginPin(vm.Path)
+	bootstrap := time.Now()
+	opts, err := pluginhost.NodeOptions(m.opts.Config, m.opts.Logs, m.opts.SocketDir, vm.Path, pluginhost.Init{
+		Kind:          pluginv1.KindVM,
+		ChainID:       c.ID,
+		Name:          c.Alias,
+		Aliases:       m.opts.Aliases.Aliases(c.ID),
+		Genesis:       genesis,
+		Config:        chainCfg,
+		DataDir:       filepath.Join(m.opts.Config.DataDir, "chains", c.ID.String()),
+		BootstrapTime: bootstrap,
+		Listener:      c.listener,
+	})
 	if err != nil {
 		return err
 	}
-	levels, err := m.opts.Logs.Levels(c.Alias)
-	if err != nil {
-		m.opts.Logs.Get(c.Alias)
-		levels, _ = m.opts.Logs.Levels(c.Alias)
-	}
 	state := m.opts.DB.Namespace("chains").Namespace(c.ID.String())
-	svc := host.Services{
+	opts.Services = host.Services{
 		DB:     database{db: m.opts.DB, ns: state},
 		Index:  chainIndex{m: m, chain: c, state: state},
 		Chains: registry{m: m},
 		Calls:  caller{m: m},
 	}
 	if m.opts.SharedMemory != nil {
-		svc.SharedMemory = chainSharedMemory{m: m, chain: c}
+		opts.Services.SharedMemory = chainSharedMemory{m: m, chain: c}
 	}
-	bootstrap := time.Now()
-	inst, err := pluginhost.Start(ctx, pluginhost.Options{
-		Path:   vm.Path,
-		SHA256: pin,
-		Init: pluginhost.Init{
-			Kind:          pluginv1.KindVM,
-			ChainID:       c.ID,
-			Name:          c.Alias,
-			Aliases:       m.opts.Aliases.Aliases(c.ID),
-			NetworkID:     cfg.NetworkID,
-			Genesis:       genesis,
-			Config:        chainCfg,
-			DataDir:       dataDir,
-			LogLevel:      levels.Min().String(),
-			NodeVersion:   version.Version,
-			BootstrapTime: bootstrap,
-			Listener:      c.listener,
-		},
-		Logger:            m.opts.Logs.PluginLogger(c.Alias),
-		Services:          svc,
-		RestartBackoff:    cfg.PluginRestartBackoff,
-		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
-		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
-		RequestTimeout:    cfg.PluginRequestTimeout,
-		SocketDir:         m.opts.SocketDir,
-		OnStart: func(ctx context.Context, inst *pluginhost.Instance) error {
-			return m.backfill(ctx, c, inst, bootstrap)
-		},
-		OnStateChange: func(s pluginhost.State, reason string) {
-			m.opts.Metrics.PluginUp(c.Alias, s == pluginhost.Running)
-			if s == pluginhost.Down {
-				m.opts.Metrics.PluginRestarted(c.Alias)
-				m.opts.Log.Warn("chain plugin down, restarting", "chain", c.Alias, "reason", reason)
-			}
-			// The first start is told below, once the chain has its
-			// instance; this tells the restarts and the stops.
-			if inst, _ := c.Instance(); inst != nil {
-				m.publish(c, s)
-			}
-		},
-	})
+	opts.OnStart = func(ctx context.Context, inst *pluginhost.Instance) error {
+		return m.backfill(ctx, c, inst, bootstrap)
+	}
+	opts.OnStateChange = func(s pluginhost.State, reason string) {
+		m.opts.Metrics.PluginUp(c.Alias, s == pluginhost.Running)
+		if s == pluginhost.Down {
+			m.opts.Metrics.PluginRestarted(c.Alias)
+			m.opts.Log.Warn("chain plugin down, restarting", "chain", c.Alias, "reason", reason)
+		}
+		// The first start is told below, once the chain has its
+		// instance; this tells the restarts and the stops.
+		if inst, _ := c.Instance(); inst != nil {
+			m.publish(c, s)
+		}
+	}
+	inst, err := pluginhost.Start(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("start VM %s: %w", vm.Desc.Name, err)
 	}

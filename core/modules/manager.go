@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -21,7 +20,6 @@ import (
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
@@ -139,53 +137,30 @@ func (m *Manager) StartPending(ctx context.Context) []*Module {
 }
 
 func (m *Manager) start(ctx context.Context, mod *Module) error {
-	cfg := m.opts.Config
 	p := mod.Plugin()
-	dataDir := filepath.Join(cfg.DataDir, "modules", mod.Name)
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return fmt.Errorf("module data dir: %w", err)
-	}
 	modCfg, err := mod.Config.ConfigJSON()
 	if err != nil {
 		return err
 	}
-	pin, err := cfg.PluginPin(p.Path)
-	if err != nil {
-		return err
-	}
-	m.opts.Logs.Get(mod.Name) // the logger exists before its levels are read
-	levels, err := m.opts.Logs.Levels(mod.Name)
-	if err != nil {
-		return err
-	}
-	inst, err := pluginhost.Start(ctx, pluginhost.Options{
-		Path:   p.Path,
-		SHA256: pin,
-		Init: pluginhost.Init{
-			Kind:        pluginv1.KindModule,
-			Name:        mod.Name,
-			NetworkID:   cfg.NetworkID,
-			Config:      modCfg,
-			DataDir:     dataDir,
-			LogLevel:    levels.Min().String(),
-			NodeVersion: version.Version,
-			Prefixes:    mod.Prefixes(),
-		},
-		Logger:            m.opts.Logs.PluginLogger(mod.Name),
-		Services:          m.opts.Chains.ReaderServices(mod.Name, m.opts.DB.Namespace("modules").Namespace(mod.Name)),
-		RestartBackoff:    cfg.PluginRestartBackoff,
-		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
-		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
-		RequestTimeout:    cfg.PluginRequestTimeout,
-		SocketDir:         m.opts.SocketDir,
-		OnStateChange: func(s pluginhost.State, reason string) {
-			m.opts.Metrics.PluginUp(mod.Name, s == pluginhost.Running)
-			if s == pluginhost.Down {
-				m.opts.Metrics.PluginRestarted(mod.Name)
-				m.opts.Log.Warn("module plugin down, restarting", "module", mod.Name, "reason", reason)
-			}
-		},
+	opts, err := pluginhost.NodeOptions(m.opts.Config, m.opts.Logs, m.opts.SocketDir, p.Path, pluginhost.Init{
+		Kind:     pluginv1.KindModule,
+		Name:     mod.Name,
+		Config:   modCfg,
+		DataDir:  filepath.Join(m.opts.Config.DataDir, "modules", mod.Name),
+		Prefixes: mod.Prefixes(),
 	})
+	if err != nil {
+		return err
+	}
+	opts.Services = m.opts.Chains.ReaderServices(mod.Name, m.opts.DB.Namespace("modules").Namespace(mod.Name))
+	opts.OnStateChange = func(s pluginhost.State, reason string) {
+		m.opts.Metrics.PluginUp(mod.Name, s == pluginhost.Running)
+		if s == pluginhost.Down {
+			m.opts.Metrics.PluginRestarted(mod.Name)
+			m.opts.Log.Warn("module plugin down, restarting", "module", mod.Name, "reason", reason)
+		}
+	}
+	inst, err := pluginhost.Start(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("start module plugin %s: %w", p.Desc.Name, err)
 	}

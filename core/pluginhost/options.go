@@ -8,6 +8,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/core/config"
+	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/core/version"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -135,6 +138,41 @@ type Options struct {
 	OnStart func(ctx context.Context, inst *Instance) error
 	// OnStateChange is told every state change, with its reason.
 	OnStateChange func(s State, reason string)
+}
+
+// NodeOptions returns the Options of one of the node's plugin instances,
+// the chain or module init.Name running the binary at path: what the
+// node's config and log registry give every instance (the binary's pin,
+// the network, the initial log level, the restart backoff and request
+// limits, socketDir), over init's own fields, with init.DataDir created.
+// The caller adds Services and the callbacks.
+func NodeOptions(cfg *config.Config, logs *logging.Registry, socketDir, path string, init Init) (Options, error) {
+	if err := os.MkdirAll(init.DataDir, 0o700); err != nil {
+		return Options{}, fmt.Errorf("%s data dir: %w", init.Name, err)
+	}
+	pin, err := cfg.PluginPin(path)
+	if err != nil {
+		return Options{}, err
+	}
+	logger := logs.PluginLogger(init.Name) // the logger exists before its levels are read
+	levels, err := logs.Levels(init.Name)
+	if err != nil {
+		return Options{}, err
+	}
+	init.NetworkID = cfg.NetworkID
+	init.LogLevel = levels.Min().String()
+	init.NodeVersion = version.Version
+	return Options{
+		Path:              path,
+		SHA256:            pin,
+		Init:              init,
+		Logger:            logger,
+		RestartBackoff:    cfg.PluginRestartBackoff,
+		MaxRestartBackoff: cfg.PluginRestartMaxBackoff,
+		MaxBodyBytes:      int64(cfg.HTTPMaxBodySize),
+		RequestTimeout:    cfg.PluginRequestTimeout,
+		SocketDir:         socketDir,
+	}, nil
 }
 
 // withDefaults checks opts and fills in the defaults.

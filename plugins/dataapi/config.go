@@ -1,15 +1,11 @@
 package dataapi
 
 import (
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +13,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
+	"github.com/chainhost/chainhost/sdk/confjson"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -36,7 +33,7 @@ type Config struct {
 	// the anonymous limit (docs/rest.md).
 	RateLimit rest.LimitConfig `json:"rate-limit"`
 	// PageTokenTTL is how long a page token stays valid; 0 never expires.
-	PageTokenTTL Duration `json:"page-token-ttl"`
+	PageTokenTTL confjson.Duration `json:"page-token-ttl"`
 	// Chains describes chains in /v1/chains, by alias, blockchain ID or
 	// EVM chain ID.
 	Chains map[string]api.ChainConfig `json:"chains"`
@@ -83,7 +80,7 @@ type NFTMetadataConfig struct {
 	// are read in any case.
 	Fetch bool `json:"fetch"`
 	// Timeout bounds one fetch.
-	Timeout Duration `json:"timeout"`
+	Timeout confjson.Duration `json:"timeout"`
 	// MaxBytes is the largest document read.
 	MaxBytes int64 `json:"max-bytes"`
 	// IPFSGateway is the URL prefix ipfs:// documents are fetched from.
@@ -107,67 +104,27 @@ type StoreConfig struct {
 	MaxConns int `json:"max-conns"`
 }
 
-// Duration is a time.Duration written as a string, like "5s". A value
-// that is not one is reported by Validate, which knows its key.
-type Duration struct {
-	D   time.Duration
-	bad string // the value given, when it is no duration
-}
-
-// UnmarshalJSON reads a duration string.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		d.bad = string(b)
-		return nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil || v < 0 {
-		d.bad = strconv.Quote(s)
-		return nil
-	}
-	*d = Duration{D: v}
-	return nil
-}
-
-// MarshalJSON writes the duration string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.D.String()) }
-
-// check appends the problem of a duration at key, if any.
-func (d Duration) check(key string, problems []string) []string {
-	if d.bad != "" {
-		return append(problems, fmt.Sprintf("%s: must be a non-negative duration like \"5s\", got %s", key, d.bad))
-	}
-	return problems
-}
-
 // defaultConfig returns the config of a module whose config is empty.
 func defaultConfig() Config {
 	return Config{
 		RateLimit:    rest.LimitConfig{Anonymous: rest.Limit{PerSecond: 20, Burst: 40}},
-		PageTokenTTL: Duration{D: 24 * time.Hour},
+		PageTokenTTL: confjson.Duration(24 * time.Hour),
 		Indexer:      IndexerConfig{BlocksPerRequest: 100, RequestsInFlight: 4},
 		NFTMetadata: NFTMetadataConfig{
-			Timeout: Duration{D: 5 * time.Second}, MaxBytes: 1 << 20, IPFSGateway: "https://ipfs.io/ipfs/", Parallel: 8,
+			Timeout: confjson.Duration(5 * time.Second), MaxBytes: 1 << 20, IPFSGateway: "https://ipfs.io/ipfs/", Parallel: 8,
 		},
 		Store: StoreConfig{Engine: kvstore.EnginePebble, CacheMB: 64, MaxConns: 8},
 		Role:  roleFull,
 	}
 }
 
-// ParseConfig reads the module's config over the defaults: strict JSON,
-// where an unknown key is an error naming it; empty is the defaults.
+// ParseConfig reads the module's config over the defaults (confjson: an
+// unknown key or a bad duration is an error naming it; empty is the
+// defaults).
 func ParseConfig(b []byte) (Config, error) {
 	cfg := defaultConfig()
-	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return cfg, err
-		}
-		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-			return cfg, errors.New("unexpected data after the config object")
-		}
+	if err := confjson.Decode(b, &cfg); err != nil {
+		return cfg, err
 	}
 	return cfg, cfg.Validate()
 }
@@ -195,9 +152,7 @@ func (c Config) Validate() error {
 	if n := c.Indexer.RequestsInFlight; n < 1 || n > 64 {
 		problems = append(problems, fmt.Sprintf("indexer.requests-in-flight: must be from 1 to 64, got %d", n))
 	}
-	problems = c.PageTokenTTL.check("page-token-ttl", problems)
-	problems = c.NFTMetadata.Timeout.check("nft-metadata.timeout", problems)
-	if c.NFTMetadata.Timeout.bad == "" && c.NFTMetadata.Timeout.D <= 0 {
+	if c.NFTMetadata.Timeout <= 0 {
 		problems = append(problems, "nft-metadata.timeout: must be above 0")
 	}
 	if c.NFTMetadata.MaxBytes < 1 {

@@ -285,11 +285,12 @@ func TestConfig(t *testing.T) {
 		{`{"public-url": "ftp://x"}`, `public-url: must be an http or https URL`},
 		{`{"rate-limit": {"anonymous": {"per-second": 1, "burst": 0}}}`, `rate-limit: anonymous.burst: must be at least 1`},
 		{`{"indexer": {"blocks-per-request": 0}}`, `indexer.blocks-per-request: must be from 1 to 1024, got 0`},
-		{`{"nft-metadata": {"timeout": "soon"}}`, `nft-metadata.timeout: must be a non-negative duration like "5s", got "soon"`},
-		{`{"page-token-ttl": 5}`, `page-token-ttl: must be a non-negative duration like "5s", got 5`},
+		{`{"nft-metadata": {"timeout": "soon"}}`, `nft-metadata.timeout: duration "soon": must be like "2s" or "500ms"`},
+		{`{"page-token-ttl": "5"}`, `page-token-ttl: duration "5": must be like "2s" or "500ms"`},
+		{`{"page-token-ttl": "-5s"}`, `page-token-ttl: duration -5s: must not be negative`},
 		{`{"store": {"engine": "rocks"}}`, `store.engine: must be pebble, leveldb or postgres, got "rocks"`},
 		{`{"chains": {"C": {"features": ["magic"]}}}`, `chains.C.features[0]: must be one of nftIndexing|webhooks|teleporter, got "magic"`},
-		{`{} {}`, `unexpected data after the config object`},
+		{`{} {}`, `unexpected data after the JSON value`},
 	} {
 		err := dataapi.New(dataapi.Options{}).Initialize(t.Context(), &sdk.Env{Name: "data", Config: []byte(tc.config), DataDir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "module data config") {

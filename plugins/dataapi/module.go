@@ -81,7 +81,7 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 			return err
 		}
 	}
-	pageTokens, err := rest.NewPageTokens(key, cfg.PageTokenTTL.D)
+	pageTokens, err := rest.NewPageTokens(key, cfg.PageTokenTTL.D())
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (m *Module) startIndexer(ctx context.Context, env *sdk.Env) (err error) {
 		Tokens: tokens.Options{
 			Parallel: cfg.NFTMetadata.Parallel, Now: m.opts.Now,
 			Fetch: tokens.FetchOptions{
-				Enabled: cfg.NFTMetadata.Fetch, Timeout: cfg.NFTMetadata.Timeout.D,
+				Enabled: cfg.NFTMetadata.Fetch, Timeout: cfg.NFTMetadata.Timeout.D(),
 				MaxBytes: cfg.NFTMetadata.MaxBytes, IPFSGateway: cfg.NFTMetadata.IPFSGateway, Client: m.opts.HTTPClient,
 			},
 		},

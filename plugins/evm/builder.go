@@ -22,6 +22,7 @@ import (
 	"github.com/holiman/uint256"
 
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
+	"github.com/chainhost/chainhost/plugins/evm/atomicvm"
 )
 
 // finalityEpoch is how often a block is made finalized: every block whose
@@ -39,12 +40,12 @@ const maxBlockSize = params.MaxBlockSize - 1_000_000
 // out, with the later ones of its sender), the system calls and
 // withdrawals of the forks, the atomic transactions that still apply,
 // then assembly. go-ethereum re-executes the block as it inserts it
-// (atomicProcessor applies the atomic effects again), which records its
+// (atomicvm.Processor applies the atomic effects again), which records its
 // call frames (docs/evm.md).
 type builder struct {
 	chain   *core.BlockChain
 	pool    *txpool.TxPool
-	atomic  *atomicVM // nil on a chain without atomic transactions
+	atomic  *atomicvm.VM // nil on a chain without atomic transactions
 	config  *params.ChainConfig
 	gasCeil uint64       // the gas limit blocks move towards
 	minTip  *uint256.Int // the least priority fee a transaction pays
@@ -55,7 +56,7 @@ type builder struct {
 // (nil for none), towards a gas limit of gasCeil. A chain without a
 // finalized block (a new one) gets its last epoch's, as a beacon chain
 // gives one at once.
-func newBuilder(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicVM, gasCeil uint64, log hclog.Logger) *builder {
+func newBuilder(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicvm.VM, gasCeil uint64, log hclog.Logger) *builder {
 	if chain.CurrentFinalBlock() == nil {
 		head := chain.CurrentBlock().Number.Uint64()
 		if fin := chain.GetHeaderByNumber(head - head%finalityEpoch); fin != nil {
@@ -102,14 +103,14 @@ func (b *builder) build(ts uint64, empty bool) (*types.Block, error) {
 	// The atomic transactions are recorded before go-ethereum has the
 	// block: its insertion, and any later execution, applies them.
 	if len(atomicTxs) > 0 {
-		if err := b.atomic.record(ctx, block, atomicTxs); err != nil {
-			b.atomic.failed(block, atomicTxs, err)
+		if err := b.atomic.Record(ctx, block, atomicTxs); err != nil {
+			b.atomic.Failed(block, atomicTxs, err)
 			return nil, err
 		}
 	}
 	if _, err := b.chain.InsertChain(types.Blocks{block}); err != nil {
 		if len(atomicTxs) > 0 {
-			b.atomic.failed(block, atomicTxs, err)
+			b.atomic.Failed(block, atomicTxs, err)
 		}
 		return nil, fmt.Errorf("insert block %d: %w", block.NumberU64(), err)
 	}
@@ -324,7 +325,7 @@ func (b *builder) assemble(ctx context.Context, env *blockEnv, withAtomic bool) 
 	b.chain.Engine().Finalize(b.chain, h, env.state, &body)
 	var atomicTxs []*atx.Tx
 	if withAtomic && b.atomic != nil {
-		if atomicTxs = b.atomic.pick(ctx, env.state, h); len(atomicTxs) > 0 {
+		if atomicTxs = b.atomic.Pick(ctx, env.state, h); len(atomicTxs) > 0 {
 			h.Extra = atx.BatchHash(atx.EncodeBatch(atomicTxs)).Bytes()
 		}
 	}

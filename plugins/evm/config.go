@@ -1,12 +1,13 @@
 package evm
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/plugins/evm/atomicvm"
+	"github.com/chainhost/chainhost/sdk/confjson"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -23,39 +24,9 @@ const (
 	produceNone = "none"
 )
 
-// duration is a time.Duration written in JSON as a Go duration string
-// ("2s", "500ms"); a JSON number is taken as seconds.
-type duration time.Duration
-
-// MarshalJSON writes the duration as a string.
-func (d duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-// UnmarshalJSON reads a duration string or a number of seconds.
-func (d *duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		var secs float64
-		if err2 := json.Unmarshal(b, &secs); err2 != nil {
-			return fmt.Errorf("duration must be a string like \"2s\" or a number of seconds: %s", b)
-		}
-		*d = duration(secs * float64(time.Second))
-		return nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("duration %q: %w", s, err)
-	}
-	*d = duration(v)
-	return nil
-}
-
-// atomicFee is the fee rule of atomic transactions (docs/evm.md): coreth's
-// dynamic fee (Dynamic), or Fixed nAVAX per transaction. In JSON it is the
-// string "dynamic" or a number of nAVAX.
-type atomicFee struct {
-	Dynamic bool
-	Fixed   uint64
-}
+// atomicFee is the fee rule of atomic transactions (docs/evm.md). In JSON
+// it is the string "dynamic" or a number of nAVAX.
+type atomicFee atomicvm.Fee
 
 // atomicFeeDynamic is the JSON of the dynamic rule.
 const atomicFeeDynamic = "dynamic"
@@ -102,7 +73,7 @@ type config struct {
 	// BlockProduction is auto, interval, manual or none.
 	BlockProduction string `json:"block-production"`
 	// BlockInterval is the block period in interval mode.
-	BlockInterval duration `json:"block-interval"`
+	BlockInterval confjson.Duration `json:"block-interval"`
 	// DebugAPIEnabled serves debug_* (off on a public node).
 	DebugAPIEnabled bool `json:"debug-api-enabled"`
 	// PersonalAPIEnabled serves personal_* on a keystore in the chain's
@@ -130,11 +101,11 @@ type config struct {
 	// RPCTxFeeCap caps the fee of a transaction sent by RPC, in ether; 0 is no cap.
 	RPCTxFeeCap float64 `json:"rpc-tx-fee-cap"`
 	// RPCEVMTimeout bounds eth_call; 0 is no bound.
-	RPCEVMTimeout duration `json:"rpc-evm-timeout"`
+	RPCEVMTimeout confjson.Duration `json:"rpc-evm-timeout"`
 	// RPCTraceTimeout bounds each debug_trace* call, whatever timeout the
 	// caller passes; 0 leaves go-ethereum's rule (the caller's timeout, 5s
 	// a transaction by default).
-	RPCTraceTimeout duration `json:"rpc-trace-timeout"`
+	RPCTraceTimeout confjson.Duration `json:"rpc-trace-timeout"`
 	// RPCTraceMaxSize is the largest answer of one debug_trace* call, in
 	// bytes; 0 is no cap. It also caps go-ethereum's struct logger, so that
 	// a long trace stops growing in memory.
@@ -177,7 +148,7 @@ func defaultConfig() config {
 		APIMaxBatchResponseSize:    25 * 1000 * 1000,
 		APIMaxRequestSize:          5 * 1024 * 1024,
 		BlockProduction:            produceAuto,
-		BlockInterval:              duration(2 * time.Second),
+		BlockInterval:              confjson.Duration(2 * time.Second),
 		DebugAPIEnabled:            true,
 		TxPoolGlobalSlots:          20000,
 		TxPoolAccountSlots:         10000,
@@ -185,8 +156,8 @@ func defaultConfig() config {
 		TxPoolAccountQueue:         1000,
 		RPCGasCap:                  50_000_000,
 		RPCTxFeeCap:                100,
-		RPCEVMTimeout:              duration(5 * time.Second),
-		RPCTraceTimeout:            duration(5 * time.Second),
+		RPCEVMTimeout:              confjson.Duration(5 * time.Second),
+		RPCTraceTimeout:            confjson.Duration(5 * time.Second),
 		RPCTraceMaxSize:            25 * 1000 * 1000,
 		RPCWSMaxSubscriptions:      100,
 		RPCLogsQueryLimit:          1000,
@@ -200,12 +171,8 @@ func defaultConfig() config {
 // error, as in the node's own config.
 func parseConfig(raw []byte) (config, error) {
 	cfg := defaultConfig()
-	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-		dec := json.NewDecoder(bytes.NewReader(t))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return config{}, fmt.Errorf("evm chain config: %w", err)
-		}
+	if err := confjson.Decode(raw, &cfg); err != nil {
+		return config{}, fmt.Errorf("evm chain config: %w", err)
 	}
 	if err := cfg.validate(); err != nil {
 		return config{}, fmt.Errorf("evm chain config: %w", err)
@@ -218,35 +185,27 @@ func (c *config) validate() error {
 	switch c.BlockProduction {
 	case produceAuto, produceManual, produceNone:
 	case produceInterval:
-		if c.BlockInterval < duration(time.Second) {
-			return fmt.Errorf("block-interval must be at least 1s in interval mode, got %s", time.Duration(c.BlockInterval))
+		if c.BlockInterval.D() < time.Second {
+			return fmt.Errorf("block-interval must be at least 1s in interval mode, got %s", c.BlockInterval)
 		}
 	default:
 		return fmt.Errorf("block-production must be auto, interval, manual or none, got %q", c.BlockProduction)
 	}
-	if c.APIMaxBatchSize < 1 {
-		return fmt.Errorf("api-max-batch-size must be at least 1, got %d", c.APIMaxBatchSize)
-	}
-	if c.APIMaxRequestSize < 1024 {
-		return fmt.Errorf("api-max-request-size must be at least 1024, got %d", c.APIMaxRequestSize)
-	}
-	if c.RPCLogsQueryLimit < 1 {
-		return fmt.Errorf("rpc-logs-query-limit must be at least 1, got %d", c.RPCLogsQueryLimit)
-	}
-	if c.APIMaxBatchResponseSize < 1024 {
-		return fmt.Errorf("api-max-batch-response-size must be at least 1024, got %d", c.APIMaxBatchResponseSize)
-	}
-	if c.RPCEVMTimeout < 0 || c.RPCTraceTimeout < 0 {
-		return fmt.Errorf("rpc-evm-timeout and rpc-trace-timeout must not be negative")
-	}
-	if c.RPCTraceMaxSize < 0 {
-		return fmt.Errorf("rpc-trace-max-size must not be negative, got %d", c.RPCTraceMaxSize)
-	}
-	if c.RPCWSMaxSubscriptions < 0 {
-		return fmt.Errorf("rpc-ws-max-subscriptions must not be negative, got %d", c.RPCWSMaxSubscriptions)
-	}
-	if c.CacheMB < 16 {
-		return fmt.Errorf("cache-mb must be at least 16, got %d", c.CacheMB)
+	for _, k := range []struct {
+		key          string
+		value, least int
+	}{
+		{"api-max-batch-size", c.APIMaxBatchSize, 1},
+		{"api-max-request-size", c.APIMaxRequestSize, 1024},
+		{"rpc-logs-query-limit", c.RPCLogsQueryLimit, 1},
+		{"api-max-batch-response-size", c.APIMaxBatchResponseSize, 1024},
+		{"rpc-trace-max-size", c.RPCTraceMaxSize, 0},
+		{"rpc-ws-max-subscriptions", c.RPCWSMaxSubscriptions, 0},
+		{"cache-mb", c.CacheMB, 16},
+	} {
+		if k.value < k.least {
+			return fmt.Errorf("%s must be at least %d, got %d", k.key, k.least, k.value)
+		}
 	}
 	if c.TxPoolGlobalSlots == 0 || c.TxPoolAccountSlots == 0 || c.TxPoolGlobalQueue == 0 || c.TxPoolAccountQueue == 0 {
 		return fmt.Errorf("txpool-* limits must be positive")
@@ -261,6 +220,24 @@ func (c *config) validate() error {
 		if _, err := ids.FromString(c.AVAXAssetID); err != nil {
 			return fmt.Errorf("avax-asset-id: %w", err)
 		}
+	}
+	return nil
+}
+
+// avaxAsset returns the configured AVAX asset; zero when none is.
+func (c config) avaxAsset() ids.ID {
+	if c.AVAXAssetID == "" {
+		return ids.ID{}
+	}
+	id, _ := ids.FromString(c.AVAXAssetID) // checked by validate
+	return id
+}
+
+// notProducing returns errNoProduction on a chain that builds no block,
+// nil on one that does.
+func (c config) notProducing() error {
+	if c.BlockProduction == produceNone {
+		return errNoProduction
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
+	"github.com/chainhost/chainhost/plugins/evm/atomicvm"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -36,7 +37,7 @@ type reporter struct {
 	chain  *core.BlockChain
 	hs     host.Services
 	log    hclog.Logger
-	atomic *atomicStore
+	atomic *atomicvm.Store
 	// accepted is told the atomic transactions of each block reported.
 	accepted func(*types.Block, []*atx.Tx)
 
@@ -53,7 +54,7 @@ type reporter struct {
 
 // newReporter reads how far the index got. The atomic transactions of the
 // blocks it reports are read from store and then given to accepted.
-func newReporter(ctx context.Context, chain *core.BlockChain, hs host.Services, store *atomicStore, accepted func(*types.Block, []*atx.Tx), log hclog.Logger) (*reporter, error) {
+func newReporter(ctx context.Context, chain *core.BlockChain, hs host.Services, store *atomicvm.Store, accepted func(*types.Block, []*atx.Tx), log hclog.Logger) (*reporter, error) {
 	r := &reporter{chain: chain, hs: hs, log: log, atomic: store, accepted: accepted,
 		signal: make(chan struct{}, 1), stop: make(chan struct{})}
 	n, err := readReported(ctx, hs.DB)
@@ -161,7 +162,7 @@ func (r *reporter) report(ctx context.Context) error {
 		if blk == nil {
 			return fmt.Errorf("block %d missing below head %d", n, head)
 		}
-		txs, err := r.atomic.blockTxs(ctx, blk)
+		txs, err := r.atomic.BlockTxs(ctx, blk)
 		if err != nil {
 			return err
 		}
@@ -199,7 +200,7 @@ func (r *reporter) reportBlock(ctx context.Context, blk *types.Block, txs []*atx
 	if !ok {
 		return errors.New("it has atomic transactions, and the host cannot append them with their shared-memory operations")
 	}
-	ops, shared := acceptOps(blk, txs)
+	ops, shared := atomicvm.AcceptOps(blk, txs)
 	_, err = bi.AcceptBatch(ctx, host.AcceptBatch{
 		Containers:   []host.NewContainer{{Kind: Kind, ID: ids.ID(blk.Hash()), Bytes: raw}},
 		State:        append(state, ops...),

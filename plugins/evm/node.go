@@ -20,6 +20,7 @@ import (
 	// Registers the native tracers (callTracer, prestateTracer, ...).
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native"
 
+	"github.com/chainhost/chainhost/plugins/evm/atomicvm"
 	"github.com/chainhost/chainhost/sdk"
 )
 
@@ -64,7 +65,7 @@ func newStack(dataDir, version string, cfg config) (*node.Node, error) {
 // atomic transactions of store's blocks. It returns the service and the
 // APIs to serve: eth's own, the filters and the tracers, which geth's
 // command line would otherwise add.
-func attachEth(stack *node.Node, genesis *core.Genesis, cfg config, frames *frameStore, store *atomicStore) (*eth.Ethereum, []rpc.API, error) {
+func attachEth(stack *node.Node, genesis *core.Genesis, cfg config, frames *frameStore, store *atomicvm.Store) (*eth.Ethereum, []rpc.API, error) {
 	ec := ethconfig.Defaults
 	ec.Genesis = genesis
 	ec.NetworkId = genesis.Config.ChainID.Uint64()
@@ -102,7 +103,7 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg config, frames *fram
 	// Before anything inserts a block: go-ethereum's one hook on every
 	// execution of a block (docs/evm.md, Atomic transactions).
 	chain := backend.BlockChain()
-	chain.SetBlockValidatorAndProcessorForTesting(chain.Validator(), &atomicProcessor{Processor: chain.Processor(), store: store})
+	chain.SetBlockValidatorAndProcessorForTesting(chain.Validator(), &atomicvm.Processor{Processor: chain.Processor(), Store: store})
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{
 		LogQueryLimit: cfg.RPCLogsQueryLimit, RangeLimit: cfg.RPCLogsBlockRange,
 	})
@@ -116,7 +117,7 @@ func attachEth(stack *node.Node, genesis *core.Genesis, cfg config, frames *fram
 // accepted blocks it lost in a crash (recoverAccepted). It records call
 // frames into frames, the re-imported blocks' included, and applies the
 // atomic transactions store holds for the blocks it executes.
-func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg config, frames *frameStore, store *atomicStore) (*node.Node, *eth.Ethereum, []rpc.API, error) {
+func startNode(ctx context.Context, env *sdk.Env, genesis *core.Genesis, cfg config, frames *frameStore, store *atomicvm.Store) (*node.Node, *eth.Ethereum, []rpc.API, error) {
 	reported, err := readReported(ctx, env.Host.DB)
 	if err != nil {
 		return nil, nil, nil, err

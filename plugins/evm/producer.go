@@ -12,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/chainhost/chainhost/plugins/evm/atomicvm"
 )
 
 // errProducerStopped answers requests made after Shutdown.
@@ -32,7 +34,7 @@ var errNoProduction = errors.New("this chain does not produce blocks (it serves 
 type producer struct {
 	chain   *core.BlockChain
 	pool    *txpool.TxPool
-	atomic  *atomicVM // nil on a chain without atomic transactions
+	atomic  *atomicvm.VM // nil on a chain without atomic transactions
 	builder *builder
 	log     hclog.Logger
 
@@ -53,7 +55,7 @@ type producerState struct {
 // newProducer starts the producer goroutine in mode. b is nil on a chain
 // that never produces blocks (an imported chain), then every request
 // fails.
-func newProducer(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicVM, b *builder, mode string, interval time.Duration, log hclog.Logger) *producer {
+func newProducer(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicvm.VM, b *builder, mode string, interval time.Duration, log hclog.Logger) *producer {
 	p := &producer{
 		chain:    chain,
 		pool:     pool,
@@ -107,7 +109,7 @@ func (p *producer) wake() {
 func (p *producer) pending() int {
 	n, _ := p.pool.Stats()
 	if p.atomic != nil {
-		n += p.atomic.pending()
+		n += p.atomic.Pending()
 	}
 	return n
 }
@@ -178,7 +180,7 @@ func (p *producer) drain() {
 			p.log.Warn("block not produced", "err", err)
 			return
 		}
-		if len(blk.Transactions()) == 0 && !hasAtomicTxs(blk) {
+		if len(blk.Transactions()) == 0 && !atomicvm.HasTxs(blk) {
 			return // pending transactions that do not fit any block yet
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
+	"github.com/chainhost/chainhost/plugins/evm/atomicvm"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/profile"
@@ -54,7 +55,7 @@ type VM struct {
 	producer *producer
 	reporter *reporter
 	frames   *frameStore
-	atomic   *atomicVM
+	atomic   *atomicvm.VM
 }
 
 // New returns an uninitialized VM.
@@ -84,7 +85,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 			_ = vm.Shutdown(context.Background())
 		}
 	}()
-	store := newAtomicStore(env.Host.DB)
+	store := atomicvm.NewStore(env.Host.DB)
 	apis, err := vm.startGeth(ctx, genesis, store)
 	if err != nil {
 		return err
@@ -93,7 +94,8 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err := vm.importChainFile(); err != nil {
 		return err
 	}
-	vm.atomic = newAtomicVM(env, cfg, store, chain, cfg.BlockProduction != produceNone, func() { vm.producer.wake() })
+	vm.atomic = atomicvm.New(env, atomicvm.Options{Store: store, Chain: chain, Fee: atomicvm.Fee(cfg.AtomicTxFee),
+		AVAXAsset: cfg.avaxAsset(), NotProducing: cfg.notProducing(), Wake: func() { vm.producer.wake() }})
 	var blocks *builder
 	if cfg.BlockProduction != produceNone {
 		blocks = newBuilder(chain, vm.backend.TxPool(), vm.atomic, genesis.GasLimit, env.Logger)
@@ -130,7 +132,7 @@ func routeGethLogs(out hclog.Logger, name string) *slog.LevelVar {
 
 // startGeth opens the call frame store, starts go-ethereum (startNode) and
 // the in-process server of its APIs, and returns those APIs.
-func (vm *VM) startGeth(ctx context.Context, genesis *core.Genesis, store *atomicStore) ([]rpc.API, error) {
+func (vm *VM) startGeth(ctx context.Context, genesis *core.Genesis, store *atomicvm.Store) ([]rpc.API, error) {
 	var err error
 	if vm.frames, err = openFrameStore(filepath.Join(vm.env.DataDir, framesDir), vm.env.Logger); err != nil {
 		return nil, err
@@ -171,9 +173,9 @@ func (vm *VM) importChainFile() error {
 
 // startReporter reports to the host's index the accepted blocks it lacks,
 // then keeps reporting new ones.
-func (vm *VM) startReporter(ctx context.Context, store *atomicStore) error {
+func (vm *VM) startReporter(ctx context.Context, store *atomicvm.Store) error {
 	var err error
-	if vm.reporter, err = newReporter(ctx, vm.backend.BlockChain(), vm.env.Host, store, vm.atomic.reported, vm.env.Logger); err != nil {
+	if vm.reporter, err = newReporter(ctx, vm.backend.BlockChain(), vm.env.Host, store, vm.atomic.Reported, vm.env.Logger); err != nil {
 		return err
 	}
 	if err := vm.reporter.report(ctx); err != nil {
@@ -257,8 +259,8 @@ func (vm *VM) Handlers() map[string]http.Handler {
 		"rpc":    batchLimit{next: jsonRefusals{vm.public}, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
 		"ws":     vm.public.WebsocketHandler([]string{"*"}),
 		"admin":  batchLimit{next: jsonRefusals{vm.adminSrv}, max: vm.cfg.APIMaxBatchSize, maxBytes: int64(vm.cfg.APIMaxRequestSize)},
-		"native": newNativeHandler("native", vm.cfg.APIMaxBatchSize, vm.atomic),
-		"avax":   newNativeHandler("avax", vm.cfg.APIMaxBatchSize, vm.atomic),
+		"native": vm.atomic.Handler("native", vm.cfg.APIMaxBatchSize),
+		"avax":   vm.atomic.Handler("avax", vm.cfg.APIMaxBatchSize),
 	}
 }
 

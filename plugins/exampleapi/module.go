@@ -7,7 +7,6 @@
 package exampleapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/confjson"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/rest"
@@ -73,9 +73,7 @@ func New() *Module { return &Module{chains: map[ids.ID]host.ChainInfo{}} }
 func (m *Module) Initialize(ctx context.Context, env *sdk.Env) error {
 	m.env = env
 	var cfg config
-	dec := json.NewDecoder(bytes.NewReader(env.Config))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
+	if err := confjson.Decode(env.Config, &cfg); err != nil {
 		return fmt.Errorf("module %s config: %w", env.Name, err)
 	}
 	key, err := rest.LoadOrCreateKey(filepath.Join(env.DataDir, "pagetoken.key"))

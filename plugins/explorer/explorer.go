@@ -6,15 +6,14 @@
 package explorer
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"strings"
 
 	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/confjson"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -55,9 +54,7 @@ func New(opts Options) *Module {
 // Initialize checks the config and loads the embedded assets.
 func (m *Module) Initialize(_ context.Context, env *sdk.Env) error {
 	var cfg config
-	dec := json.NewDecoder(bytes.NewReader(env.Config))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
+	if err := confjson.Decode(env.Config, &cfg); err != nil {
 		return fmt.Errorf("module %s config: %w", env.Name, err)
 	}
 	a, err := loadAssets(m.opts.Assets)

@@ -1,14 +1,12 @@
 package metricsapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/sdk/confjson"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -25,50 +23,24 @@ type Config struct {
 	RateLimit rest.LimitConfig `json:"rate-limit"`
 	// PageTokenTTL is how long a page token stays valid: 24 hours by
 	// default, as the hosted metrics API keeps them.
-	PageTokenTTL Duration `json:"page-token-ttl"`
+	PageTokenTTL confjson.Duration `json:"page-token-ttl"`
 }
-
-// Duration is a time.Duration written as a string, like "24h".
-type Duration struct{ time.Duration }
-
-// UnmarshalJSON reads a duration string.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("must be a duration like \"24h\", got %s", b)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("must be a duration like \"24h\", got %q", s)
-	}
-	d.Duration = v
-	return nil
-}
-
-// MarshalJSON writes the duration string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
 // DefaultConfig returns the config of a module whose config is empty.
 func DefaultConfig() Config {
 	return Config{
 		RateLimit:    rest.LimitConfig{Anonymous: rest.Limit{PerSecond: 20, Burst: 40}},
-		PageTokenTTL: Duration{24 * time.Hour},
+		PageTokenTTL: confjson.Duration(24 * time.Hour),
 	}
 }
 
-// ParseConfig reads the module's config over the defaults; empty is the
-// defaults.
+// ParseConfig reads the module's config over the defaults (confjson: an
+// unknown key or a bad duration is an error naming it; empty is the
+// defaults).
 func ParseConfig(b []byte) (Config, error) {
 	cfg := DefaultConfig()
-	if t := bytes.TrimSpace(b); len(t) > 0 && string(t) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(t))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return cfg, err
-		}
-		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-			return cfg, errors.New("unexpected data after the config object")
-		}
+	if err := confjson.Decode(b, &cfg); err != nil {
+		return cfg, err
 	}
 	return cfg, cfg.Validate()
 }
@@ -82,7 +54,7 @@ func (c Config) Validate() error {
 	if err := c.RateLimit.Validate(); err != nil {
 		problems = append(problems, "rate-limit: "+err.Error())
 	}
-	if c.PageTokenTTL.Duration < time.Minute {
+	if c.PageTokenTTL.D() < time.Minute {
 		problems = append(problems, fmt.Sprintf("page-token-ttl: must be at least 1m, got %s", c.PageTokenTTL))
 	}
 	if len(problems) > 0 {

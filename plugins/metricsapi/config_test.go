@@ -15,8 +15,9 @@ func TestConfig(t *testing.T) {
 		{`{"nope": 1}`, `unknown field "nope"`},
 		{`{"network": "moon"}`, `network: must be one of mainnet|fuji|testnet, or empty to follow the network ID, got "moon"`},
 		{`{"page-token-ttl": "30s"}`, `page-token-ttl: must be at least 1m, got 30s`},
-		{`{"page-token-ttl": 5}`, `must be a duration like "24h", got 5`},
-		{`{} {}`, `unexpected data after the config object`},
+		{`{"page-token-ttl": 5}`, `page-token-ttl: must be at least 1m, got 5s`},
+		{`{"page-token-ttl": "5"}`, `page-token-ttl: duration "5": must be like "2s" or "500ms"`},
+		{`{} {}`, `unexpected data after the JSON value`},
 	} {
 		if _, err := metricsapi.ParseConfig([]byte(c.config)); err == nil || !strings.Contains(err.Error(), c.wantErr) {
 			t.Errorf("%s: %v, want %q", c.config, err, c.wantErr)
@@ -27,7 +28,7 @@ func TestConfig(t *testing.T) {
 		if err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
-		if ok == `` && (cfg.PageTokenTTL.Duration != 24*time.Hour || cfg.Network != "" || cfg.RateLimit.Anonymous.PerSecond != 20) {
+		if ok == `` && (cfg.PageTokenTTL.D() != 24*time.Hour || cfg.Network != "" || cfg.RateLimit.Anonymous.PerSecond != 20) {
 			t.Errorf("defaults: %+v", cfg)
 		}
 	}

@@ -94,7 +94,7 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		return fmt.Errorf("module %s config: network: %w", env.Name, err)
 	}
 	server, err := api.New(api.Options{
-		Store: m.store, Chains: m.series.Chains, Host: env.Host, Network: network, TokenTTL: cfg.PageTokenTTL.Duration,
+		Store: m.store, Chains: m.series.Chains, Host: env.Host, Network: network, TokenTTL: cfg.PageTokenTTL.D(),
 		Clock: m.opts.Clock, Logger: env.Logger, Metrics: env.Metrics,
 	})
 	if err != nil {

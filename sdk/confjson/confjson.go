@@ -10,12 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 )
 
 // Decode reads the JSON value b into v: an unknown key is an error naming
-// it, and so is anything after the value. Empty input or null leaves v as
-// it is, so v may hold the defaults on entry.
+// it, so is a bad Duration ("key.inner: problem"), and so is anything after
+// the value. Empty input or null leaves v as it is, so v may hold the
+// defaults on entry.
 func Decode(b []byte, v any) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "null" {
@@ -24,6 +26,13 @@ func Decode(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var bad *json.UnmarshalTypeError
+		if errors.As(err, &bad) && bad.Type == durationType {
+			if bad.Field == "" {
+				return errors.New(bad.Value)
+			}
+			return fmt.Errorf("%s: %s", bad.Field, bad.Value)
+		}
 		return err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -36,6 +45,17 @@ func Decode(b []byte, v any) error {
 // ("2s", "500ms"); a JSON number is taken as seconds. A negative duration
 // is an error.
 type Duration time.Duration
+
+// durationType marks the errors of Duration's UnmarshalJSON.
+var durationType = reflect.TypeFor[Duration]()
+
+// badDuration is the error of a value that is no Duration: a
+// json.UnmarshalTypeError, which encoding/json completes with the key the
+// value was at, carrying the problem in Value, for Decode to report as
+// "key: problem".
+func badDuration(format string, args ...any) error {
+	return &json.UnmarshalTypeError{Value: fmt.Sprintf(format, args...), Type: durationType}
+}
 
 // D returns the duration as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
@@ -52,17 +72,17 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
 		if v, err = time.ParseDuration(s); err != nil {
-			return fmt.Errorf("duration %q: must be like \"2s\" or \"500ms\"", s)
+			return badDuration("duration %q: must be like \"2s\" or \"500ms\"", s)
 		}
 	} else {
 		var secs float64
 		if err := json.Unmarshal(b, &secs); err != nil {
-			return fmt.Errorf("duration must be a string like \"2s\" or a number of seconds, got %s", b)
+			return badDuration("duration must be a string like \"2s\" or a number of seconds, got %s", b)
 		}
 		v = time.Duration(secs * float64(time.Second))
 	}
 	if v < 0 {
-		return fmt.Errorf("duration %s: must not be negative", v)
+		return badDuration("duration %s: must not be negative", v)
 	}
 	*d = Duration(v)
 	return nil

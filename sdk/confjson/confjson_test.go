@@ -47,3 +47,27 @@ func TestDurationMarshal(t *testing.T) {
 		t.Fatalf("got %s, %v", b, err)
 	}
 }
+
+// TestDecodeNamesKey: a bad duration is reported at its key, however deep
+// (a map value at the map's key).
+func TestDecodeNamesKey(t *testing.T) {
+	var v struct {
+		Inner struct {
+			W Duration `json:"wait"`
+		} `json:"inner"`
+		M map[string]Duration `json:"by-name"`
+	}
+	for in, want := range map[string]string{
+		`{"inner":{"wait":"soon"}}`: `inner.wait: duration "soon": must be like "2s" or "500ms"`,
+		`{"inner":{"wait":"-2s"}}`:  `inner.wait: duration -2s: must not be negative`,
+		`{"by-name":{"a":true}}`:    `by-name: duration must be a string like "2s" or a number of seconds, got true`,
+	} {
+		if err := Decode([]byte(in), &v); err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", in, err, want)
+		}
+	}
+	var d Duration
+	if err := Decode([]byte(`"soon"`), &d); err == nil || err.Error() != `duration "soon": must be like "2s" or "500ms"` {
+		t.Errorf("top-level duration: error %v", err)
+	}
+}

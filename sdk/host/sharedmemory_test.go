@@ -96,3 +96,21 @@ func TestAcceptBatchOldHost(t *testing.T) {
 		t.Fatalf("shared memory on a host without it: %v", err)
 	}
 }
+
+// TestSharedBatch: requests are gathered per peer, in the order the peers
+// first come.
+func TestSharedBatch(t *testing.T) {
+	var b host.SharedBatch
+	if b.Requests() != nil {
+		t.Fatal("an empty batch has requests")
+	}
+	p1, p2 := ids.ID{1}, ids.ID{2}
+	b.Remove(p2, []byte("a"))
+	b.Put(p1, host.SharedElement{Key: []byte("b")})
+	b.Remove(p2, []byte("c"))
+	got := b.Requests()
+	if len(got) != 2 || got[0].Peer != p2 || got[1].Peer != p1 ||
+		len(got[0].Removes) != 2 || string(got[0].Removes[1]) != "c" || len(got[1].Puts) != 1 || string(got[1].Puts[0].Key) != "b" {
+		t.Fatalf("requests %+v", got)
+	}
+}

@@ -1,4 +1,12 @@
-package evm
+// Package atomicvm is an EVM chain's side of atomic transactions
+// (docs/evm.md, "Atomic transactions"): the imports and exports of
+// plugins/evm/atomic between the chain and the node's other chains,
+// through the host's shared memory. It checks the transactions issued
+// (the chain-native API, api.go), keeps those waiting, gives the block
+// builder those that still apply, records each block's batch (Store) so
+// that every execution of the block applies them (Processor), and tells
+// the index their shared-memory operations when the block is reported.
+package atomicvm
 
 import (
 	"bytes"
@@ -15,9 +23,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/hashicorp/go-hclog"
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -60,23 +68,48 @@ const (
 	statusUnknown    = "Unknown"
 )
 
-// atomicVM is the chain's side of atomic transactions (docs/evm.md): it
-// checks the transactions issued, keeps those waiting, gives the builder
-// those that still apply to each block, and tracks them until the block
-// that holds them is reported to the index with their shared-memory
-// operations.
-type atomicVM struct {
+// Chain is what the atomic VM reads of the EVM chain (go-ethereum's
+// *core.BlockChain): its rules, its head and the head's state.
+type Chain interface {
+	Config() *params.ChainConfig
+	CurrentBlock() *types.Header
+	StateAt(root common.Hash, number *big.Int, time uint64) (*state.StateDB, error)
+}
+
+// Fee is the fee rule of atomic transactions: coreth's dynamic fee
+// (Dynamic), or Fixed nAVAX per transaction.
+type Fee struct {
+	Dynamic bool
+	Fixed   uint64
+}
+
+// Options configures a VM.
+type Options struct {
+	// Store keeps the atomic transactions of the chain's blocks; the
+	// chain's Processor reads it too.
+	Store *Store
+	Chain Chain
+	Fee   Fee
+	// AVAXAsset is the ID of the asset atomic transactions move; zero
+	// asks the chain aliased X for it when first needed.
+	AVAXAsset ids.ID
+	// NotProducing, on a chain that builds no block, is the error an
+	// issued transaction gets; nil on a chain that builds blocks.
+	NotProducing error
+	// Wake tells the block producer that transactions wait.
+	Wake func()
+}
+
+// VM is the chain's side of atomic transactions: it checks the
+// transactions issued, keeps those waiting, gives the builder those that
+// still apply to each block, and tracks them until the block that holds
+// them is reported to the index with their shared-memory operations.
+type VM struct {
 	env    *sdk.Env
-	store  *atomicStore
-	chain  *core.BlockChain
+	opts   Options
 	shared host.SharedMemory
-	fee    atomicFee
 	hrp    string
 	log    hclog.Logger
-	// producing is false on a chain that builds no block: it takes no
-	// atomic transaction.
-	producing bool
-	wake      func() // tells the block producer that transactions wait
 
 	mu    sync.Mutex
 	asset ids.ID // the AVAX asset, once known
@@ -91,25 +124,22 @@ type atomicVM struct {
 	dropped *lru.Cache[ids.ID, *atx.Tx]
 }
 
-// newAtomicVM returns the atomic side of a chain; shared memory and batch
-// appends are the host's (an older host offers neither: every atomic
-// request then fails, saying so).
-func newAtomicVM(env *sdk.Env, cfg config, store *atomicStore, chain *core.BlockChain, producing bool, wake func()) *atomicVM {
+// New returns the atomic side of the chain env runs; shared memory and
+// batch appends are the host's (an older host offers neither: every
+// atomic request then fails, saying so).
+func New(env *sdk.Env, opts Options) *VM {
 	dropped, _ := lru.New[ids.ID, *atx.Tx](maxDroppedRemember)
-	a := &atomicVM{env: env, store: store, chain: chain, shared: env.Host.SharedMemory, fee: cfg.AtomicTxFee,
-		hrp: avax.HRP(env.NetworkID), log: env.Logger, producing: producing, wake: wake,
+	a := &VM{env: env, opts: opts, shared: env.Host.SharedMemory,
+		hrp: avax.HRP(env.NetworkID), log: env.Logger, asset: opts.AVAXAsset,
 		waiting: map[ids.ID]uint64{}, spending: map[ids.ID]ids.ID{}, dropped: dropped}
 	if _, ok := env.Host.Index.(host.BatchIndex); !ok {
 		a.shared = nil // its shared-memory operations could not be written
-	}
-	if cfg.AVAXAssetID != "" {
-		a.asset, _ = ids.FromString(cfg.AVAXAssetID) // validated by ParseConfig
 	}
 	return a
 }
 
 // available reports why the atomic API cannot serve, nil when it can.
-func (a *atomicVM) available() error {
+func (a *VM) available() error {
 	if a.shared == nil {
 		return errNoSharedMemory
 	}
@@ -118,7 +148,7 @@ func (a *atomicVM) available() error {
 
 // avaxAsset returns the AVAX asset's ID: the chain config's, or the one
 // the X-Chain names (avm.getAssetDescription of AVAX), asked once.
-func (a *atomicVM) avaxAsset(ctx context.Context) (ids.ID, error) {
+func (a *VM) avaxAsset(ctx context.Context) (ids.ID, error) {
 	a.mu.Lock()
 	asset := a.asset
 	a.mu.Unlock()
@@ -161,15 +191,15 @@ func (a *atomicVM) avaxAsset(ctx context.Context) (ids.ID, error) {
 }
 
 // context returns what transactions are checked against.
-func (a *atomicVM) context(asset ids.ID) atx.Context {
+func (a *VM) context(asset ids.ID) atx.Context {
 	return atx.Context{NetworkID: a.env.NetworkID, ChainID: a.env.ChainID, AVAXAssetID: asset}
 }
 
 // txFee returns the fee a transaction must burn in a block of base fee
 // baseFee (nil before London).
-func (a *atomicVM) txFee(t *atx.Tx, baseFee *big.Int) (uint64, error) {
-	if !a.fee.Dynamic {
-		return a.fee.Fixed, nil
+func (a *VM) txFee(t *atx.Tx, baseFee *big.Int) (uint64, error) {
+	if !a.opts.Fee.Dynamic {
+		return a.opts.Fee.Fixed, nil
 	}
 	if baseFee == nil {
 		baseFee = new(big.Int)
@@ -179,9 +209,9 @@ func (a *atomicVM) txFee(t *atx.Tx, baseFee *big.Int) (uint64, error) {
 
 // nextBaseFee returns the base fee of the block after the head, the one a
 // transaction issued now pays (eth_baseFee).
-func (a *atomicVM) nextBaseFee() *big.Int {
-	head := a.chain.CurrentBlock()
-	cfg := a.chain.Config()
+func (a *VM) nextBaseFee() *big.Int {
+	head := a.opts.Chain.CurrentBlock()
+	cfg := a.opts.Chain.Config()
 	if !cfg.IsLondon(new(big.Int).Add(head.Number, common.Big1)) {
 		return nil
 	}
@@ -191,15 +221,15 @@ func (a *atomicVM) nextBaseFee() *big.Int {
 // issue checks a transaction and adds it to the pool; the block producer
 // takes it into the next block. A transaction waiting already is not an
 // error.
-func (a *atomicVM) issue(ctx context.Context, t *atx.Tx) error {
+func (a *VM) issue(ctx context.Context, t *atx.Tx) error {
 	if err := a.available(); err != nil {
 		return err
 	}
-	if !a.producing {
-		return errNoProduction
+	if a.opts.NotProducing != nil {
+		return a.opts.NotProducing
 	}
 	id := t.ID()
-	if height, _, found, err := a.store.accepted(ctx, id); err != nil {
+	if height, _, found, err := a.opts.Store.accepted(ctx, id); err != nil {
 		return err
 	} else if found {
 		return rejected(id, "it is accepted already (block %d)", height)
@@ -238,12 +268,12 @@ func (a *atomicVM) issue(ctx context.Context, t *atx.Tx) error {
 		if err := atx.VerifyExportSigners(t); err != nil {
 			return rejected(id, "%v", err)
 		}
-		head := a.chain.CurrentBlock()
-		st, err := a.chain.StateAt(head.Root, head.Number, head.Time)
+		head := a.opts.Chain.CurrentBlock()
+		st, err := a.opts.Chain.StateAt(head.Root, head.Number, head.Time)
 		if err != nil {
 			return fmt.Errorf("state of the head: %w", err)
 		}
-		if err := applyAtomicTxs(st, []*atx.Tx{t}); err != nil {
+		if err := apply(st, []*atx.Tx{t}); err != nil {
 			return rejected(id, "%v", err)
 		}
 	}
@@ -252,13 +282,13 @@ func (a *atomicVM) issue(ctx context.Context, t *atx.Tx) error {
 	for _, in := range t.InputIDs() {
 		a.spending[in] = id
 	}
-	a.wake()
+	a.opts.Wake()
 	return nil
 }
 
 // checkPeer checks that the transaction's source or destination is
 // another chain of the node.
-func (a *atomicVM) checkPeer(ctx context.Context, t *atx.Tx) error {
+func (a *VM) checkPeer(ctx context.Context, t *atx.Tx) error {
 	var peer ids.ID
 	switch tx := t.Unsigned.(type) {
 	case *atx.ImportTx:
@@ -275,7 +305,7 @@ func (a *atomicVM) checkPeer(ctx context.Context, t *atx.Tx) error {
 }
 
 // checkConflicts checks that no waiting transaction consumes what t does.
-func (a *atomicVM) checkConflicts(t *atx.Tx) error {
+func (a *VM) checkConflicts(t *atx.Tx) error {
 	for _, in := range t.InputIDs() {
 		other, ok := a.spending[in]
 		if !ok {
@@ -296,7 +326,7 @@ func (a *atomicVM) checkConflicts(t *atx.Tx) error {
 // checkImport checks that each imported input spends a UTXO its source
 // chain put in shared memory for this chain, of its asset and amount,
 // unlocked at now, signed by its owners.
-func (a *atomicVM) checkImport(ctx context.Context, t *atx.Tx, now uint64) error {
+func (a *VM) checkImport(ctx context.Context, t *atx.Tx, now uint64) error {
 	tx := t.Unsigned.(*atx.ImportTx)
 	values, err := a.importedUTXOs(ctx, tx)
 	if err != nil {
@@ -322,7 +352,7 @@ func (a *atomicVM) checkImport(ctx context.Context, t *atx.Tx, now uint64) error
 // importedUTXOs returns the bytes of the UTXOs an import spends, from
 // shared memory; a missing one is an error that says whether it was
 // imported already, and by which transaction.
-func (a *atomicVM) importedUTXOs(ctx context.Context, tx *atx.ImportTx) ([][]byte, error) {
+func (a *VM) importedUTXOs(ctx context.Context, tx *atx.ImportTx) ([][]byte, error) {
 	keys := make([][]byte, len(tx.ImportedIns))
 	for i := range tx.ImportedIns {
 		id := tx.ImportedIns[i].InputID()
@@ -340,7 +370,7 @@ func (a *atomicVM) importedUTXOs(ctx context.Context, tx *atx.ImportTx) ([][]byt
 		if _, err := a.shared.Get(ctx, tx.SourceChain, keys[i:i+1]); !errors.Is(err, host.ErrNotFound) {
 			continue
 		}
-		by, found, err := a.store.consumedBy(ctx, in.InputID())
+		by, found, err := a.opts.Store.consumedBy(ctx, in.InputID())
 		if err != nil {
 			return nil, err
 		}
@@ -353,19 +383,19 @@ func (a *atomicVM) importedUTXOs(ctx context.Context, tx *atx.ImportTx) ([][]byt
 	return nil, fmt.Errorf("read shared memory from %s: %w", tx.SourceChain, err)
 }
 
-// pending returns how many transactions wait in the pool.
-func (a *atomicVM) pending() int {
+// Pending returns how many transactions wait in the pool.
+func (a *VM) Pending() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return len(a.pool)
 }
 
-// pick chooses the block's atomic transactions, in the order they were
+// Pick chooses the block's atomic transactions, in the order they were
 // issued, among those that still apply: their fee at the block's base
 // fee, their UTXOs still in shared memory, their accounts' balances and
 // nonces after the block's EVM transactions. It applies their effects to
 // st. Those that no longer apply are dropped.
-func (a *atomicVM) pick(ctx context.Context, st *state.StateDB, h *types.Header) []*atx.Tx {
+func (a *VM) Pick(ctx context.Context, st *state.StateDB, h *types.Header) []*atx.Tx {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var picked []*atx.Tx
@@ -378,7 +408,7 @@ func (a *atomicVM) pick(ctx context.Context, st *state.StateDB, h *types.Header)
 			continue
 		}
 		snap := st.Snapshot()
-		if err := applyAtomicTxs(st, []*atx.Tx{t}); err != nil {
+		if err := apply(st, []*atx.Tx{t}); err != nil {
 			st.RevertToSnapshot(snap)
 			a.drop(t, err)
 			continue
@@ -390,7 +420,7 @@ func (a *atomicVM) pick(ctx context.Context, st *state.StateDB, h *types.Header)
 
 // recheck checks what may have changed since a transaction was issued:
 // its fee at the block's base fee, and an import's UTXOs.
-func (a *atomicVM) recheck(ctx context.Context, t *atx.Tx, h *types.Header) error {
+func (a *VM) recheck(ctx context.Context, t *atx.Tx, h *types.Header) error {
 	fee, err := a.txFee(t, h.BaseFee)
 	if err != nil {
 		return err
@@ -411,7 +441,7 @@ func (a *atomicVM) recheck(ctx context.Context, t *atx.Tx, h *types.Header) erro
 }
 
 // drop removes a pool transaction, remembering why; a.mu is held.
-func (a *atomicVM) drop(t *atx.Tx, why error) {
+func (a *VM) drop(t *atx.Tx, why error) {
 	id := t.ID()
 	a.log.Info("atomic transaction dropped", "tx", id, "reason", why)
 	a.pool = slices.DeleteFunc(a.pool, func(p *atx.Tx) bool { return p.ID() == id })
@@ -420,7 +450,7 @@ func (a *atomicVM) drop(t *atx.Tx, why error) {
 }
 
 // forgetLocked stops tracking a transaction; a.mu is held.
-func (a *atomicVM) forgetLocked(t *atx.Tx) {
+func (a *VM) forgetLocked(t *atx.Tx) {
 	id := t.ID()
 	delete(a.waiting, id)
 	for _, in := range t.InputIDs() {
@@ -430,10 +460,10 @@ func (a *atomicVM) forgetLocked(t *atx.Tx) {
 	}
 }
 
-// record records the atomic transactions of a block about to be inserted
+// Record records the atomic transactions of a block about to be inserted
 // and moves them from the pool to the block.
-func (a *atomicVM) record(ctx context.Context, blk *types.Block, txs []*atx.Tx) error {
-	if err := a.store.put(ctx, blk.Hash(), txs); err != nil {
+func (a *VM) Record(ctx context.Context, blk *types.Block, txs []*atx.Tx) error {
+	if err := a.opts.Store.put(ctx, blk.Hash(), txs); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -446,10 +476,10 @@ func (a *atomicVM) record(ctx context.Context, blk *types.Block, txs []*atx.Tx) 
 	return nil
 }
 
-// failed drops the atomic transactions of a block that could not be
+// Failed drops the atomic transactions of a block that could not be
 // recorded or inserted.
-func (a *atomicVM) failed(blk *types.Block, txs []*atx.Tx, err error) {
-	a.store.forget(blk.Hash())
+func (a *VM) Failed(blk *types.Block, txs []*atx.Tx, err error) {
+	a.opts.Store.forget(blk.Hash())
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, t := range txs {
@@ -457,10 +487,10 @@ func (a *atomicVM) failed(blk *types.Block, txs []*atx.Tx, err error) {
 	}
 }
 
-// reported stops tracking the atomic transactions of a block reported to
+// Reported stops tracking the atomic transactions of a block reported to
 // the index: they are accepted.
-func (a *atomicVM) reported(blk *types.Block, txs []*atx.Tx) {
-	a.store.forget(blk.Hash())
+func (a *VM) Reported(blk *types.Block, txs []*atx.Tx) {
+	a.opts.Store.forget(blk.Hash())
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, t := range txs {
@@ -480,7 +510,7 @@ type txStatus struct {
 // Processing while it waits in the pool or in a block not yet reported,
 // Dropped when it met a conflict after it was issued, Unknown otherwise
 // (never issued, refused, or lost from the pool in a restart).
-func (a *atomicVM) status(ctx context.Context, id ids.ID) (txStatus, error) {
+func (a *VM) status(ctx context.Context, id ids.ID) (txStatus, error) {
 	// The pool first: a transaction leaves it (reported) only after its
 	// accepted record is written, so one that is no longer waiting here is
 	// found accepted below, never Unknown in between.
@@ -492,13 +522,13 @@ func (a *atomicVM) status(ctx context.Context, id ids.ID) (txStatus, error) {
 	}
 	dropped, isDropped := a.dropped.Get(id)
 	a.mu.Unlock()
-	height, hash, found, err := a.store.accepted(ctx, id)
+	height, hash, found, err := a.opts.Store.accepted(ctx, id)
 	if err != nil {
 		return txStatus{}, err
 	}
 	switch {
 	case found:
-		txs, err := a.store.batch(ctx, hash)
+		txs, err := a.opts.Store.batch(ctx, hash)
 		if err != nil {
 			return txStatus{}, err
 		}
@@ -517,19 +547,19 @@ func (a *atomicVM) status(ctx context.Context, id ids.ID) (txStatus, error) {
 }
 
 // waitingTx returns a waiting transaction; a.mu is held.
-func (a *atomicVM) waitingTx(id ids.ID) *atx.Tx {
+func (a *VM) waitingTx(id ids.ID) *atx.Tx {
 	for _, t := range a.pool {
 		if t.ID() == id {
 			return t
 		}
 	}
-	return a.store.recentTx(id)
+	return a.opts.Store.recentTx(id)
 }
 
 // utxos returns a page of the UTXOs source put in shared memory for this
 // chain that addrs own, by address, then UTXO ID, after (startAddr,
 // startUTXO) (docs/shared-memory.md).
-func (a *atomicVM) utxos(ctx context.Context, source ids.ID, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
+func (a *VM) utxos(ctx context.Context, source ids.ID, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
 	if err := a.available(); err != nil {
 		return nil, avax.ShortID{}, ids.ID{}, err
 	}

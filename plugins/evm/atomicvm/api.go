@@ -1,4 +1,4 @@
-package evm
+package atomicvm
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"github.com/chainhost/chainhost/avax/utxoapi"
 	atx "github.com/chainhost/chainhost/plugins/evm/atomic"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// newNativeHandler serves the chain-native methods of docs/api/atomic.md
-// (atomic transactions, docs/evm.md) under prefix: "native" or
-// "avax" (what existing clients call).
-func newNativeHandler(prefix string, maxBatch int, a *atomicVM) *jsonrpc.Server {
+// Handler serves the chain-native methods of docs/api/atomic.md (atomic
+// transactions, docs/evm.md) under prefix: "native" or "avax" (what
+// existing clients call).
+func (a *VM) Handler(prefix string, maxBatch int) *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{MaxBatchSize: maxBatch})
 	for name, h := range map[string]jsonrpc.Handler{
 		"getUTXOs":          jsonrpc.Method(a.getUTXOs),
@@ -30,7 +31,7 @@ func newNativeHandler(prefix string, maxBatch int, a *atomicVM) *jsonrpc.Server 
 
 // getUTXOs returns a page of the UTXOs sourceChain exported to this chain
 // (in shared memory, to import) that the addresses own.
-func (a *atomicVM) getUTXOs(ctx context.Context, args utxoapi.GetUTXOsArgs) (utxoapi.GetUTXOsReply, error) {
+func (a *VM) getUTXOs(ctx context.Context, args utxoapi.GetUTXOsArgs) (utxoapi.GetUTXOsReply, error) {
 	if err := utxoapi.CheckAddressCount("addresses", args.Addresses); err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
@@ -72,11 +73,11 @@ func (a *atomicVM) getUTXOs(ctx context.Context, args utxoapi.GetUTXOsArgs) (utx
 
 // apiChain is what the API's params are read against: this chain, on its
 // network.
-func (a *atomicVM) apiChain() utxoapi.Chain { return utxoapi.Chain{Env: a.env, HRP: a.hrp} }
+func (a *VM) apiChain() utxoapi.Chain { return utxoapi.Chain{Env: a.env, HRP: a.hrp} }
 
 // issueTx checks a signed import or export and adds it to the next block;
 // it answers at once, as coreth does: getAtomicTxStatus follows it.
-func (a *atomicVM) issueTx(ctx context.Context, args utxoapi.IssueTxArgs) (utxoapi.TxIDReply, error) {
+func (a *VM) issueTx(ctx context.Context, args utxoapi.IssueTxArgs) (utxoapi.TxIDReply, error) {
 	raw, err := args.TxBytes()
 	if err != nil {
 		return utxoapi.TxIDReply{}, err
@@ -102,12 +103,8 @@ type statusReply struct {
 
 // getAtomicTxStatus answers coreth's statuses: Accepted (with the block's
 // height), Processing, Dropped or Unknown.
-func (a *atomicVM) getAtomicTxStatus(ctx context.Context, args txIDArgs) (statusReply, error) {
-	id, err := utxoapi.ParseID("txID", args.TxID)
-	if err != nil {
-		return statusReply{}, err
-	}
-	st, err := a.status(ctx, id)
+func (a *VM) getAtomicTxStatus(ctx context.Context, args txIDArgs) (statusReply, error) {
+	_, st, err := a.lookup(ctx, args.TxID)
 	if err != nil {
 		return statusReply{}, err
 	}
@@ -127,8 +124,8 @@ type getAtomicTxReply struct {
 
 // getAtomicTx returns the bytes of a transaction the chain knows (any
 // status but Unknown), with the height of its block once accepted.
-func (a *atomicVM) getAtomicTx(ctx context.Context, args getAtomicTxArgs) (getAtomicTxReply, error) {
-	id, err := utxoapi.ParseID("txID", args.TxID)
+func (a *VM) getAtomicTx(ctx context.Context, args getAtomicTxArgs) (getAtomicTxReply, error) {
+	id, st, err := a.lookup(ctx, args.TxID)
 	if err != nil {
 		return getAtomicTxReply{}, err
 	}
@@ -136,14 +133,21 @@ func (a *atomicVM) getAtomicTx(ctx context.Context, args getAtomicTxArgs) (getAt
 	if err != nil {
 		return getAtomicTxReply{}, err
 	}
-	st, err := a.status(ctx, id)
-	if err != nil {
-		return getAtomicTxReply{}, err
-	}
 	if st.tx == nil {
 		return getAtomicTxReply{}, fmt.Errorf("could not find tx %s", id)
 	}
 	return getAtomicTxReply{Tx: avax.EncodeBytes(enc, st.tx.Bytes()), Encoding: enc, BlockHeight: heightJSON(st.height)}, nil
+}
+
+// lookup reads the txID param and returns what the chain knows of the
+// transaction.
+func (a *VM) lookup(ctx context.Context, txID string) (ids.ID, txStatus, error) {
+	id, err := utxoapi.ParseID("txID", txID)
+	if err != nil {
+		return ids.ID{}, txStatus{}, err
+	}
+	st, err := a.status(ctx, id)
+	return id, st, err
 }
 
 func heightJSON(h *uint64) *jsonrpc.Uint64 {
