@@ -276,11 +276,7 @@ func (s *Server) listErc1155Balances(r *http.Request) (any, error) {
 
 // erc1155Balance returns an ERC-1155 balance item.
 func erc1155Balance(c indexer.Chain, tok store.Token, nft store.NFT, bal *big.Int) Erc1155TokenBalance {
-	t := erc1155Token(tok, nft)
-	return Erc1155TokenBalance{
-		Address: t.Address, ErcType: t.ErcType, TokenID: t.TokenID, TokenURI: t.TokenURI, Metadata: t.Metadata,
-		ChainID: dec(c.EVMChainID), Balance: decBig(bal),
-	}
+	return Erc1155TokenBalance{Erc1155Token: erc1155Token(tok, nft), ChainID: dec(c.EVMChainID), Balance: decBig(bal)}
 }
 
 // listCollectibleBalancesResponse is the answer of
@@ -311,10 +307,8 @@ func (s *Server) listCollectibles(r *http.Request) (any, error) {
 			continue
 		}
 		t := erc721Token(b.Token, b.NFT)
-		out.CollectibleBalances = append(out.CollectibleBalances, erc721TokenBalance{
-			Address: t.Address, Name: t.Name, Symbol: t.Symbol, ErcType: t.ErcType, TokenID: t.TokenID,
-			TokenURI: t.TokenURI, Metadata: t.Metadata, OwnerAddress: address(br.holder), ChainID: dec(br.chain.EVMChainID),
-		})
+		t.OwnerAddress = address(br.holder)
+		out.CollectibleBalances = append(out.CollectibleBalances, erc721TokenBalance{Erc721Token: t, ChainID: dec(br.chain.EVMChainID)})
 	}
 	out.NextPageToken, err = s.sealToken(br.scope, next, nil)
 	return out, err
