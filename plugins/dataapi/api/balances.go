@@ -81,11 +81,7 @@ type balanceRequest struct {
 // endpoint and extra, and settles the block: the one named, or for the
 // first page the chain's indexed height, which later pages keep.
 func (s *Server) readBalances(r *http.Request, endpoint string, withBlock bool, read func(q *rest.Params) ([]common.Address, []string, error)) (*balanceRequest, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	holder, err := pathAddress(r)
+	c, holder, err := s.chainAddress(r)
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +228,7 @@ func (s *Server) listErc20Balances(r *http.Request) (any, error) {
 	for _, b := range rows {
 		p := s.price(r.Context(), br.chain, b.Token.Address, currency, 0)
 		out.Erc20TokenBalances = append(out.Erc20TokenBalances, Erc20TokenBalance{
-			Address: address(b.Token.Address), Name: b.Token.Name, Symbol: b.Token.Symbol, Decimals: b.Token.Decimals,
-			ErcType: store.KindERC20.String(), Price: p, ChainID: dec(br.chain.EVMChainID), Balance: decBig(b.Balance),
+			Erc20Token: erc20Token(b.Token, p), ChainID: dec(br.chain.EVMChainID), Balance: decBig(b.Balance),
 			BalanceValue: worth(b.Balance, b.Token.Decimals, p),
 		})
 	}

@@ -19,11 +19,7 @@ import (
 // address, the list query and the page token's cursor, under a scope made
 // of the endpoint, the chain, the address and the range and order.
 func (s *Server) addressList(r *http.Request, endpoint string) (indexer.Chain, common.Address, store.Page, string, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return c, common.Address{}, store.Page{}, "", err
-	}
-	addr, err := pathAddress(r)
+	c, addr, err := s.chainAddress(r)
 	if err != nil {
 		return c, addr, store.Page{}, "", err
 	}
@@ -98,11 +94,7 @@ func (s *Server) erc20Transfers(r *http.Request, c indexer.Chain, tx *store.Tx) 
 	for _, x := range tx.ERC20 {
 		out = append(out, Erc20Transfer{
 			From: rich(x.From), To: rich(x.To), LogIndex: x.LogIndex, Value: decBig(x.Value),
-			Erc20Token: Erc20Token{
-				Address: address(x.Token.Address), Name: x.Token.Name, Symbol: x.Token.Symbol,
-				Decimals: x.Token.Decimals, ErcType: store.KindERC20.String(),
-				Price: s.price(r.Context(), c, x.Token.Address, "usd", 0),
-			},
+			Erc20Token: erc20Token(x.Token, s.price(r.Context(), c, x.Token.Address, "usd", 0)),
 		})
 	}
 	return out
@@ -146,11 +138,7 @@ func internalItem(_ *http.Request, _ indexer.Chain, x *store.InternalItem) Inter
 // getTransaction answers GET /v1/chains/{chainId}/transactions/{txHash}:
 // the complete transaction.
 func (s *Server) getTransaction(r *http.Request) (any, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := rest.PathParam(r, "txHash")
+	c, raw, err := s.chainParam(r, "txHash")
 	if err != nil {
 		return nil, err
 	}
@@ -187,11 +175,7 @@ func (s *Server) getTransaction(r *http.Request) (any, error) {
 // getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: blockId is
 // a block number (decimal) or a block hash.
 func (s *Server) getBlock(r *http.Request) (any, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	id, err := rest.PathParam(r, "blockId")
+	c, id, err := s.chainParam(r, "blockId")
 	if err != nil {
 		return nil, err
 	}
@@ -247,11 +231,7 @@ type ListContractsResponse struct {
 // the contracts the address deployed, by transaction or as a factory,
 // oldest first.
 func (s *Server) listDeployments(r *http.Request) (any, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	addr, err := pathAddress(r)
+	c, addr, err := s.chainAddress(r)
 	if err != nil {
 		return nil, err
 	}

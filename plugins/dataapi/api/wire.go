@@ -235,12 +235,7 @@ type NativeTokenBalance struct {
 // always present: the contract requires it and allows null, which is what
 // it is here (no reputation source).
 type Erc20TokenBalance struct {
-	Address         string  `json:"address"`
-	Name            string  `json:"name"`
-	Symbol          string  `json:"symbol"`
-	Decimals        uint64  `json:"decimals"`
-	ErcType         string  `json:"ercType"`
-	Price           *Money  `json:"price,omitempty"`
+	Erc20Token
 	ChainID         string  `json:"chainId"`
 	Balance         string  `json:"balance"`
 	BalanceValue    *Money  `json:"balanceValue,omitempty"`
@@ -411,6 +406,14 @@ func status(s string) string {
 		return "UNKNOWN"
 	}
 	return s
+}
+
+// erc20Token returns an ERC-20 token at price p (nil: none).
+func erc20Token(tok store.Token, p *Money) Erc20Token {
+	return Erc20Token{
+		Address: address(tok.Address), Name: tok.Name, Symbol: tok.Symbol, Decimals: tok.Decimals,
+		ErcType: store.KindERC20.String(), Price: p,
+	}
 }
 
 // erc721Token returns the token of an ERC-721 transfer.
