@@ -170,6 +170,11 @@ func contractFilter(q *rest.Params, name string, list bool) ([]common.Address, [
 	return out, []string{strings.Join(slices.Compact(scope), ",")}, nil
 }
 
+// oneContract reads the filter of one contract, contractAddress.
+func oneContract(q *rest.Params) ([]common.Address, []string, error) {
+	return contractFilter(q, "contractAddress", false)
+}
+
 // nativeBalance returns the holder's native balance at the request's
 // block. A block the chain no longer has the state of is a 404 when the
 // client named it; the indexed height falls back to the latest state.
@@ -247,9 +252,7 @@ type ListErc1155BalancesResponse struct {
 // balance and the non-zero ERC-1155 balances at blockNumber (default: the
 // indexed height), by token address and token ID.
 func (s *Server) listErc1155Balances(r *http.Request) (any, error) {
-	br, err := s.readBalances(r, "listErc1155", true, func(q *rest.Params) ([]common.Address, []string, error) {
-		return contractFilter(q, "contractAddress", false)
-	})
+	br, err := s.readBalances(r, "listErc1155", true, oneContract)
 	if err != nil {
 		return nil, err
 	}
@@ -285,9 +288,7 @@ type listCollectibleBalancesResponse struct {
 // tokens the address owns and its non-zero ERC-1155 balances, now, by
 // token address and token ID.
 func (s *Server) listCollectibles(r *http.Request) (any, error) {
-	br, err := s.readBalances(r, "listCollectibles", false, func(q *rest.Params) ([]common.Address, []string, error) {
-		return contractFilter(q, "contractAddress", false)
-	})
+	br, err := s.readBalances(r, "listCollectibles", false, oneContract)
 	if err != nil {
 		return nil, err
 	}
