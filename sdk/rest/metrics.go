@@ -8,18 +8,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// RequestMetrics counts and times a module's answers by endpoint: its
+// EndpointMetrics counts and times a module's answers by endpoint: its
 // Observe is a Mux's MuxOptions.Observe.
-type RequestMetrics struct {
+type EndpointMetrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 }
 
-// NewRequestMetrics returns <prefix>_requests_total, by endpoint and status
+// NewEndpointMetrics returns <prefix>_requests_total, by endpoint and status
 // code, and <prefix>_request_seconds, by endpoint, described as api's
 // (for example "Data API"), registered with reg unless it is nil.
-func NewRequestMetrics(prefix, api string, reg prometheus.Registerer) (*RequestMetrics, error) {
-	m := &RequestMetrics{
+func NewEndpointMetrics(prefix, api string, reg prometheus.Registerer) (*EndpointMetrics, error) {
+	m := &EndpointMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: prefix + "_requests_total", Help: api + " requests, by endpoint and status code.",
 		}, []string{"endpoint", "code"}),
@@ -39,7 +39,7 @@ func NewRequestMetrics(prefix, api string, reg prometheus.Registerer) (*RequestM
 }
 
 // Observe records one answer.
-func (m *RequestMetrics) Observe(endpoint string, status int, took time.Duration) {
+func (m *EndpointMetrics) Observe(endpoint string, status int, took time.Duration) {
 	m.requests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(endpoint).Observe(took.Seconds())
 }

@@ -52,7 +52,7 @@ type Options struct {
 type Server struct {
 	opts    Options
 	log     hclog.Logger
-	metrics *rest.RequestMetrics
+	metrics *rest.EndpointMetrics
 }
 
 // New returns a server.
@@ -60,7 +60,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	metrics, err := rest.NewRequestMetrics("dataapi", "Data API", opts.Metrics)
+	metrics, err := rest.NewEndpointMetrics("dataapi", "Data API", opts.Metrics)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ type Options struct {
 type Server struct {
 	opts    Options
 	tokens  tokens
-	metrics *rest.RequestMetrics
+	metrics *rest.EndpointMetrics
 
 	mu       sync.Mutex
 	evmChain map[ids.ID]uint64 // EVM chain IDs learnt
@@ -90,7 +90,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	metrics, err := rest.NewRequestMetrics("metricsapi", "Metrics API", opts.Metrics)
+	metrics, err := rest.NewEndpointMetrics("metricsapi", "Metrics API", opts.Metrics)
 	if err != nil {
 		return nil, err
 	}
