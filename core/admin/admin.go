@@ -111,19 +111,19 @@ func (s *Service) stopCPUProfiler(context.Context, struct{}) (empty, error) {
 }
 
 func (s *Service) memoryProfile(context.Context, struct{}) (empty, error) {
-	path, err := s.prof.Memory()
-	if err != nil {
-		return empty{}, err
-	}
-	s.log.Info("memory profile written", "file", path)
-	return empty{}, nil
+	return s.writeProfile("memory", s.prof.Memory)
 }
 
 func (s *Service) lockProfile(context.Context, struct{}) (empty, error) {
-	path, err := s.prof.Lock()
+	return s.writeProfile("lock", s.prof.Lock)
+}
+
+// writeProfile writes a profile of kind with write and logs its file.
+func (s *Service) writeProfile(kind string, write func() (string, error)) (empty, error) {
+	path, err := write()
 	if err != nil {
 		return empty{}, err
 	}
-	s.log.Info("lock profile written", "file", path)
+	s.log.Info(kind+" profile written", "file", path)
 	return empty{}, nil
 }

@@ -120,25 +120,15 @@ func (c *Catalog) register(path string, desc pluginv1.Description, res *Scan) er
 			return fmt.Errorf("VM name %q: %w", desc.Name, err)
 		}
 		vm := &VM{ID: id, Path: path, Desc: desc}
-		for _, n := range vm.Names() {
-			if other, ok := c.vms[n]; ok {
-				return fmt.Errorf("VM name %q is already used by %s", n, other.Path)
-			}
-		}
-		for _, n := range vm.Names() {
-			c.vms[n] = vm
+		if n, other, taken := claim(c.vms, vm.Names(), vm); taken {
+			return fmt.Errorf("VM name %q is already used by %s", n, other.Path)
 		}
 		c.vmList = append(c.vmList, vm)
 		res.VMs = append(res.VMs, vm)
 	case pluginv1.KindModule:
 		m := &Module{Path: path, Desc: desc}
-		for _, n := range m.Names() {
-			if other, ok := c.modules[n]; ok {
-				return fmt.Errorf("module name %q is already used by %s", n, other.Path)
-			}
-		}
-		for _, n := range m.Names() {
-			c.modules[n] = m
+		if n, other, taken := claim(c.modules, m.Names(), m); taken {
+			return fmt.Errorf("module name %q is already used by %s", n, other.Path)
 		}
 		res.Modules = append(res.Modules, m)
 	default:
@@ -146,6 +136,21 @@ func (c *Catalog) register(path string, desc pluginv1.Description, res *Scan) er
 	}
 	c.known[path] = true
 	return nil
+}
+
+// claim files p in byName under each of names, unless one is taken:
+// then it files nothing and returns that name and the plugin holding it.
+func claim[P any](byName map[string]P, names []string, p P) (string, P, bool) {
+	for _, n := range names {
+		if other, ok := byName[n]; ok {
+			return n, other, true
+		}
+	}
+	for _, n := range names {
+		byName[n] = p
+	}
+	var none P
+	return "", none, false
 }
 
 // LookupVM finds a VM by name, alias or ID.

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
@@ -15,15 +16,21 @@ import (
 // reflection and without the escaping scan of strings that cannot need
 // escaping (every string here is hex or a frame type).
 func appendBlocks(b []byte, blocks []evmapi.Block) []byte {
-	if blocks == nil {
+	return appendArray(b, blocks, appendBlock)
+}
+
+// appendArray writes a JSON array of s, each item written by item; null
+// for a nil s.
+func appendArray[T any](b []byte, s []T, item func([]byte, *T) []byte) []byte {
+	if s == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, '[')
-	for i := range blocks {
+	for i := range s {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendBlock(b, &blocks[i])
+		b = item(b, &s[i])
 	}
 	return append(b, ']')
 }
@@ -46,18 +53,7 @@ func appendBlock(b []byte, blk *evmapi.Block) []byte {
 		b = appendBig(b, blk.BaseFee)
 	}
 	b = append(b, `,"transactions":`...)
-	if blk.Transactions == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range blk.Transactions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendTransaction(b, &blk.Transactions[i])
-		}
-		b = append(b, ']')
-	}
+	b = appendArray(b, blk.Transactions, appendTransaction)
 	return append(b, '}')
 }
 
@@ -101,31 +97,9 @@ func appendTransaction(b []byte, tx *evmapi.Transaction) []byte {
 		b = appendHex(b, tx.ContractAddress[:])
 	}
 	b = append(b, `,"logs":`...)
-	if tx.Logs == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range tx.Logs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendLog(b, &tx.Logs[i])
-		}
-		b = append(b, ']')
-	}
+	b = appendArray(b, tx.Logs, appendLog)
 	b = append(b, `,"calls":`...)
-	if tx.Calls == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range tx.Calls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendCallFrame(b, &tx.Calls[i])
-		}
-		b = append(b, ']')
-	}
+	b = appendArray(b, tx.Calls, appendCallFrame)
 	return append(b, '}')
 }
 
@@ -135,18 +109,7 @@ func appendLog(b []byte, l *evmapi.Log) []byte {
 	b = append(b, `,"address":`...)
 	b = appendHex(b, l.Address[:])
 	b = append(b, `,"topics":`...)
-	if l.Topics == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range l.Topics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendHex(b, l.Topics[i][:])
-		}
-		b = append(b, ']')
-	}
+	b = appendArray(b, l.Topics, func(b []byte, t *common.Hash) []byte { return appendHex(b, t[:]) })
 	b = append(b, `,"data":`...)
 	b = appendHex(b, l.Data)
 	return append(b, '}')

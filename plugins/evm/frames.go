@@ -363,7 +363,7 @@ func decodeFrames(rec []byte, txs int) (blockFrames, error) {
 			if len(d.b) < minFrameSize {
 				return blockFrames{}, fmt.Errorf("%w: truncated", errBadRecord)
 			}
-			f := evmapi.CallFrame{Type: frameType(d.b[0])}
+			f := evmapi.CallFrame{Type: vm.OpCode(d.b[0]).String()} // as go-ethereum's call tracer names it
 			flags := d.b[1]
 			f.From = common.Address(d.b[2:22])
 			f.To = common.Address(d.b[22:42])
@@ -422,25 +422,4 @@ func (d *frameDecoder) bytes() []byte {
 	v := d.b[:n]
 	d.b = d.b[n:]
 	return v
-}
-
-// frameType names a frame's opcode as go-ethereum's call tracer does.
-func frameType(op byte) string {
-	switch vm.OpCode(op) {
-	case vm.CALL:
-		return evmapi.CallType
-	case vm.CALLCODE:
-		return evmapi.CallCodeType
-	case vm.DELEGATECALL:
-		return evmapi.DelegateCallType
-	case vm.STATICCALL:
-		return evmapi.StaticCallType
-	case vm.CREATE:
-		return evmapi.CreateType
-	case vm.CREATE2:
-		return evmapi.Create2Type
-	case vm.SELFDESTRUCT:
-		return evmapi.SelfDestructType
-	}
-	return vm.OpCode(op).String()
 }

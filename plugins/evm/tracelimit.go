@@ -36,43 +36,40 @@ type traceAPI struct {
 
 // TraceTransaction is debug_traceTransaction.
 func (t traceAPI) TraceTransaction(ctx context.Context, hash common.Hash, config *tracers.TraceConfig) (any, error) {
-	return t.bound(ctx, func(ctx context.Context) (any, error) {
-		return t.api.TraceTransaction(ctx, hash, t.clamp(config))
-	})
+	return traced(ctx, t, hash, config, t.api.TraceTransaction)
 }
 
 // TraceBlockByNumber is debug_traceBlockByNumber.
 func (t traceAPI) TraceBlockByNumber(ctx context.Context, number rpc.BlockNumber, config *tracers.TraceConfig) (any, error) {
-	return t.bound(ctx, func(ctx context.Context) (any, error) {
-		return t.api.TraceBlockByNumber(ctx, number, t.clamp(config))
-	})
+	return traced(ctx, t, number, config, t.api.TraceBlockByNumber)
 }
 
 // TraceBlockByHash is debug_traceBlockByHash.
 func (t traceAPI) TraceBlockByHash(ctx context.Context, hash common.Hash, config *tracers.TraceConfig) (any, error) {
-	return t.bound(ctx, func(ctx context.Context) (any, error) {
-		return t.api.TraceBlockByHash(ctx, hash, t.clamp(config))
-	})
+	return traced(ctx, t, hash, config, t.api.TraceBlockByHash)
 }
 
 // TraceBlock is debug_traceBlock (a block given as RLP).
 func (t traceAPI) TraceBlock(ctx context.Context, blob hexutil.Bytes, config *tracers.TraceConfig) (any, error) {
-	return t.bound(ctx, func(ctx context.Context) (any, error) {
-		return t.api.TraceBlock(ctx, blob, t.clamp(config))
-	})
+	return traced(ctx, t, blob, config, t.api.TraceBlock)
 }
 
 // TraceBadBlock is debug_traceBadBlock.
 func (t traceAPI) TraceBadBlock(ctx context.Context, hash common.Hash, config *tracers.TraceConfig) (any, error) {
-	return t.bound(ctx, func(ctx context.Context) (any, error) {
-		return t.api.TraceBadBlock(ctx, hash, t.clamp(config))
-	})
+	return traced(ctx, t, hash, config, t.api.TraceBadBlock)
 }
 
 // IntermediateRoots is debug_intermediateRoots, which re-executes a block.
 func (t traceAPI) IntermediateRoots(ctx context.Context, hash common.Hash, config *tracers.TraceConfig) (any, error) {
+	return traced(ctx, t, hash, config, t.api.IntermediateRoots)
+}
+
+// traced calls method, one of go-ethereum's debug_trace* methods, with
+// its config clamped, bounded by the limits.
+func traced[A, R any](ctx context.Context, t traceAPI, arg A, config *tracers.TraceConfig,
+	method func(context.Context, A, *tracers.TraceConfig) (R, error)) (any, error) {
 	return t.bound(ctx, func(ctx context.Context) (any, error) {
-		return t.api.IntermediateRoots(ctx, hash, t.clamp(config))
+		return method(ctx, arg, t.clamp(config))
 	})
 }
 

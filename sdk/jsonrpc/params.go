@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -99,12 +100,7 @@ func describeDecodeError(params json.RawMessage, newDst func() any, err error) *
 	// decode the members one at a time to find the first that fails.
 	var members map[string]json.RawMessage
 	if json.Unmarshal(params, &members) == nil {
-		names := make([]string, 0, len(members))
-		for name := range members {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(members)) {
 			one, mErr := json.Marshal(map[string]json.RawMessage{name: members[name]})
 			if mErr != nil {
 				continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -78,12 +79,7 @@ func (s *Server) Register(name string, h Handler) {
 func (s *Server) Methods() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	names := make([]string, 0, len(s.methods))
-	for name := range s.methods {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(s.methods))
 }
 
 // lookup returns the handler of a method.

@@ -7,8 +7,6 @@ package api
 
 import (
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,10 +50,9 @@ type Options struct {
 
 // Server answers the data API.
 type Server struct {
-	opts     Options
-	log      hclog.Logger
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	opts    Options
+	log     hclog.Logger
+	metrics *rest.EndpointMetrics
 }
 
 // New returns a server.
@@ -63,43 +60,24 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	s := &Server{
-		opts: opts, log: opts.Logger,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "dataapi_requests_total", Help: "Data API requests, by endpoint and status code.",
-		}, []string{"endpoint", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "dataapi_request_seconds", Help: "Data API request duration, by endpoint.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
-		}, []string{"endpoint"}),
+	metrics, err := rest.NewEndpointMetrics("dataapi", "Data API", opts.Metrics)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Metrics != nil {
-		for _, c := range []prometheus.Collector{s.requests, s.latency} {
-			if err := opts.Metrics.Register(c); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return s, nil
+	return &Server{opts: opts, log: opts.Logger, metrics: metrics}, nil
 }
 
 // Handler routes the endpoints. Every other path, and every method but
 // GET, gets the REST error body.
 func (s *Server) Handler() http.Handler {
-	mux := rest.NewMux(rest.MuxOptions{
-		Logger: s.log,
-		Observe: func(endpoint string, status int, took time.Duration) {
-			s.requests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
-			s.latency.WithLabelValues(endpoint).Observe(took.Seconds())
-		},
-	})
+	mux := rest.NewMux(rest.MuxOptions{Logger: s.log, Observe: s.metrics.Observe})
 	const addr = "/v1/chains/{chainId}/addresses/{address}/"
 	for path, h := range map[string]rest.EndpointFunc{
 		"/v1/chains":                                                              s.listChains,
-		addr + "transactions":                                                     s.listTransactions,
-		addr + "transactions:listErc721":                                          s.listErc721,
-		addr + "transactions:listErc1155":                                         s.listErc1155,
-		addr + "transactions:listInternals":                                       s.listInternals,
+		addr + "transactions":                                                     addressPage(s, "transactions", s.opts.Store.AddressTxs, s.txDetails),
+		addr + "transactions:listErc721":                                          addressPage(s, "listErc721", s.opts.Store.ERC721Transfers, erc721Item),
+		addr + "transactions:listErc1155":                                         addressPage(s, "listErc1155", s.opts.Store.ERC1155Transfers, erc1155Item),
+		addr + "transactions:listInternals":                                       addressPage(s, "listInternals", s.opts.Store.InternalTxs, internalItem),
 		addr + "balances:listErc20":                                               s.listErc20Balances,
 		addr + "balances:listErc1155":                                             s.listErc1155Balances,
 		addr + "balances:listCollectibles":                                        s.listCollectibles,

@@ -81,11 +81,7 @@ type balanceRequest struct {
 // endpoint and extra, and settles the block: the one named, or for the
 // first page the chain's indexed height, which later pages keep.
 func (s *Server) readBalances(r *http.Request, endpoint string, withBlock bool, read func(q *rest.Params) ([]common.Address, []string, error)) (*balanceRequest, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	holder, err := pathAddress(r)
+	c, holder, err := s.chainAddress(r)
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +170,11 @@ func contractFilter(q *rest.Params, name string, list bool) ([]common.Address, [
 	return out, []string{strings.Join(slices.Compact(scope), ",")}, nil
 }
 
+// oneContract reads the filter of one contract, contractAddress.
+func oneContract(q *rest.Params) ([]common.Address, []string, error) {
+	return contractFilter(q, "contractAddress", false)
+}
+
 // nativeBalance returns the holder's native balance at the request's
 // block. A block the chain no longer has the state of is a 404 when the
 // client named it; the indexed height falls back to the latest state.
@@ -232,8 +233,7 @@ func (s *Server) listErc20Balances(r *http.Request) (any, error) {
 	for _, b := range rows {
 		p := s.price(r.Context(), br.chain, b.Token.Address, currency, 0)
 		out.Erc20TokenBalances = append(out.Erc20TokenBalances, Erc20TokenBalance{
-			Address: address(b.Token.Address), Name: b.Token.Name, Symbol: b.Token.Symbol, Decimals: b.Token.Decimals,
-			ErcType: store.KindERC20.String(), Price: p, ChainID: dec(br.chain.EVMChainID), Balance: decBig(b.Balance),
+			Erc20Token: erc20Token(b.Token, p), ChainID: dec(br.chain.EVMChainID), Balance: decBig(b.Balance),
 			BalanceValue: worth(b.Balance, b.Token.Decimals, p),
 		})
 	}
@@ -252,9 +252,7 @@ type ListErc1155BalancesResponse struct {
 // balance and the non-zero ERC-1155 balances at blockNumber (default: the
 // indexed height), by token address and token ID.
 func (s *Server) listErc1155Balances(r *http.Request) (any, error) {
-	br, err := s.readBalances(r, "listErc1155", true, func(q *rest.Params) ([]common.Address, []string, error) {
-		return contractFilter(q, "contractAddress", false)
-	})
+	br, err := s.readBalances(r, "listErc1155", true, oneContract)
 	if err != nil {
 		return nil, err
 	}
@@ -276,11 +274,7 @@ func (s *Server) listErc1155Balances(r *http.Request) (any, error) {
 
 // erc1155Balance returns an ERC-1155 balance item.
 func erc1155Balance(c indexer.Chain, tok store.Token, nft store.NFT, bal *big.Int) Erc1155TokenBalance {
-	t := erc1155Token(tok, nft)
-	return Erc1155TokenBalance{
-		Address: t.Address, ErcType: t.ErcType, TokenID: t.TokenID, TokenURI: t.TokenURI, Metadata: t.Metadata,
-		ChainID: dec(c.EVMChainID), Balance: decBig(bal),
-	}
+	return Erc1155TokenBalance{Erc1155Token: erc1155Token(tok, nft), ChainID: dec(c.EVMChainID), Balance: decBig(bal)}
 }
 
 // listCollectibleBalancesResponse is the answer of
@@ -294,9 +288,7 @@ type listCollectibleBalancesResponse struct {
 // tokens the address owns and its non-zero ERC-1155 balances, now, by
 // token address and token ID.
 func (s *Server) listCollectibles(r *http.Request) (any, error) {
-	br, err := s.readBalances(r, "listCollectibles", false, func(q *rest.Params) ([]common.Address, []string, error) {
-		return contractFilter(q, "contractAddress", false)
-	})
+	br, err := s.readBalances(r, "listCollectibles", false, oneContract)
 	if err != nil {
 		return nil, err
 	}
@@ -311,10 +303,8 @@ func (s *Server) listCollectibles(r *http.Request) (any, error) {
 			continue
 		}
 		t := erc721Token(b.Token, b.NFT)
-		out.CollectibleBalances = append(out.CollectibleBalances, erc721TokenBalance{
-			Address: t.Address, Name: t.Name, Symbol: t.Symbol, ErcType: t.ErcType, TokenID: t.TokenID,
-			TokenURI: t.TokenURI, Metadata: t.Metadata, OwnerAddress: address(br.holder), ChainID: dec(br.chain.EVMChainID),
-		})
+		t.OwnerAddress = address(br.holder)
+		out.CollectibleBalances = append(out.CollectibleBalances, erc721TokenBalance{Erc721Token: t, ChainID: dec(br.chain.EVMChainID)})
 	}
 	out.NextPageToken, err = s.sealToken(br.scope, next, nil)
 	return out, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
@@ -53,6 +54,28 @@ func pathAddress(r *http.Request) (common.Address, error) {
 		return common.Address{}, err
 	}
 	return parseAddress("address", s)
+}
+
+// chainAddress resolves the chainId path value (chain) and reads the
+// address one.
+func (s *Server) chainAddress(r *http.Request) (indexer.Chain, common.Address, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return c, common.Address{}, err
+	}
+	addr, err := pathAddress(r)
+	return c, addr, err
+}
+
+// chainParam resolves the chainId path value (chain) and reads the path
+// value name.
+func (s *Server) chainParam(r *http.Request, name string) (indexer.Chain, string, error) {
+	c, err := s.chain(r)
+	if err != nil {
+		return c, "", err
+	}
+	v, err := rest.PathParam(r, name)
+	return c, v, err
 }
 
 // listQuery is the query of an address's transaction list.

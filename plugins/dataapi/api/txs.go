@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -17,11 +19,7 @@ import (
 // address, the list query and the page token's cursor, under a scope made
 // of the endpoint, the chain, the address and the range and order.
 func (s *Server) addressList(r *http.Request, endpoint string) (indexer.Chain, common.Address, store.Page, string, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return c, common.Address{}, store.Page{}, "", err
-	}
-	addr, err := pathAddress(r)
+	c, addr, err := s.chainAddress(r)
 	if err != nil {
 		return c, addr, store.Page{}, "", err
 	}
@@ -42,32 +40,51 @@ func (s *Server) addressList(r *http.Request, endpoint string) (indexer.Chain, c
 	return c, addr, lq.page, scope, nil
 }
 
-// ListTransactionDetailsResponse is the answer of .../transactions.
-type ListTransactionDetailsResponse struct {
-	NextPageToken string               `json:"nextPageToken,omitempty"`
-	Transactions  []TransactionDetails `json:"transactions"`
+// TransactionsPage is one page of an address list: transactions,
+// transfers or internal transactions.
+type TransactionsPage[T any] struct {
+	NextPageToken string `json:"nextPageToken,omitempty"`
+	Transactions  []T    `json:"transactions"`
 }
 
-// listTransactions answers GET .../addresses/{address}/transactions.
-func (s *Server) listTransactions(r *http.Request) (any, error) {
-	c, addr, page, scope, err := s.addressList(r, "transactions")
-	if err != nil {
-		return nil, err
+// The answers of .../transactions, transactions:listErc721,
+// transactions:listErc1155 and transactions:listInternals.
+type (
+	ListTransactionDetailsResponse   = TransactionsPage[TransactionDetails]
+	ListErc721TransactionsResponse   = TransactionsPage[Erc721TransferItem]
+	ListErc1155TransactionsResponse  = TransactionsPage[Erc1155TransferItem]
+	ListInternalTransactionsResponse = TransactionsPage[InternalTransactionItem]
+)
+
+// addressPage answers an address list endpoint (GET
+// .../addresses/{address}/<endpoint>): one page of the store's list of
+// the address, each row made an item by item.
+func addressPage[T, I any](s *Server, endpoint string,
+	list func(ctx context.Context, chain ids.ID, addr common.Address, p store.Page) ([]T, []byte, error),
+	item func(r *http.Request, c indexer.Chain, row *T) I) rest.EndpointFunc {
+	return func(r *http.Request) (any, error) {
+		c, addr, page, scope, err := s.addressList(r, endpoint)
+		if err != nil {
+			return nil, err
+		}
+		rows, next, err := list(r.Context(), c.Info.ID, addr, page)
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		out := TransactionsPage[I]{Transactions: make([]I, 0, len(rows))}
+		for i := range rows {
+			out.Transactions = append(out.Transactions, item(r, c, &rows[i]))
+		}
+		out.NextPageToken, err = s.sealToken(scope, next, nil)
+		return out, err
 	}
-	txs, next, err := s.opts.Store.AddressTxs(r.Context(), c.Info.ID, addr, page)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	out := ListTransactionDetailsResponse{Transactions: make([]TransactionDetails, 0, len(txs))}
-	for i := range txs {
-		tx := &txs[i]
-		d := TransactionDetails{NativeTransaction: nativeTx(tx, c.EVMChainID)}
-		d.Erc20Transfers = s.erc20Transfers(r, c, tx)
-		d.Erc721Transfers, d.Erc1155Transfers, d.InternalTransactions = nftTransfers(tx)
-		out.Transactions = append(out.Transactions, d)
-	}
-	out.NextPageToken, err = s.sealToken(scope, next, nil)
-	return out, err
+}
+
+// txDetails is an item of .../transactions.
+func (s *Server) txDetails(r *http.Request, c indexer.Chain, tx *store.Tx) TransactionDetails {
+	d := TransactionDetails{NativeTransaction: nativeTx(tx, c.EVMChainID), Erc20Transfers: s.erc20Transfers(r, c, tx)}
+	d.Erc721Transfers, d.Erc1155Transfers, d.InternalTransactions = nftTransfers(tx)
+	return d
 }
 
 // erc20Transfers returns a transaction's ERC-20 transfers, with prices
@@ -77,11 +94,7 @@ func (s *Server) erc20Transfers(r *http.Request, c indexer.Chain, tx *store.Tx) 
 	for _, x := range tx.ERC20 {
 		out = append(out, Erc20Transfer{
 			From: rich(x.From), To: rich(x.To), LogIndex: x.LogIndex, Value: decBig(x.Value),
-			Erc20Token: Erc20Token{
-				Address: address(x.Token.Address), Name: x.Token.Name, Symbol: x.Token.Symbol,
-				Decimals: x.Token.Decimals, ErcType: store.KindERC20.String(),
-				Price: s.price(r.Context(), c, x.Token.Address, "usd", 0),
-			},
+			Erc20Token: erc20Token(x.Token, s.price(r.Context(), c, x.Token.Address, "usd", 0)),
 		})
 	}
 	return out
@@ -107,87 +120,25 @@ func nftTransfers(tx *store.Tx) ([]Erc721Transfer, []Erc1155Transfer, []Internal
 	return a, b, c
 }
 
-// ListErc721TransactionsResponse is the answer of transactions:listErc721.
-type ListErc721TransactionsResponse struct {
-	NextPageToken string               `json:"nextPageToken,omitempty"`
-	Transactions  []Erc721TransferItem `json:"transactions"`
+// erc721Item is an item of transactions:listErc721.
+func erc721Item(_ *http.Request, _ indexer.Chain, x *store.ERC721Item) Erc721TransferItem {
+	return Erc721TransferItem{place(x.Ref), erc721Transfer(&x.Transfer)}
 }
 
-// listErc721 answers GET .../transactions:listErc721.
-func (s *Server) listErc721(r *http.Request) (any, error) {
-	c, addr, page, scope, err := s.addressList(r, "listErc721")
-	if err != nil {
-		return nil, err
-	}
-	items, next, err := s.opts.Store.ERC721Transfers(r.Context(), c.Info.ID, addr, page)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	out := ListErc721TransactionsResponse{Transactions: make([]Erc721TransferItem, 0, len(items))}
-	for i := range items {
-		out.Transactions = append(out.Transactions, Erc721TransferItem{place(items[i].Ref), erc721Transfer(&items[i].Transfer)})
-	}
-	out.NextPageToken, err = s.sealToken(scope, next, nil)
-	return out, err
+// erc1155Item is an item of transactions:listErc1155.
+func erc1155Item(_ *http.Request, _ indexer.Chain, x *store.ERC1155Item) Erc1155TransferItem {
+	return Erc1155TransferItem{place(x.Ref), erc1155Transfer(&x.Transfer)}
 }
 
-// ListErc1155TransactionsResponse is the answer of transactions:listErc1155.
-type ListErc1155TransactionsResponse struct {
-	NextPageToken string                `json:"nextPageToken,omitempty"`
-	Transactions  []Erc1155TransferItem `json:"transactions"`
-}
-
-// listErc1155 answers GET .../transactions:listErc1155.
-func (s *Server) listErc1155(r *http.Request) (any, error) {
-	c, addr, page, scope, err := s.addressList(r, "listErc1155")
-	if err != nil {
-		return nil, err
-	}
-	items, next, err := s.opts.Store.ERC1155Transfers(r.Context(), c.Info.ID, addr, page)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	out := ListErc1155TransactionsResponse{Transactions: make([]Erc1155TransferItem, 0, len(items))}
-	for i := range items {
-		out.Transactions = append(out.Transactions, Erc1155TransferItem{place(items[i].Ref), erc1155Transfer(&items[i].Transfer)})
-	}
-	out.NextPageToken, err = s.sealToken(scope, next, nil)
-	return out, err
-}
-
-// ListInternalTransactionsResponse is the answer of
-// transactions:listInternals.
-type ListInternalTransactionsResponse struct {
-	NextPageToken string                    `json:"nextPageToken,omitempty"`
-	Transactions  []InternalTransactionItem `json:"transactions"`
-}
-
-// listInternals answers GET .../transactions:listInternals.
-func (s *Server) listInternals(r *http.Request) (any, error) {
-	c, addr, page, scope, err := s.addressList(r, "listInternals")
-	if err != nil {
-		return nil, err
-	}
-	items, next, err := s.opts.Store.InternalTxs(r.Context(), c.Info.ID, addr, page)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	out := ListInternalTransactionsResponse{Transactions: make([]InternalTransactionItem, 0, len(items))}
-	for i := range items {
-		out.Transactions = append(out.Transactions, InternalTransactionItem{place(items[i].Ref), internalTx(&items[i].Tx)})
-	}
-	out.NextPageToken, err = s.sealToken(scope, next, nil)
-	return out, err
+// internalItem is an item of transactions:listInternals.
+func internalItem(_ *http.Request, _ indexer.Chain, x *store.InternalItem) InternalTransactionItem {
+	return InternalTransactionItem{place(x.Ref), internalTx(&x.Tx)}
 }
 
 // getTransaction answers GET /v1/chains/{chainId}/transactions/{txHash}:
 // the complete transaction.
 func (s *Server) getTransaction(r *http.Request) (any, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := rest.PathParam(r, "txHash")
+	c, raw, err := s.chainParam(r, "txHash")
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +175,7 @@ func (s *Server) getTransaction(r *http.Request) (any, error) {
 // getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: blockId is
 // a block number (decimal) or a block hash.
 func (s *Server) getBlock(r *http.Request) (any, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	id, err := rest.PathParam(r, "blockId")
+	c, id, err := s.chainParam(r, "blockId")
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +231,7 @@ type ListContractsResponse struct {
 // the contracts the address deployed, by transaction or as a factory,
 // oldest first.
 func (s *Server) listDeployments(r *http.Request) (any, error) {
-	c, err := s.chain(r)
-	if err != nil {
-		return nil, err
-	}
-	addr, err := pathAddress(r)
+	c, addr, err := s.chainAddress(r)
 	if err != nil {
 		return nil, err
 	}

@@ -74,8 +74,8 @@ type Erc20Token struct {
 	Price    *Money `json:"price,omitempty"`
 }
 
-// Erc721Metadata is an ERC-721 token's metadata.
-type Erc721Metadata struct {
+// NFTMetadata is the metadata an ERC-721 and an ERC-1155 token share.
+type NFTMetadata struct {
 	IndexStatus                  string  `json:"indexStatus"`
 	MetadataLastUpdatedTimestamp *uint64 `json:"metadataLastUpdatedTimestamp,omitempty"`
 	Name                         string  `json:"name,omitempty"`
@@ -85,22 +85,19 @@ type Erc721Metadata struct {
 	AnimationURI                 string  `json:"animationUri,omitempty"`
 	ExternalURL                  string  `json:"externalUrl,omitempty"`
 	Background                   string  `json:"background,omitempty"`
-	Attributes                   string  `json:"attributes,omitempty"`
+}
+
+// Erc721Metadata is an ERC-721 token's metadata.
+type Erc721Metadata struct {
+	NFTMetadata
+	Attributes string `json:"attributes,omitempty"`
 }
 
 // Erc1155Metadata is an ERC-1155 token's metadata.
 type Erc1155Metadata struct {
-	IndexStatus                  string  `json:"indexStatus"`
-	MetadataLastUpdatedTimestamp *uint64 `json:"metadataLastUpdatedTimestamp,omitempty"`
-	Name                         string  `json:"name,omitempty"`
-	Symbol                       string  `json:"symbol,omitempty"`
-	ImageURI                     string  `json:"imageUri,omitempty"`
-	Description                  string  `json:"description,omitempty"`
-	AnimationURI                 string  `json:"animationUri,omitempty"`
-	ExternalURL                  string  `json:"externalUrl,omitempty"`
-	Background                   string  `json:"background,omitempty"`
-	Decimals                     *uint64 `json:"decimals,omitempty"`
-	Properties                   string  `json:"properties,omitempty"`
+	NFTMetadata
+	Decimals   *uint64 `json:"decimals,omitempty"`
+	Properties string  `json:"properties,omitempty"`
 }
 
 // Erc721Token is an ERC-721 token in a transfer.
@@ -238,12 +235,7 @@ type NativeTokenBalance struct {
 // always present: the contract requires it and allows null, which is what
 // it is here (no reputation source).
 type Erc20TokenBalance struct {
-	Address         string  `json:"address"`
-	Name            string  `json:"name"`
-	Symbol          string  `json:"symbol"`
-	Decimals        uint64  `json:"decimals"`
-	ErcType         string  `json:"ercType"`
-	Price           *Money  `json:"price,omitempty"`
+	Erc20Token
 	ChainID         string  `json:"chainId"`
 	Balance         string  `json:"balance"`
 	BalanceValue    *Money  `json:"balanceValue,omitempty"`
@@ -253,26 +245,15 @@ type Erc20TokenBalance struct {
 // Erc1155TokenBalance is an item of balances:listErc1155 and of
 // balances:listCollectibles.
 type Erc1155TokenBalance struct {
-	Address  string          `json:"address"`
-	ErcType  string          `json:"ercType"`
-	TokenID  string          `json:"tokenId"`
-	TokenURI string          `json:"tokenUri"`
-	Metadata Erc1155Metadata `json:"metadata"`
-	ChainID  string          `json:"chainId"`
-	Balance  string          `json:"balance"`
+	Erc1155Token
+	ChainID string `json:"chainId"`
+	Balance string `json:"balance"`
 }
 
 // erc721TokenBalance is an ERC-721 item of balances:listCollectibles.
 type erc721TokenBalance struct {
-	Address      string         `json:"address"`
-	Name         string         `json:"name"`
-	Symbol       string         `json:"symbol"`
-	ErcType      string         `json:"ercType"`
-	TokenID      string         `json:"tokenId"`
-	TokenURI     string         `json:"tokenUri"`
-	Metadata     Erc721Metadata `json:"metadata"`
-	OwnerAddress string         `json:"ownerAddress,omitempty"`
-	ChainID      string         `json:"chainId"`
+	Erc721Token
+	ChainID string `json:"chainId"`
 }
 
 // ContractDeploymentDetails says who deployed a contract.
@@ -392,12 +373,12 @@ func nativeTx(tx *store.Tx, evmChainID uint64) NativeTransaction {
 	}
 }
 
-// erc721Metadata returns an ERC-721 token's metadata.
-func erc721Metadata(m store.NFTMetadata) Erc721Metadata {
-	out := Erc721Metadata{
+// nftMetadata returns the metadata an ERC-721 and an ERC-1155 token share.
+func nftMetadata(m store.NFTMetadata) NFTMetadata {
+	out := NFTMetadata{
 		IndexStatus: status(m.Status), Name: m.Name, Symbol: m.Symbol, ImageURI: m.ImageURI,
 		Description: m.Description, AnimationURI: m.AnimationURI, ExternalURL: m.ExternalURL,
-		Background: m.Background, Attributes: m.Attributes,
+		Background: m.Background,
 	}
 	if m.UpdatedAt > 0 {
 		out.MetadataLastUpdatedTimestamp = &m.UpdatedAt
@@ -405,16 +386,14 @@ func erc721Metadata(m store.NFTMetadata) Erc721Metadata {
 	return out
 }
 
+// erc721Metadata returns an ERC-721 token's metadata.
+func erc721Metadata(m store.NFTMetadata) Erc721Metadata {
+	return Erc721Metadata{NFTMetadata: nftMetadata(m), Attributes: m.Attributes}
+}
+
 // erc1155Metadata returns an ERC-1155 token's metadata.
 func erc1155Metadata(m store.NFTMetadata) Erc1155Metadata {
-	out := Erc1155Metadata{
-		IndexStatus: status(m.Status), Name: m.Name, Symbol: m.Symbol, ImageURI: m.ImageURI,
-		Description: m.Description, AnimationURI: m.AnimationURI, ExternalURL: m.ExternalURL,
-		Background: m.Background, Properties: m.Properties,
-	}
-	if m.UpdatedAt > 0 {
-		out.MetadataLastUpdatedTimestamp = &m.UpdatedAt
-	}
+	out := Erc1155Metadata{NFTMetadata: nftMetadata(m), Properties: m.Properties}
 	if m.HasDecimals {
 		out.Decimals = &m.Decimals
 	}
@@ -427,6 +406,14 @@ func status(s string) string {
 		return "UNKNOWN"
 	}
 	return s
+}
+
+// erc20Token returns an ERC-20 token at price p (nil: none).
+func erc20Token(tok store.Token, p *Money) Erc20Token {
+	return Erc20Token{
+		Address: address(tok.Address), Name: tok.Name, Symbol: tok.Symbol, Decimals: tok.Decimals,
+		ErcType: store.KindERC20.String(), Price: p,
+	}
 }
 
 // erc721Token returns the token of an ERC-721 transfer.

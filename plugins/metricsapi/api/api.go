@@ -74,10 +74,9 @@ type Options struct {
 
 // Server answers the metrics API.
 type Server struct {
-	opts     Options
-	tokens   tokens
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	opts    Options
+	tokens  tokens
+	metrics *rest.EndpointMetrics
 
 	mu       sync.Mutex
 	evmChain map[ids.ID]uint64 // EVM chain IDs learnt
@@ -91,38 +90,24 @@ func New(opts Options) (*Server, error) {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	s := &Server{
-		opts:   opts,
-		tokens: tokens{store: opts.Store, ttl: opts.TokenTTL, clock: opts.Clock},
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "metricsapi_requests_total", Help: "Metrics API requests, by endpoint and status code.",
-		}, []string{"endpoint", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "metricsapi_request_seconds", Help: "Metrics API request duration, by endpoint.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
-		}, []string{"endpoint"}),
+	metrics, err := rest.NewEndpointMetrics("metricsapi", "Metrics API", opts.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		opts:     opts,
+		tokens:   tokens{store: opts.Store, ttl: opts.TokenTTL, clock: opts.Clock},
+		metrics:  metrics,
 		evmChain: map[ids.ID]uint64{},
-	}
-	if opts.Metrics != nil {
-		for _, c := range []prometheus.Collector{s.requests, s.latency} {
-			if err := opts.Metrics.Register(c); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return s, nil
+	}, nil
 }
 
 // Handler routes the endpoints; every other path and method gets the REST
 // error body, in the style of its route.
 func (s *Server) Handler() http.Handler {
-	observe := func(endpoint string, status int, took time.Duration) {
-		s.requests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
-		s.latency.WithLabelValues(endpoint).Observe(took.Seconds())
-	}
-	v1 := rest.NewMux(rest.MuxOptions{WriteError: rest.WriteErrorMessages, Observe: observe, Logger: s.opts.Logger})
+	v1 := rest.NewMux(rest.MuxOptions{WriteError: rest.WriteErrorMessages, Observe: s.metrics.Observe, Logger: s.opts.Logger})
 	v1.Handle("/v1/avg_tps/{chainId}", s.avgTPS)
-	v2 := rest.NewMux(rest.MuxOptions{Observe: observe, Logger: s.opts.Logger})
+	v2 := rest.NewMux(rest.MuxOptions{Observe: s.metrics.Observe, Logger: s.opts.Logger})
 	v2.Handle("/v2/networks/{network}/metrics/{metric}", s.staking)
 	v2.Handle("/v2/validation/{l1ValidationId}/metrics/{metric}", s.validationFees)
 	v2.Handle("/v2/validators/metrics/{metric}", s.totalFees)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/plugins/metricsapi/pchain"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -69,31 +70,34 @@ func (s *Server) validationFees(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	metric, err := pathEnum(r, "metric", validationFeeMetricNames...)
-	if err != nil {
-		return nil, err
-	}
-	tr, err := readFeeRange(r)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.pChain()
-	if err != nil {
-		return nil, err
-	}
-	start, end, keep := dayWindow(tr)
-	fees, err := s.pClient(c).L1ValidatorFees(r.Context(), id.String(), start, end)
-	if err != nil {
-		return nil, feeError(err, id.String())
-	}
-	return feePoints(fees.Days, keep, validationFeeMetrics[metric]), nil
+	return s.feeSeries(r, validationFeeMetricNames, validationFeeMetrics, func(p pchain.Client, start, end uint64) ([]pvmapi.FeeDay, error) {
+		fees, err := p.L1ValidatorFees(r.Context(), id.String(), start, end)
+		if err != nil {
+			return nil, feeError(err, id.String())
+		}
+		return fees.Days, nil
+	})
 }
 
 // totalFees answers GET /v2/validators/metrics/{metric}: one point per UTC
 // day since the P-Chain's genesis, newest first, from its fee records:
 // what all L1 validators paid that day or up to its end, or how many paid.
 func (s *Server) totalFees(r *http.Request) (any, error) {
-	metric, err := pathEnum(r, "metric", totalFeeMetricNames...)
+	return s.feeSeries(r, totalFeeMetricNames, totalFeeMetrics, func(p pchain.Client, start, end uint64) ([]pvmapi.FeeDay, error) {
+		fees, err := p.L1FeeTotals(r.Context(), start, end)
+		if err != nil {
+			return nil, feeError(err, "")
+		}
+		return fees.Days, nil
+	})
+}
+
+// feeSeries answers a fee series: the path's metric, one of names, over
+// the query's range, from the P-Chain's fee days that read returns for
+// [start, end] (dayWindow).
+func (s *Server) feeSeries(r *http.Request, names []string, metrics map[string]func(pvmapi.FeeDay) uint64,
+	read func(p pchain.Client, start, end uint64) ([]pvmapi.FeeDay, error)) (any, error) {
+	metric, err := pathEnum(r, "metric", names...)
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +110,11 @@ func (s *Server) totalFees(r *http.Request) (any, error) {
 		return nil, err
 	}
 	start, end, keep := dayWindow(tr)
-	fees, err := s.pClient(c).L1FeeTotals(r.Context(), start, end)
+	days, err := read(s.pClient(c), start, end)
 	if err != nil {
-		return nil, feeError(err, "")
+		return nil, err
 	}
-	return feePoints(fees.Days, keep, totalFeeMetrics[metric]), nil
+	return feePoints(days, keep, metrics[metric]), nil
 }
 
 // readFeeRange reads the query of a fee series: its time range only (the

@@ -216,14 +216,7 @@ func stakingProgressKey(chain ids.ID) []byte {
 // it; the zero StakingProgress for a chain never read.
 func (s *Store) StakingProgress(chain ids.ID) (StakingProgress, error) {
 	var p StakingProgress
-	b, err := s.db.Get(stakingProgressKey(chain), nil)
-	if errors.Is(err, leveldb.ErrNotFound) {
-		return p, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(b, &p)
-	}
-	if err != nil {
+	if _, err := s.getJSON(stakingProgressKey(chain), &p); err != nil {
 		return p, fmt.Errorf("read the staking progress of chain %s: %w", chain, err)
 	}
 	return p, nil

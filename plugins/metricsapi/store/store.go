@@ -128,17 +128,23 @@ func dayKey(chain ids.ID, day uint32) []byte {
 // chain never read.
 func (s *Store) Progress(chain ids.ID) (Progress, error) {
 	var p Progress
-	b, err := s.db.Get(progressKey(chain), nil)
-	if errors.Is(err, leveldb.ErrNotFound) {
-		return p, nil
-	}
-	if err != nil {
-		return p, fmt.Errorf("read the progress of chain %s: %w", chain, err)
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	if _, err := s.getJSON(progressKey(chain), &p); err != nil {
 		return p, fmt.Errorf("read the progress of chain %s: %w", chain, err)
 	}
 	return p, nil
+}
+
+// getJSON reads the JSON record under key into v; false when there is
+// none.
+func (s *Store) getJSON(key []byte, v any) (bool, error) {
+	b, err := s.db.Get(key, nil)
+	if errors.Is(err, leveldb.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(b, v)
 }
 
 // Add counts blocks, the chain's index positions p.Next to
@@ -267,15 +273,12 @@ func (s *Store) PutToken(id uuid.UUID, t Token) error {
 // Token returns the token stored under id, or ErrNotFound.
 func (s *Store) Token(id uuid.UUID) (Token, error) {
 	var t Token
-	b, err := s.db.Get(tokenKey(id), nil)
-	if errors.Is(err, leveldb.ErrNotFound) {
-		return t, ErrNotFound
-	}
+	found, err := s.getJSON(tokenKey(id), &t)
 	if err != nil {
 		return t, fmt.Errorf("read a page token: %w", err)
 	}
-	if err := json.Unmarshal(b, &t); err != nil {
-		return t, fmt.Errorf("read a page token: %w", err)
+	if !found {
+		return t, ErrNotFound
 	}
 	return t, nil
 }

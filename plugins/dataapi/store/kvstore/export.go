@@ -42,18 +42,8 @@ type exportPhase struct {
 // collectibles, ERC-721 tokens owned make theirs; the deployments make the
 // contract records.
 var exportPhases = []exportPhase{
-	{name: "transactions", table: tTx, add: func(_ *Store, b *store.Batch, _, v []byte) error {
-		var tx store.Tx
-		err := decode(v, &tx)
-		b.Txs = append(b.Txs, tx)
-		return err
-	}},
-	{name: "blocks", table: tBlock, add: func(_ *Store, b *store.Batch, _, v []byte) error {
-		var blk store.Block
-		err := decode(v, &blk)
-		b.Blocks = append(b.Blocks, blk)
-		return err
-	}},
+	{name: "transactions", table: tTx, add: addTo(func(b *store.Batch) *[]store.Tx { return &b.Txs })},
+	{name: "blocks", table: tBlock, add: addTo(func(b *store.Batch) *[]store.Block { return &b.Blocks })},
 	{name: "ERC-20 balance changes", table: tHist20, backward: true, add: func(s *Store, b *store.Batch, k, v []byte) error {
 		// tag, holder, token, ^block
 		c := store.BalanceChange{Holder: common.BytesToAddress(k[5:25]), Block: ^binary.BigEndian.Uint64(k[45:53]), Balance: new(big.Int)}
@@ -90,24 +80,28 @@ var exportPhases = []exportPhase{
 		}
 		return nil
 	}},
-	{name: "deployments", table: tDeploy, add: func(_ *Store, b *store.Batch, _, v []byte) error {
-		var c store.Contract
-		err := decode(v, &c)
-		b.Contracts = append(b.Contracts, c)
-		return err
-	}},
-	{name: "tokens", table: tToken, add: func(_ *Store, b *store.Batch, _, v []byte) error {
-		var tok store.Token
-		err := decode(v, &tok)
-		b.Tokens = append(b.Tokens, tok)
-		return err
-	}},
+	{name: "deployments", table: tDeploy, add: addTo(func(b *store.Batch) *[]store.Contract { return &b.Contracts })},
+	{name: "tokens", table: tToken, add: addTo(func(b *store.Batch) *[]store.Token { return &b.Tokens })},
 	{name: "NFTs", table: tNFT, add: func(_ *Store, b *store.Batch, k, v []byte) error {
 		n := store.NFTRecord{Token: common.BytesToAddress(k[5:25])}
 		err := decode(v, &n.NFT)
 		b.NFTs = append(b.NFTs, n)
 		return err
 	}},
+}
+
+// addTo is the add of a phase whose records go into a batch as they are,
+// into the list that list picks.
+func addTo[T any](list func(b *store.Batch) *[]T) func(s *Store, b *store.Batch, key, value []byte) error {
+	return func(_ *Store, b *store.Batch, _, v []byte) error {
+		var r T
+		if err := decode(v, &r); err != nil {
+			return err
+		}
+		l := list(b)
+		*l = append(*l, r)
+		return nil
+	}
 }
 
 // ErrBadPosition is returned by Export for a position it did not make.

@@ -270,6 +270,18 @@ func getRecord(r reader, k []byte, v any) error {
 	return decode(b, v)
 }
 
+// chainRecord reads the record of chain under the key that key makes of
+// its tag; store.ErrNotFound for a chain never written.
+func chainRecord[T any](s *Store, chain ids.ID, key func(t tag) key) (T, error) {
+	var v T
+	t, ok := s.tagOf(chain)
+	if !ok {
+		return v, store.ErrNotFound
+	}
+	err := getRecord(s.eng, key(t), &v)
+	return v, err
+}
+
 // Chains returns the state of every chain written.
 func (s *Store) Chains(context.Context) (map[ids.ID]store.ChainState, error) {
 	out := map[ids.ID]store.ChainState{}
@@ -308,12 +320,7 @@ func (s *Store) State(_ context.Context, chain ids.ID) (store.ChainState, error)
 
 // Block returns block n of chain.
 func (s *Store) Block(_ context.Context, chain ids.ID, n uint64) (store.Block, error) {
-	var b store.Block
-	t, ok := s.tagOf(chain)
-	if !ok {
-		return b, store.ErrNotFound
-	}
-	return b, getRecord(s.eng, newKey(tBlock, t, 8).u64(n), &b)
+	return chainRecord[store.Block](s, chain, func(t tag) key { return newKey(tBlock, t, 8).u64(n) })
 }
 
 // BlockByHash returns the block of chain with hash h.
@@ -334,32 +341,17 @@ func (s *Store) BlockByHash(ctx context.Context, chain ids.ID, h common.Hash) (s
 
 // Tx returns the complete transaction of chain with hash h.
 func (s *Store) Tx(_ context.Context, chain ids.ID, h common.Hash) (store.Tx, error) {
-	var tx store.Tx
-	t, ok := s.tagOf(chain)
-	if !ok {
-		return tx, store.ErrNotFound
-	}
-	return tx, getRecord(s.eng, newKey(tTx, t, 32).hash(h), &tx)
+	return chainRecord[store.Tx](s, chain, func(t tag) key { return newKey(tTx, t, 32).hash(h) })
 }
 
 // Token returns the recorded metadata of a token contract.
 func (s *Store) Token(_ context.Context, chain ids.ID, addr common.Address) (store.Token, error) {
-	var tok store.Token
-	t, ok := s.tagOf(chain)
-	if !ok {
-		return tok, store.ErrNotFound
-	}
-	return tok, getRecord(s.eng, newKey(tToken, t, addrLen).addr(addr), &tok)
+	return chainRecord[store.Token](s, chain, func(t tag) key { return newKey(tToken, t, addrLen).addr(addr) })
 }
 
 // NFT returns the recorded metadata of one NFT.
 func (s *Store) NFT(_ context.Context, chain ids.ID, token common.Address, id *big.Int) (store.NFT, error) {
-	var n store.NFT
-	t, ok := s.tagOf(chain)
-	if !ok {
-		return n, store.ErrNotFound
-	}
-	return n, getRecord(s.eng, newKey(tNFT, t, addrLen+idLen).addr(token).tokenID(id), &n)
+	return chainRecord[store.NFT](s, chain, func(t tag) key { return newKey(tNFT, t, addrLen+idLen).addr(token).tokenID(id) })
 }
 
 // Balance returns holder's current balance of token (id nil: ERC-20).

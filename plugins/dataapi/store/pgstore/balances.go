@@ -214,46 +214,42 @@ func distinct(tokens []common.Address) [][]byte {
 
 // ERC20Balances lists holder's ERC-20 balances at a block.
 func (s *Store) ERC20Balances(ctx context.Context, chain ids.ID, holder common.Address, q store.BalanceQuery) ([]store.ERC20Balance, []byte, error) {
-	items, next, err := s.balancePage(ctx, erc20Balances, chain, holder, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]store.ERC20Balance, len(items))
-	for i, it := range items {
-		out[i].Balance = it.balance
-		if err := decode(it.record, &out[i].Token); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, next, nil
+	return balances(ctx, s, erc20Balances, chain, holder, q, func(it balanceItem, b *store.ERC20Balance) error {
+		b.Balance = it.balance
+		return decode(it.record, &b.Token)
+	})
 }
 
 // ERC1155Balances lists holder's ERC-1155 balances at a block.
 func (s *Store) ERC1155Balances(ctx context.Context, chain ids.ID, holder common.Address, q store.BalanceQuery) ([]store.ERC1155Balance, []byte, error) {
-	items, next, err := s.balancePage(ctx, erc1155Balances, chain, holder, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]store.ERC1155Balance, len(items))
-	for i, it := range items {
-		if err := decode(it.record, &out[i]); err != nil {
-			return nil, nil, err
+	return balances(ctx, s, erc1155Balances, chain, holder, q, func(it balanceItem, b *store.ERC1155Balance) error {
+		if err := decode(it.record, b); err != nil {
+			return err
 		}
-		out[i].Balance = it.balance
-	}
-	return out, next, nil
+		b.Balance = it.balance
+		return nil
+	})
 }
 
 // Collectibles lists what holder owns now.
 func (s *Store) Collectibles(ctx context.Context, chain ids.ID, holder common.Address, q store.BalanceQuery) ([]store.Collectible, []byte, error) {
 	q.Latest = true
-	items, next, err := s.balancePage(ctx, collectibleRows, chain, holder, q)
+	return balances(ctx, s, collectibleRows, chain, holder, q, func(it balanceItem, c *store.Collectible) error {
+		return decode(it.record, c)
+	})
+}
+
+// balances reads one page of holder's balances of t (balancePage), each
+// row made an item by build.
+func balances[T any](ctx context.Context, s *Store, t balanceTable, chain ids.ID, holder common.Address, q store.BalanceQuery,
+	build func(it balanceItem, item *T) error) ([]T, []byte, error) {
+	items, next, err := s.balancePage(ctx, t, chain, holder, q)
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make([]store.Collectible, len(items))
+	out := make([]T, len(items))
 	for i, it := range items {
-		if err := decode(it.record, &out[i]); err != nil {
+		if err := build(it, &out[i]); err != nil {
 			return nil, nil, err
 		}
 	}

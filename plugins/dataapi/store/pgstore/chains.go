@@ -40,21 +40,18 @@ func (s *Store) PublishedChains(ctx context.Context) ([]host.ChainInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: read published chains: %w", err)
 	}
-	var out []host.ChainInfo
-	for rows.Next() {
+	out, err := pgx.AppendRows([]host.ChainInfo(nil), rows, func(row pgx.CollectableRow) (host.ChainInfo, error) {
 		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("pgstore: read published chains: %w", err)
-		}
 		var c host.ChainInfo
-		if err := json.Unmarshal(raw, &c); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("pgstore: published chain %s: %w", raw, err)
+		if err := row.Scan(&raw); err != nil {
+			return c, err
 		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return c, fmt.Errorf("published chain %s: %w", raw, err)
+		}
+		return c, nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("pgstore: read published chains: %w", err)
 	}
 	return out, nil

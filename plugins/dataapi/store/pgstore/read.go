@@ -33,20 +33,39 @@ func readErr(what string, err error) error {
 	return fmt.Errorf("pgstore: read %s: %w", what, err)
 }
 
-// getRecord reads the one record query selects into v.
-func (s *Store) getRecord(ctx context.Context, what string, v any, query string, args ...any) error {
-	var b []byte
-	if err := s.pool.QueryRow(ctx, query, args...).Scan(&b); err != nil {
-		return readErr(what, err)
+// chainRecord reads the one record of chain that query selects, given
+// the chain's tag as $1 and args as the rest; store.ErrNotFound for a
+// chain never written.
+func chainRecord[T any](ctx context.Context, s *Store, chain ids.ID, what, query string, args ...any) (T, error) {
+	var v T
+	t, ok, err := s.tagOf(ctx, chain)
+	if err != nil {
+		return v, err
 	}
-	return decode(b, v)
+	if !ok {
+		return v, store.ErrNotFound
+	}
+	var b []byte
+	if err := s.pool.QueryRow(ctx, query, append([]any{t}, args...)...).Scan(&b); err != nil {
+		return v, readErr(what, err)
+	}
+	err = decode(b, &v)
+	return v, err
 }
 
-// scanState reads a chain's state as the chains table holds it.
-func scanState(row pgx.Row) (store.ChainState, error) {
-	var evm, next, txs int64
-	err := row.Scan(&evm, &next, &txs)
-	return store.ChainState{EVMChainID: uint64(evm), Next: uint64(next), CumulativeTxs: uint64(txs)}, err
+// chainState is a chain's state from the columns evm_chain_id,
+// next_block and cumulative_txs of the chains table.
+func chainState(evm, next, txs int64) store.ChainState {
+	return store.ChainState{EVMChainID: uint64(evm), Next: uint64(next), CumulativeTxs: uint64(txs)}
+}
+
+// chainID reads a blockchain_id column.
+func chainID(raw []byte) (ids.ID, error) {
+	id, err := ids.FromBytes(raw)
+	if err != nil {
+		return id, fmt.Errorf("chain ID %x: %w", raw, err)
+	}
+	return id, nil
 }
 
 // Chains returns the state of every chain written.
@@ -56,21 +75,17 @@ func (s *Store) Chains(ctx context.Context) (map[ids.ID]store.ChainState, error)
 		return nil, fmt.Errorf("pgstore: read chains: %w", err)
 	}
 	out := map[ids.ID]store.ChainState{}
-	for rows.Next() {
-		var raw []byte
-		var evm, next, txs int64
-		if err := rows.Scan(&raw, &evm, &next, &txs); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("pgstore: read chains: %w", err)
-		}
-		id, err := ids.FromBytes(raw)
+	var raw []byte
+	var evm, next, txs int64
+	_, err = pgx.ForEachRow(rows, []any{&raw, &evm, &next, &txs}, func() error {
+		id, err := chainID(raw)
 		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("pgstore: chain ID %x: %w", raw, err)
+			return err
 		}
-		out[id] = store.ChainState{EVMChainID: uint64(evm), Next: uint64(next), CumulativeTxs: uint64(txs)}
-	}
-	if err := rows.Err(); err != nil {
+		out[id] = chainState(evm, next, txs)
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("pgstore: read chains: %w", err)
 	}
 	return out, nil
@@ -78,72 +93,40 @@ func (s *Store) Chains(ctx context.Context) (map[ids.ID]store.ChainState, error)
 
 // State returns chain's state, zero when it was never written.
 func (s *Store) State(ctx context.Context, chain ids.ID) (store.ChainState, error) {
-	st, err := scanState(s.pool.QueryRow(ctx, "SELECT evm_chain_id, next_block, cumulative_txs FROM chains WHERE blockchain_id = $1", chain[:]))
+	var evm, next, txs int64
+	err := s.pool.QueryRow(ctx, "SELECT evm_chain_id, next_block, cumulative_txs FROM chains WHERE blockchain_id = $1", chain[:]).Scan(&evm, &next, &txs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ChainState{}, nil
 	}
 	if err != nil {
-		return st, fmt.Errorf("pgstore: read the state of chain %s: %w", chain, err)
+		return store.ChainState{}, fmt.Errorf("pgstore: read the state of chain %s: %w", chain, err)
 	}
-	return st, nil
+	return chainState(evm, next, txs), nil
 }
 
 // Block returns block n of chain.
 func (s *Store) Block(ctx context.Context, chain ids.ID, n uint64) (store.Block, error) {
-	var b store.Block
-	t, ok, err := s.tagOf(ctx, chain)
-	if err != nil || !ok {
-		return b, notFound(err)
-	}
-	return b, s.getRecord(ctx, "block", &b, "SELECT record FROM blocks WHERE chain = $1 AND number = $2", t, int64(n))
-}
-
-// notFound is store.ErrNotFound unless err says otherwise.
-func notFound(err error) error {
-	if err != nil {
-		return err
-	}
-	return store.ErrNotFound
+	return chainRecord[store.Block](ctx, s, chain, "block", "SELECT record FROM blocks WHERE chain = $1 AND number = $2", int64(n))
 }
 
 // BlockByHash returns the block of chain with hash h.
 func (s *Store) BlockByHash(ctx context.Context, chain ids.ID, h common.Hash) (store.Block, error) {
-	var b store.Block
-	t, ok, err := s.tagOf(ctx, chain)
-	if err != nil || !ok {
-		return b, notFound(err)
-	}
-	return b, s.getRecord(ctx, "block", &b, "SELECT record FROM blocks WHERE chain = $1 AND hash = $2 ORDER BY number DESC LIMIT 1", t, h[:])
+	return chainRecord[store.Block](ctx, s, chain, "block", "SELECT record FROM blocks WHERE chain = $1 AND hash = $2 ORDER BY number DESC LIMIT 1", h[:])
 }
 
 // Tx returns the complete transaction of chain with hash h.
 func (s *Store) Tx(ctx context.Context, chain ids.ID, h common.Hash) (store.Tx, error) {
-	var tx store.Tx
-	t, ok, err := s.tagOf(ctx, chain)
-	if err != nil || !ok {
-		return tx, notFound(err)
-	}
-	return tx, s.getRecord(ctx, "transaction", &tx, "SELECT record FROM txs WHERE chain = $1 AND hash = $2", t, h[:])
+	return chainRecord[store.Tx](ctx, s, chain, "transaction", "SELECT record FROM txs WHERE chain = $1 AND hash = $2", h[:])
 }
 
 // Token returns the recorded metadata of a token contract.
 func (s *Store) Token(ctx context.Context, chain ids.ID, addr common.Address) (store.Token, error) {
-	var tok store.Token
-	t, ok, err := s.tagOf(ctx, chain)
-	if err != nil || !ok {
-		return tok, notFound(err)
-	}
-	return tok, s.getRecord(ctx, "token", &tok, "SELECT record FROM tokens WHERE chain = $1 AND address = $2", t, addr[:])
+	return chainRecord[store.Token](ctx, s, chain, "token", "SELECT record FROM tokens WHERE chain = $1 AND address = $2", addr[:])
 }
 
 // NFT returns the recorded metadata of one NFT.
 func (s *Store) NFT(ctx context.Context, chain ids.ID, token common.Address, id *big.Int) (store.NFT, error) {
-	var n store.NFT
-	t, ok, err := s.tagOf(ctx, chain)
-	if err != nil || !ok {
-		return n, notFound(err)
-	}
-	return n, s.getRecord(ctx, "NFT", &n, "SELECT record FROM nfts WHERE chain = $1 AND token = $2 AND token_id = $3", t, token[:], tokenID(id))
+	return chainRecord[store.NFT](ctx, s, chain, "NFT", "SELECT record FROM nfts WHERE chain = $1 AND token = $2 AND token_id = $3", token[:], tokenID(id))
 }
 
 // Balance returns holder's current balance of token (id nil: ERC-20); the
@@ -198,21 +181,14 @@ func (s *Store) AddressChains(ctx context.Context, addr common.Address) ([]ids.I
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: read address chains: %w", err)
 	}
-	var out []ids.ID
-	for rows.Next() {
+	out, err := pgx.AppendRows([]ids.ID(nil), rows, func(row pgx.CollectableRow) (ids.ID, error) {
 		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("pgstore: read address chains: %w", err)
+		if err := row.Scan(&raw); err != nil {
+			return ids.ID{}, err
 		}
-		id, err := ids.FromBytes(raw)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("pgstore: chain ID %x: %w", raw, err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
+		return chainID(raw)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("pgstore: read address chains: %w", err)
 	}
 	return out, nil
