@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -42,6 +43,10 @@ func Retryable(err error) bool {
 		!errors.Is(err, host.ErrUnsupported) && !errors.Is(err, ErrShuttingDown)
 }
 
+// UntilWoken is the builder's sleep when nothing is due until a
+// transaction arrives.
+const UntilWoken = time.Duration(math.MaxInt64)
+
 // AcceptTimeout bounds one round of the builder.
 const AcceptTimeout = time.Minute
 
@@ -53,8 +58,8 @@ type Rules[U signedtx.Unsigned, I any] struct {
 	// accepted on and the mempool, and returns it as it waits. Mu is held.
 	Check func(context.Context, *signedtx.Tx[U]) (*Pending[U, I], error)
 	// Build makes the blocks that are due and returns how long the builder
-	// may sleep before it looks again (0: until a transaction arrives).
-	// Mu is not held.
+	// may sleep before it looks again (UntilWoken: until a transaction
+	// arrives). Mu is not held.
 	Build func() time.Duration
 	// StoredTx returns an accepted transaction.
 	StoredTx func(context.Context, ids.ID) (*signedtx.Tx[U], bool, error)
@@ -124,23 +129,15 @@ func (c *Core[U, I]) Start() {
 func (c *Core[U, I]) buildLoop() {
 	defer c.wg.Done()
 	for {
-		var timer *time.Timer
-		var timeout <-chan time.Time
-		if sleep := c.rules.Build(); sleep > 0 {
-			timer = time.NewTimer(sleep)
-			timeout = timer.C
-		}
+		timer := time.NewTimer(c.rules.Build())
 		select {
 		case <-c.stop:
-		case <-c.wake:
-		case <-timeout:
-		}
-		if timer != nil {
 			timer.Stop()
-		}
-		if c.Stopping() != nil {
 			return
+		case <-c.wake:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
 

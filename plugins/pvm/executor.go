@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxostore"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
@@ -19,13 +19,8 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// ErrRejected is matched by the error of a transaction the chain refuses.
-var ErrRejected = errors.New("tx rejected")
-
-// rejected returns an error matching ErrRejected that says why.
-func rejected(id ids.ID, format string, args ...any) error {
-	return fmt.Errorf("%w: tx %s: %s", ErrRejected, id, fmt.Sprintf(format, args...))
-}
+// rejected returns an error matching utxovm.ErrRejected that says why.
+var rejected = utxovm.Rejected
 
 // registerExpiryWindow is how far ahead of the chain's time a register
 // message may expire, as in avalanchego.
@@ -130,12 +125,12 @@ func (e *execution) checkInputs() error {
 		if other, ok := e.pending[utxoID]; ok {
 			return rejected(e.id, "input %d: double spend: UTXO %s is spent by pending tx %s", i, in.UTXOID, other)
 		}
-		u, found, err := utxostore.Get(e.ctx, e.vm.db, utxoID)
+		u, found, err := utxostore.Get(e.ctx, e.vm.Store, utxoID)
 		if err != nil {
 			return err
 		}
 		if !found {
-			spender, spent, err := utxostore.SpentBy(e.ctx, e.vm.db, utxoID)
+			spender, spent, err := utxostore.SpentBy(e.ctx, e.vm.Store, utxoID)
 			switch {
 			case err != nil:
 				return err
@@ -192,7 +187,7 @@ func (e *execution) commit(burned uint64) {
 	}
 	e.d.Burned += burned
 	e.d.TxCount++
-	e.d.txOps = append(e.d.txOps, host.Op{Key: txKey(e.id), Value: txRecord{Height: e.d.Height, Bytes: e.tx.Bytes()}.encode()})
+	e.d.txOps = append(e.d.txOps, host.Op{Key: utxovm.TxKey(e.id), Value: txRecord{Height: e.d.Height, Bytes: e.tx.Bytes()}.encode()})
 }
 
 // refund makes a UTXO of amount for owner, numbered after the outputs.
@@ -467,7 +462,7 @@ func (e *execution) checkManager(subnetID ids.ID, msg *warp.Message, call *warp.
 	if err != nil {
 		return rejected(e.id, "%v", err)
 	}
-	if err := msg.Verify(e.vm.env.NetworkID, set); err != nil {
+	if err := msg.Verify(e.vm.Env.NetworkID, set); err != nil {
 		return rejected(e.id, "%v", err)
 	}
 	return nil
@@ -588,7 +583,7 @@ func (e *execution) setWeight(u *txs.SetL1ValidatorWeightTx) (func(), error) {
 			}
 			delete(e.d.l1, v.ValidationID)
 			e.d.touchL1(v.ValidationID)
-			e.d.txOps = append(e.d.txOps, jsonOp(removedKey(v.ValidationID), removedL1{SubnetID: v.SubnetID, StartTime: v.StartTime, Removed: e.now}))
+			e.d.txOps = append(e.d.txOps, utxovm.JSONOp(removedKey(v.ValidationID), removedL1{SubnetID: v.SubnetID, StartTime: v.StartTime, Removed: e.now}))
 		}, nil
 	}
 	return func() {
@@ -690,7 +685,7 @@ func (vm *VM) isNodeChain(ctx context.Context, chainID ids.ID) bool {
 	if slices.Contains(vm.nodeChains, chainID) {
 		return true
 	}
-	info, err := vm.env.Host.Chains.Resolve(ctx, chainID.String())
+	info, err := vm.Env.Host.Chains.Resolve(ctx, chainID.String())
 	if err != nil || info.ID != chainID {
 		return false
 	}

@@ -26,7 +26,7 @@ const acceptRetries = 8
 func (vm *VM) build() time.Duration {
 	for vm.buildOne() {
 	}
-	return 0
+	return utxovm.UntilWoken
 }
 
 // buildOne accepts one container of waiting transactions and reports
