@@ -13,10 +13,12 @@ import (
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// Register registers the methods every UTXO chain answers alike on s,
-// under each of the chain's method prefixes ("platform.").
-func (c *Core[U, I]) Register(s *jsonrpc.Server, prefixes []string) {
-	Methods(s, prefixes, map[string]jsonrpc.Handler{
+// NewServer returns the JSON-RPC server of the chain's API: the methods
+// every UTXO chain answers alike and the VM's own, each under every one of
+// the chain's method prefixes ("platform.").
+func (c *Core[U, I]) NewServer(prefixes []string, own map[string]jsonrpc.Handler) *jsonrpc.Server {
+	s := jsonrpc.NewServer(jsonrpc.Options{})
+	for _, methods := range []map[string]jsonrpc.Handler{own, {
 		"issueTx":          jsonrpc.Method(c.issueTx),
 		"getTx":            jsonrpc.Method(c.getTx),
 		"getTxStatus":      jsonrpc.Method(c.getTxStatus),
@@ -24,16 +26,14 @@ func (c *Core[U, I]) Register(s *jsonrpc.Server, prefixes []string) {
 		"getBlock":         jsonrpc.Method(c.getBlock),
 		"getBlockByHeight": jsonrpc.Method(c.getBlockByHeight),
 		"getHeight":        jsonrpc.Method(c.getHeight),
-	})
-}
-
-// Methods registers methods on s under each prefix.
-func Methods(s *jsonrpc.Server, prefixes []string, methods map[string]jsonrpc.Handler) {
-	for name, h := range methods {
-		for _, p := range prefixes {
-			s.Register(p+name, h)
+	}} {
+		for name, h := range methods {
+			for _, p := range prefixes {
+				s.Register(p+name, h)
+			}
 		}
 	}
+	return s
 }
 
 // issueTx verifies a signed transaction and adds it to the next block. It

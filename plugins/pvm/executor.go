@@ -427,21 +427,30 @@ func (e *execution) convert(u *txs.ConvertSubnetToL1Tx) (func(), uint64, error) 
 }
 
 // warpPayload reads a transaction's Warp message, its addressed call and
-// the L1 validator message it carries (checkManager checks who sent it).
-func (e *execution) warpPayload(raw []byte) (*warp.Message, *warp.AddressedCall, any, error) {
+// the L1 validator message it carries, which must be a P (want names it)
+// and valid; checkManager checks who sent it.
+func warpPayload[P interface{ Verify() error }](e *execution, raw []byte, want string) (*warp.Message, *warp.AddressedCall, P, error) {
+	var none P
 	msg, err := warp.ParseMessage(raw)
 	if err != nil {
-		return nil, nil, nil, rejected(e.id, "%v", err)
+		return nil, nil, none, rejected(e.id, "%v", err)
 	}
 	call, err := warp.ParseAddressedCall(msg.Payload)
 	if err != nil {
-		return nil, nil, nil, rejected(e.id, "%v", err)
+		return nil, nil, none, rejected(e.id, "%v", err)
 	}
 	payload, err := warp.ParsePayload(call.Payload)
 	if err != nil {
-		return nil, nil, nil, rejected(e.id, "%v", err)
+		return nil, nil, none, rejected(e.id, "%v", err)
 	}
-	return msg, call, payload, nil
+	p, ok := payload.(P)
+	if !ok {
+		return nil, nil, none, rejected(e.id, "the Warp message carries a %T, not %s", payload, want)
+	}
+	if err := p.Verify(); err != nil {
+		return nil, nil, none, rejected(e.id, "%v", err)
+	}
+	return msg, call, p, nil
 }
 
 // checkManager checks that a Warp message comes from subnetID's validator
@@ -469,16 +478,9 @@ func (e *execution) checkManager(subnetID ids.ID, msg *warp.Message, call *warp.
 }
 
 func (e *execution) register(u *txs.RegisterL1ValidatorTx) (func(), error) {
-	msg, call, payload, err := e.warpPayload(u.Message)
+	msg, call, r, err := warpPayload[*warp.RegisterL1Validator](e, u.Message, "a RegisterL1Validator")
 	if err != nil {
 		return nil, err
-	}
-	r, ok := payload.(*warp.RegisterL1Validator)
-	if !ok {
-		return nil, rejected(e.id, "the Warp message carries a %T, not a RegisterL1Validator", payload)
-	}
-	if err := r.Verify(); err != nil {
-		return nil, rejected(e.id, "%v", err)
 	}
 	id := r.ValidationID()
 	nodeID, _ := txs.NodeIDFromBytes(r.NodeID) // checked by r.Verify
@@ -548,16 +550,9 @@ func (e *execution) l1Validator(id ids.ID) (*l1Validator, error) {
 }
 
 func (e *execution) setWeight(u *txs.SetL1ValidatorWeightTx) (func(), error) {
-	msg, call, payload, err := e.warpPayload(u.Message)
+	msg, call, w, err := warpPayload[*warp.L1ValidatorWeight](e, u.Message, "an L1ValidatorWeight")
 	if err != nil {
 		return nil, err
-	}
-	w, ok := payload.(*warp.L1ValidatorWeight)
-	if !ok {
-		return nil, rejected(e.id, "the Warp message carries a %T, not an L1ValidatorWeight", payload)
-	}
-	if err := w.Verify(); err != nil {
-		return nil, rejected(e.id, "%v", err)
 	}
 	v, err := e.l1Validator(w.ValidationID)
 	if err != nil {

@@ -24,9 +24,7 @@ var methodPrefixes = []string{"platform."}
 // avalanchego's platform methods, chainhost's read methods and, with
 // dev-api-enabled, the dev methods that move the clock.
 func (vm *VM) newServer() *jsonrpc.Server {
-	s := jsonrpc.NewServer(jsonrpc.Options{})
-	vm.Register(s, methodPrefixes)
-	utxovm.Methods(s, methodPrefixes, map[string]jsonrpc.Handler{
+	s := vm.NewServer(methodPrefixes, map[string]jsonrpc.Handler{
 		"getBalance":           jsonrpc.Method(vm.getBalance),
 		"getTimestamp":         jsonrpc.Method(vm.getTimestamp),
 		"getCurrentValidators": jsonrpc.Method(vm.getCurrentValidators),
@@ -180,14 +178,20 @@ type stakingAssetReply struct {
 	AssetID ids.ID `json:"assetID"`
 }
 
+// primaryOnly reads the subnetID param of a method only the primary
+// network answers; why says so.
+func primaryOnly(a stakingAssetArgs, why string) error {
+	id, err := parseSubnetID("subnetID", a.SubnetID)
+	if err == nil && id != txs.PrimaryNetworkID {
+		err = jsonrpc.InvalidParams(`"subnetID": %s`, why)
+	}
+	return err
+}
+
 // getStakingAssetID returns AVAX's ID: the primary network stakes AVAX.
 func (vm *VM) getStakingAssetID(_ context.Context, a stakingAssetArgs) (stakingAssetReply, error) {
-	id, err := parseSubnetID("subnetID", a.SubnetID)
-	if err != nil {
+	if err := primaryOnly(a, "only the primary network has a staking asset"); err != nil {
 		return stakingAssetReply{}, err
-	}
-	if id != txs.PrimaryNetworkID {
-		return stakingAssetReply{}, jsonrpc.InvalidParams(`"subnetID": only the primary network has a staking asset`)
 	}
 	return stakingAssetReply{AssetID: vm.txCtx.AVAXAssetID}, nil
 }
@@ -200,12 +204,8 @@ type minStakeReply struct {
 // getMinStake returns the primary network's least validator and
 // delegator stakes.
 func (vm *VM) getMinStake(_ context.Context, a stakingAssetArgs) (minStakeReply, error) {
-	id, err := parseSubnetID("subnetID", a.SubnetID)
-	if err != nil {
+	if err := primaryOnly(a, "only the primary network takes stake"); err != nil {
 		return minStakeReply{}, err
-	}
-	if id != txs.PrimaryNetworkID {
-		return minStakeReply{}, jsonrpc.InvalidParams(`"subnetID": only the primary network takes stake`)
 	}
 	return minStakeReply{MinValidatorStake: vm.cfg.MinValidatorStake, MinDelegatorStake: vm.cfg.MinDelegatorStake}, nil
 }

@@ -17,15 +17,12 @@ var methodPrefixes = []string{"avm.", "native.", "avax."}
 
 // newServer returns the JSON-RPC server of the API (docs/xvm.md).
 func (vm *VM) newServer() *jsonrpc.Server {
-	s := jsonrpc.NewServer(jsonrpc.Options{})
-	vm.Register(s, methodPrefixes)
-	utxovm.Methods(s, methodPrefixes, map[string]jsonrpc.Handler{
+	return vm.NewServer(methodPrefixes, map[string]jsonrpc.Handler{
 		"getBalance":          jsonrpc.Method(vm.getBalance),
 		"getAllBalances":      jsonrpc.Method(vm.getAllBalances),
 		"getAssetDescription": jsonrpc.Method(vm.getAssetDescription),
 		"getTxFee":            jsonrpc.Method(vm.getTxFee),
 	})
-	return s
 }
 
 // sourceChain reads getUTXOs' sourceChain: a chain of the node.

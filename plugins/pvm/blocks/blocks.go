@@ -4,8 +4,6 @@
 package blocks
 
 import (
-	"github.com/chainhost/chainhost/avax"
-	"github.com/chainhost/chainhost/avax/signedtx"
 	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -17,15 +15,8 @@ import (
 const typeStandardBlock uint32 = 32
 
 // Format frames the standard block: its time, parent and height.
-var Format = utxovm.BlockFormat[txs.Unsigned]{
-	BlockFormat: signedtx.BlockFormat[txs.Unsigned]{TypeID: typeStandardBlock, Name: "a Banff standard block", Unpack: txs.UnpackInBlock},
-	PackHeader: func(p *avax.Packer, b *Block) {
-		p.Long(b.Time)
-		p.ID(b.Parent)
-		p.Long(b.Height)
-	},
-	UnpackHeader: func(u *avax.Unpacker, b *Block) { b.Time, b.Parent, b.Height = u.Long(), u.ID(), u.Long() },
-}
+var Format = utxovm.NewBlockFormat(typeStandardBlock, "a Banff standard block", txs.UnpackInBlock,
+	utxovm.Time, utxovm.Parent, utxovm.Height)
 
 // Block is a standard block.
 type Block = utxovm.Block[txs.Unsigned]

@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/chainhost/chainhost/avax"
-	"github.com/chainhost/chainhost/avax/signedtx"
 	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -22,22 +21,9 @@ import (
 const typeStandardBlock uint32 = 20
 
 // Format frames the standard block: its parent, height, time and an
-// unused Merkle root, always the empty ID.
-var Format = utxovm.BlockFormat[txs.Unsigned]{
-	BlockFormat: signedtx.BlockFormat[txs.Unsigned]{TypeID: typeStandardBlock, Name: "a standard block", Unpack: txs.UnpackInBlock},
-	PackHeader: func(p *avax.Packer, b *Block) {
-		p.ID(b.Parent)
-		p.Long(b.Height)
-		p.Long(b.Time)
-		p.ID(ids.ID{})
-	},
-	UnpackHeader: func(u *avax.Unpacker, b *Block) {
-		b.Parent, b.Height, b.Time = u.ID(), u.Long(), u.Long()
-		if root := u.ID(); root != (ids.ID{}) {
-			u.Failf("Merkle root %s, want the empty ID", root)
-		}
-	},
-}
+// unused Merkle root, the empty ID.
+var Format = utxovm.NewBlockFormat(typeStandardBlock, "a standard block", txs.UnpackInBlock,
+	utxovm.Parent, utxovm.Height, utxovm.Time, utxovm.EmptyID)
 
 // Block is a standard block.
 type Block = utxovm.Block[txs.Unsigned]
