@@ -178,7 +178,7 @@ func (c *Core[U, I]) Shutdown(context.Context) error {
 	c.wg.Wait()
 	c.Mu.Lock()
 	defer c.Mu.Unlock()
-	c.Pool.Finish(c.Pool.order, errors.New("the chain is shutting down; issue the transaction again"))
+	c.Pool.Finish(c.Pool.Batch(c.Pool.Len()), errors.New("the chain is shutting down; issue the transaction again"))
 	return nil
 }
 

@@ -84,7 +84,8 @@ func (mp *Mempool[U, I]) add(p *Pending[U, I]) {
 	}
 }
 
-// Remove takes transactions out of the mempool.
+// Remove takes transactions out of the mempool (list is a Batch, not the
+// mempool's own order).
 func (mp *Mempool[U, I]) Remove(list []*Pending[U, I]) {
 	gone := map[ids.ID]bool{}
 	for _, p := range list {

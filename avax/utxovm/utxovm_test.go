@@ -78,3 +78,24 @@ func TestMempool(t *testing.T) {
 		t.Fatalf("wait ended with %v", err)
 	}
 }
+
+// TestMempoolFinishAll: finishing every waiting transaction at once (as
+// Shutdown does) ends each wait and empties the mempool.
+func TestMempoolFinishAll(t *testing.T) {
+	mp := utxovm.NewMempool[*note, int]()
+	var all []*utxovm.Pending[*note, int]
+	for _, s := range []string{"a", "b", "c"} {
+		p := &utxovm.Pending[*note, int]{Tx: signedtx.New(&note{Text: s}, nil)}
+		utxovm.AddPending(mp, p)
+		all = append(all, p)
+	}
+	mp.Finish(mp.Batch(mp.Len()), errors.New("stopping"))
+	for _, p := range all {
+		if utxovm.Wait(p) == nil {
+			t.Fatal("a wait ended without the error")
+		}
+	}
+	if mp.Len() != 0 {
+		t.Fatalf("%d left", mp.Len())
+	}
+}
