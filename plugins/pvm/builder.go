@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk/host"
 )
-
-// acceptTimeout bounds one host append.
-const acceptTimeout = time.Minute
 
 // retryDelay is how long the builder waits after an append failed before
 // it tries again.
@@ -31,7 +28,7 @@ type clockState struct {
 }
 
 // nowLocked is the chain's time: the clock, but never before the last
-// block. vm.mu is held.
+// block. Mu is held.
 func (vm *VM) nowLocked() uint64 {
 	t := vm.clock.Manual
 	if vm.cfg.Clock == clockWall {
@@ -41,7 +38,7 @@ func (vm *VM) nowLocked() uint64 {
 }
 
 // setClockLocked moves the clock to t (not before now), persists it and
-// builds the blocks of everything due by then. vm.mu is held.
+// builds the blocks of everything due by then. Mu is held.
 func (vm *VM) setClockLocked(ctx context.Context, t uint64) error {
 	now := vm.nowLocked()
 	if t < now {
@@ -53,49 +50,29 @@ func (vm *VM) setClockLocked(ctx context.Context, t uint64) error {
 	} else {
 		c.Manual = t
 	}
-	if err := vm.db.Write(ctx, []host.Op{jsonOp([]byte(keyClock), c)}, true); err != nil {
+	if err := vm.Store.Write(ctx, []host.Op{utxovm.JSONOp([]byte(keyClock), c)}, true); err != nil {
 		return fmt.Errorf("store the clock: %w", err)
 	}
 	vm.clock = c
-	vm.signal()
+	vm.Signal()
 	return vm.buildDueLocked()
 }
 
-// signal wakes the builder.
-func (vm *VM) signal() {
-	select {
-	case vm.wake <- struct{}{}:
-	default:
+// build makes the blocks that are due, and returns how long the builder
+// may sleep: it wakes when a transaction arrives, when the next event's
+// time comes (on a wall clock), or when the clock moves.
+func (vm *VM) build() time.Duration {
+	vm.Mu.Lock()
+	defer vm.Mu.Unlock()
+	err := vm.buildDueLocked()
+	if err != nil && !errors.Is(err, utxovm.ErrShuttingDown) {
+		vm.Env.Logger.Warn("could not make a block; trying again", "error", err)
 	}
-}
-
-// buildLoop makes the blocks that are due each time it wakes: when a
-// transaction arrives, when the next event's time comes (on a wall
-// clock), or when the clock moves.
-func (vm *VM) buildLoop() {
-	defer vm.wg.Done()
-	for {
-		vm.mu.Lock()
-		err := vm.buildDueLocked()
-		if err != nil && !errors.Is(err, errShuttingDown) {
-			vm.env.Logger.Warn("could not make a block; trying again", "error", err)
-		}
-		sleep := vm.sleepLocked(err)
-		vm.mu.Unlock()
-		timer := time.NewTimer(sleep)
-		select {
-		case <-vm.stop:
-			timer.Stop()
-			return
-		case <-vm.wake:
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
+	return vm.sleepLocked(err)
 }
 
 // sleepLocked is how long the builder may sleep: until the next event on a
-// wall clock, a moment after a failure. vm.mu is held.
+// wall clock, a moment after a failure. Mu is held.
 func (vm *VM) sleepLocked(err error) time.Duration {
 	if err != nil {
 		return retryDelay
@@ -108,35 +85,31 @@ func (vm *VM) sleepLocked(err error) time.Duration {
 	return min(max(at.Sub(vm.wall()), 0), maxSleep)
 }
 
-var errShuttingDown = errors.New("the chain is shutting down")
-
 // current returns the chain's state once every block that is due is made.
 // The state is never changed afterwards: the caller may read it unlocked.
 func (vm *VM) current() (*chainState, uint64) {
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
-	if err := vm.buildDueLocked(); err != nil && !errors.Is(err, errShuttingDown) {
-		vm.env.Logger.Debug("the state may be behind the clock", "error", err)
+	vm.Mu.Lock()
+	defer vm.Mu.Unlock()
+	if err := vm.buildDueLocked(); err != nil && !errors.Is(err, utxovm.ErrShuttingDown) {
+		vm.Env.Logger.Debug("the state may be behind the clock", "error", err)
 	}
 	return vm.state, vm.nowLocked()
 }
 
 // buildDueLocked makes a block at the time of each event due by now, in
-// order, then blocks of the waiting transactions at now. vm.mu is held.
+// order, then blocks of the waiting transactions at now. Mu is held.
 func (vm *VM) buildDueLocked() error {
-	select {
-	case <-vm.stop:
-		return errShuttingDown
-	default:
+	if err := vm.Stopping(); err != nil {
+		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), acceptTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), utxovm.AcceptTimeout)
 	defer cancel()
-	if vm.stale {
-		s, _, err := loadState(ctx, vm.db)
+	if vm.Stale {
+		s, _, err := loadState(ctx, vm.Store)
 		if err != nil {
 			return err
 		}
-		vm.state, vm.stale = s, false
+		vm.state, vm.Stale = s, false
 	}
 	rate := uint64(vm.cfg.L1FeeRate)
 	for {
@@ -148,28 +121,22 @@ func (vm *VM) buildDueLocked() error {
 			return err
 		}
 	}
-	for len(vm.pool.order) > 0 {
-		batch := slices.Clone(vm.pool.order[:min(vm.cfg.MaxBlockTxs, len(vm.pool.order))])
+	for vm.Pool.Len() > 0 {
+		batch := vm.Pool.Batch(vm.cfg.MaxBlockTxs)
 		dropped, err := vm.acceptLocked(ctx, vm.nowLocked(), batch)
-		if err != nil && retryable(err) {
+		switch {
+		case err != nil && utxovm.Retryable(err):
 			return err
-		}
-		vm.pool.remove(batch)
-		for _, p := range batch {
-			if err != nil {
-				p.finish(err)
-			} else {
-				p.finish(dropped[p])
+		case err != nil:
+			vm.Pool.Finish(batch, err)
+		default:
+			vm.Pool.Remove(batch)
+			for _, p := range batch {
+				p.Finish(dropped[p])
 			}
 		}
 	}
 	return nil
-}
-
-// retryable reports whether an append may succeed if tried again: not a
-// refusal of what it holds.
-func retryable(err error) bool {
-	return !errors.Is(err, host.ErrAlreadyIndexed) && !errors.Is(err, host.ErrUnsupported)
 }
 
 // acceptLocked makes the block at time t of the transactions of batch
@@ -177,7 +144,7 @@ func retryable(err error) bool {
 // changes in one atomic write; it returns the transactions it left out and
 // why. With no batch it makes the empty block of an event. When the
 // host's answer is lost, the stored state says whether the write
-// happened. vm.mu is held.
+// happened. Mu is held.
 func (vm *VM) acceptLocked(ctx context.Context, t uint64, batch []*pending) (map[*pending]error, error) {
 	d := newDiff(vm.state)
 	d.Height++
@@ -187,40 +154,32 @@ func (vm *VM) acceptLocked(ctx context.Context, t uint64, batch []*pending) (map
 	dropped := map[*pending]error{}
 	var list []*txs.Tx
 	for _, p := range batch {
-		if err := vm.execute(ctx, d, p.tx, nil); err != nil {
+		if err := vm.execute(ctx, d, p.Tx, nil); err != nil {
 			dropped[p] = err
 			continue
 		}
-		list = append(list, p.tx)
+		list = append(list, p.Tx)
 	}
 	if len(batch) > 0 && len(list) == 0 {
 		return dropped, nil // no block: nothing is due but these, and none is valid
 	}
 	blk := blocks.New(t, d.LastBlockID, d.Height, list)
 	d.LastBlockID = blk.ID()
-	ops, err := d.ops(ctx, vm.db)
+	ops, err := d.ops(ctx, vm.Store)
 	if err != nil {
 		return nil, err
 	}
-	ops = append(ops,
-		host.Op{Key: blockKey(blk.Height), Value: blk.Bytes()},
-		host.Op{Key: blockIDKey(blk.ID()), Value: u64(blk.Height)},
-		jsonOp([]byte(keyMeta), d.meta))
-	_, err = vm.index.AcceptBatch(ctx, host.AcceptBatch{
-		Containers: []host.NewContainer{{Kind: kindBlock, ID: blk.ID(), Bytes: blk.Bytes()}},
-		State:      ops,
+	ops = append(append(ops, utxovm.BlockOps(blk.ID(), blk.Height, blk.Bytes())...), utxovm.JSONOp([]byte(utxovm.KeyMeta), d.meta))
+	ab := host.AcceptBatch{Containers: []host.NewContainer{{Kind: kindBlock, ID: blk.ID(), Bytes: blk.Bytes()}}, State: ops}
+	err = vm.AppendLocked(ctx, ab, func(ctx context.Context) (bool, error) {
+		var stored meta
+		found, err := vm.Store.ReadMeta(ctx, &stored)
+		return found && stored.Height == d.Height && stored.LastBlockID == d.LastBlockID, err
 	})
 	if err != nil {
-		// The write may have happened with its answer lost: the stored
-		// state says.
-		stored, found, rerr := readMeta(ctx, vm.db)
-		if rerr != nil || !found || stored.Height != d.Height || stored.LastBlockID != d.LastBlockID {
-			vm.stale = true // start from the stored state next time
-			return nil, fmt.Errorf("accept block %d: %w", d.Height, err)
-		}
-		vm.env.Logger.Info("the host's answer to an append was lost, but the append happened", "error", err)
+		return nil, fmt.Errorf("accept block %d: %w", d.Height, err)
 	}
 	vm.state = d.chainState
-	vm.env.Logger.Debug("accepted", "height", blk.Height, "time", t, "txs", len(list))
+	vm.Env.Logger.Debug("accepted", "height", blk.Height, "time", t, "txs", len(list))
 	return dropped, nil
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxostore"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -35,67 +37,42 @@ func newChainState(m meta) *chainState {
 }
 
 // loadState reads the state from the database.
-func loadState(ctx context.Context, d db) (*chainState, bool, error) {
-	m, found, err := readMeta(ctx, d)
+func loadState(ctx context.Context, st utxovm.Store) (*chainState, bool, error) {
+	var m meta
+	found, err := st.ReadMeta(ctx, &m)
 	if err != nil || !found {
 		return nil, found, err
 	}
 	s := newChainState(m)
-	load := func(prefix byte, fn func(v []byte) error) error {
-		return d.Iterate(ctx, []byte{prefix}, nil, func(_, v []byte) error { return fn(v) })
-	}
-	err = load(prefixStaker, func(v []byte) error {
-		var r staker
-		if err := json.Unmarshal(v, &r); err != nil {
-			return err
-		}
-		s.stakers[r.TxID] = &r
-		return nil
-	})
-	if err == nil {
-		err = load(prefixSubnet, func(v []byte) error {
-			var r subnet
-			if err := json.Unmarshal(v, &r); err != nil {
-				return err
-			}
-			s.subnets[r.ID] = &r
-			return nil
-		})
-	}
-	if err == nil {
-		err = load(prefixChain, func(v []byte) error {
-			var r chainRec
-			if err := json.Unmarshal(v, &r); err != nil {
-				return err
-			}
-			s.chains[r.ID] = &r
-			return nil
-		})
-	}
-	if err == nil {
-		err = load(prefixL1, func(v []byte) error {
-			var r l1Validator
-			if err := json.Unmarshal(v, &r); err != nil {
-				return err
-			}
-			s.l1[r.ValidationID] = &r
-			return nil
-		})
-	}
-	if err == nil {
-		err = d.Iterate(ctx, []byte{prefixExpiry}, nil, func(k, v []byte) error {
+	err = errors.Join(
+		loadRecords(ctx, st, prefixStaker, func(r *staker) { s.stakers[r.TxID] = r }),
+		loadRecords(ctx, st, prefixSubnet, func(r *subnet) { s.subnets[r.ID] = r }),
+		loadRecords(ctx, st, prefixChain, func(r *chainRec) { s.chains[r.ID] = r }),
+		loadRecords(ctx, st, prefixL1, func(r *l1Validator) { s.l1[r.ValidationID] = r }),
+		st.Iterate(ctx, []byte{prefixExpiry}, nil, func(k, v []byte) error {
 			id, err := ids.FromBytes(k[1:])
 			if err != nil || len(v) != 8 {
 				return fmt.Errorf("corrupt expiry %x", k)
 			}
 			s.expiries[id] = binary.BigEndian.Uint64(v)
 			return nil
-		})
-	}
+		}))
 	if err != nil {
 		return nil, true, fmt.Errorf("load chain state: %w", err)
 	}
 	return s, true, nil
+}
+
+// loadRecords reads every JSON record under prefix and adds each.
+func loadRecords[T any](ctx context.Context, st utxovm.Store, prefix byte, add func(*T)) error {
+	return st.Iterate(ctx, []byte{prefix}, nil, func(_, v []byte) error {
+		r := new(T)
+		if err := json.Unmarshal(v, r); err != nil {
+			return err
+		}
+		add(r)
+		return nil
+	})
 }
 
 // clone returns a deep copy: records are copied, their slices shared
@@ -234,7 +211,7 @@ func newDiff(s *chainState) *diff {
 func (d *diff) touch(k []byte, current func() (any, bool)) {
 	d.dirty[string(k)] = func() host.Op {
 		if v, ok := current(); ok {
-			return jsonOp(k, v)
+			return utxovm.JSONOp(k, v)
 		}
 		return host.Op{Key: k, Delete: true}
 	}
@@ -260,7 +237,7 @@ func (d *diff) touchExpiry(id ids.ID) {
 	k := expiryKey(id)
 	d.dirty[string(k)] = func() host.Op {
 		if v, ok := d.expiries[id]; ok {
-			return host.Op{Key: k, Value: u64(v)}
+			return host.Op{Key: k, Value: utxovm.U64(v)}
 		}
 		return host.Op{Key: k, Delete: true}
 	}
@@ -286,7 +263,7 @@ func (d *diff) addFee(v *l1Validator, day, amount uint64) {
 // ops returns the database writes of the block: the changed records, the
 // UTXOs, the fee records (added to what the database holds) and the
 // staking totals after the block, without the block itself and the meta.
-func (d *diff) ops(ctx context.Context, store db) ([]host.Op, error) {
+func (d *diff) ops(ctx context.Context, store utxovm.Store) ([]host.Op, error) {
 	ops := append([]host.Op{}, d.txOps...)
 	for _, k := range slices.Sorted(maps.Keys(d.dirty)) {
 		ops = append(ops, d.dirty[k]())
@@ -304,22 +281,22 @@ func (d *diff) ops(ctx context.Context, store db) ([]host.Op, error) {
 		}
 		return cmpU64(a.day, b.day)
 	}) {
-		was, err := store.feeDay(ctx, r.id, r.day)
+		was, err := store.Counter(ctx, feeDayKey(r.id, r.day))
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, host.Op{Key: feeDayKey(r.id, r.day), Value: u64(was + d.feeDays[r])})
+		ops = append(ops, host.Op{Key: feeDayKey(r.id, r.day), Value: utxovm.U64(was + d.feeDays[r])})
 	}
 	for _, day := range slices.Sorted(maps.Keys(d.feeTotals)) {
-		t, err := store.feeTotal(ctx, day)
+		t, err := storedFeeTotal(ctx, store, day)
 		if err != nil {
 			return nil, err
 		}
 		t.Fees += d.feeTotals[day].Fees
 		t.Paying += d.feeTotals[day].Paying
-		ops = append(ops, jsonOp(feeTotalKey(day), t))
+		ops = append(ops, utxovm.JSONOp(feeTotalKey(day), t))
 	}
-	ops = append(ops, jsonOp(totalsKey(d.Height), d.totals()))
+	ops = append(ops, utxovm.JSONOp(totalsKey(d.Height), d.totals()))
 	return ops, nil
 }
 

@@ -1,10 +1,9 @@
 package pvm
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -16,12 +15,13 @@ const (
 )
 
 // config is the chain config of a P-Chain (the chain's `config` in the
-// node config, as JSON). docs/pchain.md describes every key. Amounts are
-// in nAVAX, durations in seconds.
+// node config, as JSON): the UTXO VMs' common keys, and the P-Chain's own.
+// docs/pchain.md describes every key. Amounts are in nAVAX, durations in
+// seconds.
 type config struct {
-	// TxFee is burned by every transaction but CreateSubnetTx and
-	// CreateChainTx.
-	TxFee jsonrpc.Uint64 `json:"tx-fee"`
+	// tx-fee (burned by every transaction but CreateSubnetTx and
+	// CreateChainTx), max-block-txs, issue-wait and mempool-size.
+	utxovm.Config
 	// CreateSubnetTxFee and CreateChainTxFee are burned by those.
 	CreateSubnetTxFee jsonrpc.Uint64 `json:"create-subnet-tx-fee"`
 	CreateChainTxFee  jsonrpc.Uint64 `json:"create-chain-tx-fee"`
@@ -51,12 +51,6 @@ type config struct {
 	Clock string `json:"clock"`
 	// DevAPIEnabled serves the dev methods that move the clock.
 	DevAPIEnabled bool `json:"dev-api-enabled"`
-	// MaxBlockTxs is the most transactions in one block.
-	MaxBlockTxs int `json:"max-block-txs"`
-	// IssueWait is how long issueTx waits for acceptance, in seconds.
-	IssueWait jsonrpc.Uint64 `json:"issue-wait"`
-	// MempoolSize is the most transactions waiting for a block.
-	MempoolSize int `json:"mempool-size"`
 }
 
 // defaultConfig returns the config of a chain whose config sets nothing:
@@ -64,7 +58,7 @@ type config struct {
 // Fuji's minimum price (the local network's is 1 nAVAX per second).
 func defaultConfig() config {
 	return config{
-		TxFee:                    1_000_000,
+		Config:                   utxovm.DefaultConfig(),
 		CreateSubnetTxFee:        100_000_000,
 		CreateChainTxFee:         100_000_000,
 		MinValidatorStake:        2_000_000_000_000,
@@ -77,9 +71,6 @@ func defaultConfig() config {
 		MaxFutureStartTime:       14 * 24 * 3600,
 		L1FeeRate:                512,
 		Clock:                    clockWall,
-		MaxBlockTxs:              256,
-		IssueWait:                30,
-		MempoolSize:              4096,
 	}
 }
 
@@ -87,12 +78,11 @@ func defaultConfig() config {
 // error, as in the node's own config.
 func parseConfig(raw []byte) (config, error) {
 	cfg := defaultConfig()
-	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-		dec := json.NewDecoder(bytes.NewReader(t))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return config{}, fmt.Errorf("pvm chain config: %w", err)
-		}
+	if err := utxovm.DecodeConfig(VMName, raw, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := cfg.Check(); err != nil {
+		return config{}, fmt.Errorf("pvm chain config: %w", err)
 	}
 	switch {
 	case cfg.Clock != clockWall && cfg.Clock != clockManual:
@@ -109,10 +99,6 @@ func parseConfig(raw []byte) (config, error) {
 		return config{}, fmt.Errorf("pvm chain config: max-validator-weight-factor must be at least 1")
 	case cfg.L1FeeRate < 1:
 		return config{}, fmt.Errorf("pvm chain config: l1-fee-rate must be at least 1")
-	case cfg.MaxBlockTxs < 1:
-		return config{}, fmt.Errorf("pvm chain config: max-block-txs must be at least 1, got %d", cfg.MaxBlockTxs)
-	case cfg.MempoolSize < 1:
-		return config{}, fmt.Errorf("pvm chain config: mempool-size must be at least 1, got %d", cfg.MempoolSize)
 	case cfg.MinDelegationFee > 1_000_000:
 		return config{}, fmt.Errorf("pvm chain config: min-delegation-fee %d is more than 100%% (1000000)", cfg.MinDelegationFee)
 	}

@@ -15,8 +15,8 @@ type increaseTimeArgs struct {
 // increaseTime moves the clock forward (dev method); every block due in
 // between is made at its exact time before it answers.
 func (vm *VM) increaseTime(ctx context.Context, a increaseTimeArgs) (pvmapi.TimeReply, error) {
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
+	vm.Mu.Lock()
+	defer vm.Mu.Unlock()
 	now := vm.nowLocked()
 	if uint64(a.Seconds) > math.MaxInt64-now {
 		return pvmapi.TimeReply{}, jsonrpc.InvalidParams(`"seconds": %d is too far`, a.Seconds)
@@ -33,8 +33,8 @@ func (vm *VM) setTime(ctx context.Context, a setTimeArgs) (pvmapi.TimeReply, err
 	if a.Time == nil {
 		return pvmapi.TimeReply{}, jsonrpc.InvalidParams(`"time" is required`)
 	}
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
+	vm.Mu.Lock()
+	defer vm.Mu.Unlock()
 	if now := vm.nowLocked(); uint64(*a.Time) < now {
 		return pvmapi.TimeReply{}, jsonrpc.InvalidParams(`"time": %d is before the chain's time %d; the clock only moves forward`, *a.Time, now)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxostore"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/bls"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
@@ -19,13 +19,8 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// ErrRejected is matched by the error of a transaction the chain refuses.
-var ErrRejected = errors.New("tx rejected")
-
-// rejected returns an error matching ErrRejected that says why.
-func rejected(id ids.ID, format string, args ...any) error {
-	return fmt.Errorf("%w: tx %s: %s", ErrRejected, id, fmt.Sprintf(format, args...))
-}
+// rejected returns an error matching utxovm.ErrRejected that says why.
+var rejected = utxovm.Rejected
 
 // registerExpiryWindow is how far ahead of the chain's time a register
 // message may expire, as in avalanchego.
@@ -130,12 +125,12 @@ func (e *execution) checkInputs() error {
 		if other, ok := e.pending[utxoID]; ok {
 			return rejected(e.id, "input %d: double spend: UTXO %s is spent by pending tx %s", i, in.UTXOID, other)
 		}
-		u, found, err := utxostore.Get(e.ctx, e.vm.db, utxoID)
+		u, found, err := utxostore.Get(e.ctx, e.vm.Store, utxoID)
 		if err != nil {
 			return err
 		}
 		if !found {
-			spender, spent, err := utxostore.SpentBy(e.ctx, e.vm.db, utxoID)
+			spender, spent, err := utxostore.SpentBy(e.ctx, e.vm.Store, utxoID)
 			switch {
 			case err != nil:
 				return err
@@ -192,7 +187,7 @@ func (e *execution) commit(burned uint64) {
 	}
 	e.d.Burned += burned
 	e.d.TxCount++
-	e.d.txOps = append(e.d.txOps, host.Op{Key: txKey(e.id), Value: txRecord{Height: e.d.Height, Bytes: e.tx.Bytes()}.encode()})
+	e.d.txOps = append(e.d.txOps, host.Op{Key: utxovm.TxKey(e.id), Value: txRecord{Height: e.d.Height, Bytes: e.tx.Bytes()}.encode()})
 }
 
 // refund makes a UTXO of amount for owner, numbered after the outputs.
@@ -432,21 +427,30 @@ func (e *execution) convert(u *txs.ConvertSubnetToL1Tx) (func(), uint64, error) 
 }
 
 // warpPayload reads a transaction's Warp message, its addressed call and
-// the L1 validator message it carries (checkManager checks who sent it).
-func (e *execution) warpPayload(raw []byte) (*warp.Message, *warp.AddressedCall, any, error) {
+// the L1 validator message it carries, which must be a P (want names it)
+// and valid; checkManager checks who sent it.
+func warpPayload[P interface{ Verify() error }](e *execution, raw []byte, want string) (*warp.Message, *warp.AddressedCall, P, error) {
+	var none P
 	msg, err := warp.ParseMessage(raw)
 	if err != nil {
-		return nil, nil, nil, rejected(e.id, "%v", err)
+		return nil, nil, none, rejected(e.id, "%v", err)
 	}
 	call, err := warp.ParseAddressedCall(msg.Payload)
 	if err != nil {
-		return nil, nil, nil, rejected(e.id, "%v", err)
+		return nil, nil, none, rejected(e.id, "%v", err)
 	}
 	payload, err := warp.ParsePayload(call.Payload)
 	if err != nil {
-		return nil, nil, nil, rejected(e.id, "%v", err)
+		return nil, nil, none, rejected(e.id, "%v", err)
 	}
-	return msg, call, payload, nil
+	p, ok := payload.(P)
+	if !ok {
+		return nil, nil, none, rejected(e.id, "the Warp message carries a %T, not %s", payload, want)
+	}
+	if err := p.Verify(); err != nil {
+		return nil, nil, none, rejected(e.id, "%v", err)
+	}
+	return msg, call, p, nil
 }
 
 // checkManager checks that a Warp message comes from subnetID's validator
@@ -467,23 +471,16 @@ func (e *execution) checkManager(subnetID ids.ID, msg *warp.Message, call *warp.
 	if err != nil {
 		return rejected(e.id, "%v", err)
 	}
-	if err := msg.Verify(e.vm.env.NetworkID, set); err != nil {
+	if err := msg.Verify(e.vm.Env.NetworkID, set); err != nil {
 		return rejected(e.id, "%v", err)
 	}
 	return nil
 }
 
 func (e *execution) register(u *txs.RegisterL1ValidatorTx) (func(), error) {
-	msg, call, payload, err := e.warpPayload(u.Message)
+	msg, call, r, err := warpPayload[*warp.RegisterL1Validator](e, u.Message, "a RegisterL1Validator")
 	if err != nil {
 		return nil, err
-	}
-	r, ok := payload.(*warp.RegisterL1Validator)
-	if !ok {
-		return nil, rejected(e.id, "the Warp message carries a %T, not a RegisterL1Validator", payload)
-	}
-	if err := r.Verify(); err != nil {
-		return nil, rejected(e.id, "%v", err)
 	}
 	id := r.ValidationID()
 	nodeID, _ := txs.NodeIDFromBytes(r.NodeID) // checked by r.Verify
@@ -553,16 +550,9 @@ func (e *execution) l1Validator(id ids.ID) (*l1Validator, error) {
 }
 
 func (e *execution) setWeight(u *txs.SetL1ValidatorWeightTx) (func(), error) {
-	msg, call, payload, err := e.warpPayload(u.Message)
+	msg, call, w, err := warpPayload[*warp.L1ValidatorWeight](e, u.Message, "an L1ValidatorWeight")
 	if err != nil {
 		return nil, err
-	}
-	w, ok := payload.(*warp.L1ValidatorWeight)
-	if !ok {
-		return nil, rejected(e.id, "the Warp message carries a %T, not an L1ValidatorWeight", payload)
-	}
-	if err := w.Verify(); err != nil {
-		return nil, rejected(e.id, "%v", err)
 	}
 	v, err := e.l1Validator(w.ValidationID)
 	if err != nil {
@@ -588,7 +578,7 @@ func (e *execution) setWeight(u *txs.SetL1ValidatorWeightTx) (func(), error) {
 			}
 			delete(e.d.l1, v.ValidationID)
 			e.d.touchL1(v.ValidationID)
-			e.d.txOps = append(e.d.txOps, jsonOp(removedKey(v.ValidationID), removedL1{SubnetID: v.SubnetID, StartTime: v.StartTime, Removed: e.now}))
+			e.d.txOps = append(e.d.txOps, utxovm.JSONOp(removedKey(v.ValidationID), removedL1{SubnetID: v.SubnetID, StartTime: v.StartTime, Removed: e.now}))
 		}, nil
 	}
 	return func() {
@@ -690,7 +680,7 @@ func (vm *VM) isNodeChain(ctx context.Context, chainID ids.ID) bool {
 	if slices.Contains(vm.nodeChains, chainID) {
 		return true
 	}
-	info, err := vm.env.Host.Chains.Resolve(ctx, chainID.String())
+	info, err := vm.Env.Host.Chains.Resolve(ctx, chainID.String())
 	if err != nil || info.ID != chainID {
 		return false
 	}

@@ -1,12 +1,11 @@
 package pvm
 
 import (
-	"bytes"
-	"encoding/json"
+	"crypto/sha256"
 	"fmt"
-	"strings"
 
 	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -73,19 +72,17 @@ type genesisState struct {
 // signer) without inputs whose stake is owned by its reward address.
 func parseGenesis(raw []byte, networkID uint32) (*genesisState, error) {
 	var g genesis
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
-		return nil, fmt.Errorf("pvm genesis: %w", err)
+	if err := utxovm.DecodeGenesis(VMName, raw, &g); err != nil {
+		return nil, err
 	}
 	assetID, err := ids.FromString(g.AVAXAssetID)
 	if err != nil {
 		return nil, fmt.Errorf("pvm genesis: avaxAssetID %q: %w", g.AVAXAssetID, err)
 	}
 	hrp := avax.HRP(networkID)
-	gs := &genesisState{assetID: assetID, time: uint64(g.Timestamp), blockParent: sha256ID(raw)}
+	gs := &genesisState{assetID: assetID, time: uint64(g.Timestamp), blockParent: sha256.Sum256(raw)}
 	for i, a := range g.Allocations {
-		addr, err := parseGenesisAddress(a.Address, hrp)
+		addr, err := utxovm.GenesisAddress(a.Address, hrp)
 		if err != nil {
 			return nil, fmt.Errorf("pvm genesis: allocations[%d]: %w", i, err)
 		}
@@ -109,7 +106,7 @@ func parseGenesis(raw []byte, networkID uint32) (*genesisState, error) {
 			return nil, fmt.Errorf("%s: node %s is listed twice", where, nodeID)
 		}
 		seen[nodeID] = true
-		addr, err := parseGenesisAddress(v.RewardAddress, hrp)
+		addr, err := utxovm.GenesisAddress(v.RewardAddress, hrp)
 		if err != nil {
 			return nil, fmt.Errorf("%s: rewardAddress: %w", where, err)
 		}
@@ -158,20 +155,4 @@ func parseGenesisSigner(s *genesisSigner) (*txs.ProofOfPossession, error) {
 		return nil, err
 	}
 	return &pop, nil
-}
-
-// parseGenesisAddress reads "P-local1..." or "local1...", on the network
-// of hrp.
-func parseGenesisAddress(s, hrp string) (avax.ShortID, error) {
-	if _, rest, ok := strings.Cut(s, "-"); ok {
-		s = rest
-	}
-	got, addr, err := avax.ParseBech32(s)
-	if err != nil {
-		return avax.ShortID{}, err
-	}
-	if got != hrp {
-		return avax.ShortID{}, fmt.Errorf("address %q has HRP %q; this network's is %q", s, got, hrp)
-	}
-	return addr, nil
 }

@@ -135,18 +135,18 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 	base := vm.baseJSON(t.Unsigned.Base())
 	switch u := t.Unsigned.(type) {
 	case *txs.AddValidatorTx:
-		out.Unsigned = addValidatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress),
+		out.Unsigned = addValidatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), Stake: txjson.Outputs(u.StakeOuts, vm.FormatAddress),
 			RewardsOwner: vm.ownerJSON(u.RewardsOwner), Shares: u.DelegationShares}
 	case *txs.AddDelegatorTx:
-		out.Unsigned = addDelegatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress),
+		out.Unsigned = addDelegatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), Stake: txjson.Outputs(u.StakeOuts, vm.FormatAddress),
 			RewardsOwner: vm.ownerJSON(u.RewardsOwner)}
 	case *txs.AddPermissionlessValidatorTx:
 		out.Unsigned = addPermissionlessValidatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), SubnetID: u.Subnet,
-			Signer: signerJSONOf(u.Signer), Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress), ValidationRewardsOwner: vm.ownerJSON(u.ValidatorRewardsOwner),
+			Signer: signerJSONOf(u.Signer), Stake: txjson.Outputs(u.StakeOuts, vm.FormatAddress), ValidationRewardsOwner: vm.ownerJSON(u.ValidatorRewardsOwner),
 			DelegationRewardsOwner: vm.ownerJSON(u.DelegatorRewardsOwner), Shares: u.DelegationShares}
 	case *txs.AddPermissionlessDelegatorTx:
 		out.Unsigned = addPermissionlessDelegatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), SubnetID: u.Subnet,
-			Stake: txjson.Outputs(u.StakeOuts, vm.formatAddress), RewardsOwner: vm.ownerJSON(u.RewardsOwner)}
+			Stake: txjson.Outputs(u.StakeOuts, vm.FormatAddress), RewardsOwner: vm.ownerJSON(u.RewardsOwner)}
 	case *txs.CreateSubnetTx:
 		out.Unsigned = createSubnetJSON{BaseTx: base, Owner: vm.ownerJSON(u.Owner)}
 	case *txs.CreateChainTx:
@@ -179,11 +179,11 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 }
 
 func (vm *VM) baseJSON(b *txs.BaseTx) txjson.BaseTx {
-	return txjson.Base((*avax.BaseTx)(b), vm.formatAddress)
+	return txjson.Base((*avax.BaseTx)(b), vm.FormatAddress)
 }
 
 func (vm *VM) ownerJSON(o avax.OutputOwners) ownerJSON {
-	return ownerJSON{Addresses: vm.formatAddresses(o.Addrs), Locktime: o.Locktime, Threshold: o.Threshold}
+	return ownerJSON{Addresses: vm.FormatAddresses(o.Addrs), Locktime: o.Locktime, Threshold: o.Threshold}
 }
 
 func validatorJSONOf(v txs.Validator) validatorJSON {
@@ -223,24 +223,6 @@ func (vm *VM) blockJSON(b *blocks.Block) blockJSON {
 	return out
 }
 
-// formatAddresses writes addresses as this chain shows them:
-// "<alias>-<hrp>1...".
-func (vm *VM) formatAddresses(list []avax.ShortID) []string {
-	out := make([]string, len(list))
-	for i, a := range list {
-		out[i] = vm.formatAddress(a)
-	}
-	return out
-}
-
-func (vm *VM) formatAddress(a avax.ShortID) string {
-	s, err := avax.FormatAddress(vm.env.Name, vm.hrp, a)
-	if err != nil {
-		return a.String()
-	}
-	return s
-}
-
 // apiOwner is an owner in the API's answers (avalanchego's platform API
 // Owner): its numbers as strings.
 type apiOwner struct {
@@ -250,5 +232,5 @@ type apiOwner struct {
 }
 
 func (vm *VM) apiOwner(o avax.OutputOwners) *apiOwner {
-	return &apiOwner{Locktime: jsonrpc.Uint64(o.Locktime), Threshold: jsonrpc.Uint64(o.Threshold), Addresses: vm.formatAddresses(o.Addrs)}
+	return &apiOwner{Locktime: jsonrpc.Uint64(o.Locktime), Threshold: jsonrpc.Uint64(o.Threshold), Addresses: vm.FormatAddresses(o.Addrs)}
 }

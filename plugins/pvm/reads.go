@@ -8,6 +8,7 @@ import (
 
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxoapi"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -16,7 +17,7 @@ import (
 // r <validationID> -> removedL1 (JSON), so that its fees can be read.
 const prefixRemoved = 'r'
 
-func removedKey(id ids.ID) []byte { return key(prefixRemoved, id[:]) }
+func removedKey(id ids.ID) []byte { return utxovm.Key(prefixRemoved, id[:]) }
 
 // removedL1 is an L1 validator removed from its L1.
 type removedL1 struct {
@@ -42,7 +43,7 @@ func (vm *VM) newIndexerServer() *jsonrpc.Server {
 // totalsAt reads the staking totals stored after the block at a height.
 func (vm *VM) totalsAt(ctx context.Context, h uint64) (stakingTotals, error) {
 	var t stakingTotals
-	found, err := readJSON(ctx, vm.db, totalsKey(h), &t)
+	found, err := vm.Store.ReadJSON(ctx, totalsKey(h), &t)
 	if err == nil && !found {
 		err = fmt.Errorf("no staking totals at height %d", h)
 	}
@@ -154,7 +155,7 @@ func (vm *VM) getL1ValidatorFees(ctx context.Context, a pvmapi.FeesArgs) (pvmapi
 		payDays(v, uint64(vm.cfg.L1FeeRate), max(s.Time, v.Since), now, func(day, amount uint64) { pendingFees[day] += amount })
 	} else {
 		var r removedL1
-		found, err := readJSON(ctx, vm.db, removedKey(id), &r)
+		found, err := vm.Store.ReadJSON(ctx, removedKey(id), &r)
 		if err != nil {
 			return pvmapi.L1ValidatorFees{}, err
 		}
@@ -170,8 +171,8 @@ func (vm *VM) getL1ValidatorFees(ctx context.Context, a pvmapi.FeesArgs) (pvmapi
 	}
 	recorded := map[uint64]uint64{}
 	var cum uint64 // paid before the first day
-	prefix := key(prefixFeeDay, id[:])
-	err = vm.db.Iterate(ctx, prefix, nil, func(k, v []byte) error {
+	prefix := utxovm.Key(prefixFeeDay, id[:])
+	err = vm.Store.Iterate(ctx, prefix, nil, func(k, v []byte) error {
 		day := binary.BigEndian.Uint64(k[len(prefix):])
 		fee := binary.BigEndian.Uint64(v)
 		if day < first {
@@ -211,7 +212,7 @@ func (vm *VM) getL1FeeTotals(ctx context.Context, a pvmapi.FeesArgs) (pvmapi.Fee
 	}
 	days := map[uint64]feeTotal{}
 	var cum uint64
-	err = vm.db.Iterate(ctx, []byte{prefixFeeTotal}, nil, func(k, v []byte) error {
+	err = vm.Store.Iterate(ctx, []byte{prefixFeeTotal}, nil, func(k, v []byte) error {
 		day := binary.BigEndian.Uint64(k[1:])
 		var t feeTotal
 		if err := json.Unmarshal(v, &t); err != nil {

@@ -2,26 +2,21 @@ package pvm
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/chainhost/chainhost/avax"
-	"github.com/chainhost/chainhost/plugins/pvm/blocks"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/pvm/warp"
-	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // Keys of the VM's state in its host database namespace (docs/pchain.md),
-// besides the UTXO set's (utxostore: 'u', 'a', 's').
+// besides the core's (utxovm: transactions, blocks, the meta) and the
+// UTXO set's (utxostore).
 const (
-	prefixTx       = 't' // t <txID> -> tx record
-	prefixBlock    = 'b' // b <height> -> block bytes
-	prefixBlockID  = 'B' // B <blockID> -> height
 	prefixStaker   = 'S' // S <txID> -> staker (JSON), while pending or current
 	prefixSubnet   = 'k' // k <subnetID> -> subnet (JSON)
 	prefixChain    = 'c' // c <chainID> -> chain (JSON)
@@ -30,33 +25,17 @@ const (
 	prefixTotals   = 'h' // h <height> -> staking totals after that block (JSON)
 	prefixFeeDay   = 'g' // g <validationID> <day> -> fee it paid that UTC day
 	prefixFeeTotal = 'F' // F <day> -> fees of every L1 validator that day, and how many paid
-	keyMeta        = "m" // the chain's counters and head
 	keyClock       = "C" // the clock's offset or manual time
 )
 
-func key(prefix byte, parts ...[]byte) []byte {
-	k := []byte{prefix}
-	for _, p := range parts {
-		k = append(k, p...)
-	}
-	return k
-}
-
-func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
-
-func txKey(id ids.ID) []byte                 { return key(prefixTx, id[:]) }
-func blockKey(h uint64) []byte               { return key(prefixBlock, u64(h)) }
-func blockIDKey(id ids.ID) []byte            { return key(prefixBlockID, id[:]) }
-func stakerKey(id ids.ID) []byte             { return key(prefixStaker, id[:]) }
-func subnetKey(id ids.ID) []byte             { return key(prefixSubnet, id[:]) }
-func chainKey(id ids.ID) []byte              { return key(prefixChain, id[:]) }
-func l1Key(id ids.ID) []byte                 { return key(prefixL1, id[:]) }
-func expiryKey(id ids.ID) []byte             { return key(prefixExpiry, id[:]) }
-func totalsKey(h uint64) []byte              { return key(prefixTotals, u64(h)) }
-func feeDayKey(id ids.ID, day uint64) []byte { return key(prefixFeeDay, id[:], u64(day)) }
-func feeTotalKey(day uint64) []byte          { return key(prefixFeeTotal, u64(day)) }
-
-func sha256ID(b []byte) ids.ID { return sha256.Sum256(b) }
+func stakerKey(id ids.ID) []byte             { return utxovm.Key(prefixStaker, id[:]) }
+func subnetKey(id ids.ID) []byte             { return utxovm.Key(prefixSubnet, id[:]) }
+func chainKey(id ids.ID) []byte              { return utxovm.Key(prefixChain, id[:]) }
+func l1Key(id ids.ID) []byte                 { return utxovm.Key(prefixL1, id[:]) }
+func expiryKey(id ids.ID) []byte             { return utxovm.Key(prefixExpiry, id[:]) }
+func totalsKey(h uint64) []byte              { return utxovm.Key(prefixTotals, utxovm.U64(h)) }
+func feeDayKey(id ids.ID, day uint64) []byte { return utxovm.Key(prefixFeeDay, id[:], utxovm.U64(day)) }
+func feeTotalKey(day uint64) []byte          { return utxovm.Key(prefixFeeTotal, utxovm.U64(day)) }
 
 // meta is the chain's counters and head, written with every block.
 type meta struct {
@@ -74,39 +53,6 @@ type meta struct {
 	Burned uint64 `json:"burned"`
 	// L1FeesPaid is what L1 validators paid up to Time.
 	L1FeesPaid uint64 `json:"l1FeesPaid"`
-}
-
-// readMeta returns the stored meta; found is false on a new chain.
-func readMeta(ctx context.Context, db host.Database) (m meta, found bool, err error) {
-	found, err = readJSON(ctx, db, []byte(keyMeta), &m)
-	if err != nil {
-		return meta{}, false, fmt.Errorf("read chain state: %w", err)
-	}
-	return m, found, nil
-}
-
-// readJSON reads a JSON record; found is false when it does not exist.
-func readJSON(ctx context.Context, db host.Database, k []byte, v any) (bool, error) {
-	b, err := db.Get(ctx, k)
-	if errors.Is(err, host.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("record %x: %w", k, err)
-	}
-	return true, nil
-}
-
-// jsonOp is the write of a JSON record.
-func jsonOp(k []byte, v any) host.Op {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("encode record %x: %v", k, err)) // plain data: cannot fail
-	}
-	return host.Op{Key: k, Value: b}
 }
 
 // staker is a primary-network validator or delegator, pending (before its
@@ -177,7 +123,7 @@ type txRecord struct {
 // genesisHeight marks a transaction of the genesis.
 const genesisHeight = ^uint64(0)
 
-func (r txRecord) encode() []byte { return append(u64(r.Height), r.Bytes...) }
+func (r txRecord) encode() []byte { return append(utxovm.U64(r.Height), r.Bytes...) }
 
 func decodeTxRecord(b []byte) (txRecord, error) {
 	if len(b) < 8 {
@@ -186,70 +132,21 @@ func decodeTxRecord(b []byte) (txRecord, error) {
 	return txRecord{Height: binary.BigEndian.Uint64(b[:8]), Bytes: b[8:]}, nil
 }
 
-// db reads the VM's stored state.
-type db struct {
-	host.Database
-}
-
-// tx returns a stored transaction, parsed, and its record.
-func (d db) tx(ctx context.Context, id ids.ID) (*txs.Tx, txRecord, bool, error) {
-	b, err := d.Get(ctx, txKey(id))
-	if errors.Is(err, host.ErrNotFound) {
-		return nil, txRecord{}, false, nil
-	}
-	if err != nil {
-		return nil, txRecord{}, false, fmt.Errorf("read tx %s: %w", id, err)
+// storedTx returns an accepted transaction (a genesis validator's too).
+func (vm *VM) storedTx(ctx context.Context, id ids.ID) (*txs.Tx, bool, error) {
+	b, found, err := vm.Store.TxRecord(ctx, id)
+	if err != nil || !found {
+		return nil, false, err
 	}
 	r, err := decodeTxRecord(b)
 	if err != nil {
-		return nil, txRecord{}, false, err
+		return nil, false, err
 	}
 	t, err := txs.Parse(r.Bytes)
 	if err != nil {
-		return nil, txRecord{}, false, fmt.Errorf("stored tx %s: %w", id, err)
+		return nil, false, fmt.Errorf("stored tx %s: %w", id, err)
 	}
-	return t, r, true, nil
-}
-
-// block returns the block at a height.
-func (d db) block(ctx context.Context, height uint64) (*blocks.Block, error) {
-	b, err := d.Get(ctx, blockKey(height))
-	if err != nil {
-		return nil, fmt.Errorf("block at height %d: %w", height, err)
-	}
-	return blocks.Parse(b)
-}
-
-// blockHeight returns the height of a block ID.
-func (d db) blockHeight(ctx context.Context, id ids.ID) (uint64, error) {
-	b, err := d.Get(ctx, blockIDKey(id))
-	if err != nil {
-		return 0, fmt.Errorf("block %s: %w", id, err)
-	}
-	if len(b) != 8 {
-		return 0, errors.New("corrupt block height")
-	}
-	return binary.BigEndian.Uint64(b), nil
-}
-
-// feeDay returns what a validator paid in a UTC day, up to the last block.
-func (d db) feeDay(ctx context.Context, id ids.ID, day uint64) (uint64, error) {
-	return d.u64(ctx, feeDayKey(id, day))
-}
-
-// u64 reads an 8-byte counter; a missing one is 0.
-func (d db) u64(ctx context.Context, k []byte) (uint64, error) {
-	b, err := d.Get(ctx, k)
-	if errors.Is(err, host.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	if len(b) != 8 {
-		return 0, fmt.Errorf("corrupt counter %x", k)
-	}
-	return binary.BigEndian.Uint64(b), nil
+	return t, true, nil
 }
 
 // feeTotal is the fees of every L1 validator in one UTC day, and how many
@@ -259,9 +156,9 @@ type feeTotal struct {
 	Paying uint64 `json:"paying"`
 }
 
-// feeTotal returns a day's totals, up to the last block.
-func (d db) feeTotal(ctx context.Context, day uint64) (feeTotal, error) {
+// storedFeeTotal returns a day's totals, up to the last block.
+func storedFeeTotal(ctx context.Context, s utxovm.Store, day uint64) (feeTotal, error) {
 	var t feeTotal
-	_, err := readJSON(ctx, d, feeTotalKey(day), &t)
+	_, err := s.ReadJSON(ctx, feeTotalKey(day), &t)
 	return t, err
 }

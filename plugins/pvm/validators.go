@@ -114,7 +114,7 @@ func (vm *VM) getCurrentValidators(ctx context.Context, a getCurrentValidatorsAr
 
 // apiValidator reads a validator's transaction for its owners, fee and key.
 func (vm *VM) apiValidator(ctx context.Context, st *staker, dels []*staker) (apiValidator, error) {
-	t, _, _, err := vm.db.tx(ctx, st.TxID)
+	t, _, err := vm.storedTx(ctx, st.TxID)
 	if err != nil {
 		return apiValidator{}, err
 	}
@@ -131,7 +131,7 @@ func (vm *VM) apiValidator(ctx context.Context, st *staker, dels []*staker) (api
 	}
 	v.DelegationFee = strconv.FormatFloat(100*float64(shares)/txs.PercentDenominator, 'f', 4, 32)
 	for _, d := range dels {
-		dt, _, _, err := vm.db.tx(ctx, d.TxID)
+		dt, _, err := vm.storedTx(ctx, d.TxID)
 		if err != nil {
 			return apiValidator{}, err
 		}
@@ -226,7 +226,7 @@ func (vm *VM) getSubnets(_ context.Context, a getSubnetsArgs) (getSubnetsReply, 
 		if !ok {
 			continue
 		}
-		out.Subnets = append(out.Subnets, apiSubnet{ID: id, ControlKeys: vm.formatAddresses(sn.Owner.Addrs), Threshold: jsonrpc.Uint64(sn.Owner.Threshold)})
+		out.Subnets = append(out.Subnets, apiSubnet{ID: id, ControlKeys: vm.FormatAddresses(sn.Owner.Addrs), Threshold: jsonrpc.Uint64(sn.Owner.Threshold)})
 	}
 	return out, nil
 }
@@ -261,7 +261,7 @@ func (vm *VM) getSubnet(_ context.Context, a getSubnetArgs) (getSubnetReply, err
 	if !ok {
 		return getSubnetReply{}, fmt.Errorf("subnet %s not found", id)
 	}
-	out := getSubnetReply{IsPermissioned: !sn.Converted, ControlKeys: vm.formatAddresses(sn.Owner.Addrs),
+	out := getSubnetReply{IsPermissioned: !sn.Converted, ControlKeys: vm.FormatAddresses(sn.Owner.Addrs),
 		Threshold: jsonrpc.Uint64(sn.Owner.Threshold), Locktime: jsonrpc.Uint64(sn.Owner.Locktime)}
 	if sn.Converted {
 		addr := txjson.HexBytes(sn.ManagerAddress)
@@ -290,12 +290,12 @@ func (vm *VM) getBlockchains(ctx context.Context, _ struct{}) (getBlockchainsRep
 		c := s.chains[id]
 		out.Blockchains = append(out.Blockchains, apiBlockchain{ID: c.ID, Name: c.Name, SubnetID: c.SubnetID, VMID: c.VMID})
 	}
-	chains, err := vm.env.Host.Chains.List(ctx)
+	chains, err := vm.Env.Host.Chains.List(ctx)
 	if err != nil {
 		return getBlockchainsReply{}, fmt.Errorf("list the node's chains: %w", err)
 	}
 	for _, c := range chains {
-		if c.ID == vm.env.ChainID {
+		if c.ID == vm.Env.ChainID {
 			continue
 		}
 		name := c.ID.String()

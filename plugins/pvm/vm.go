@@ -10,16 +10,14 @@ package pvm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxostore"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/sdk"
@@ -33,32 +31,25 @@ const VMName = pvmapi.VMName
 // kindBlock is the one index kind the VM reports: its blocks.
 const kindBlock = "block"
 
-// VM is the P-Chain VM.
+// VM is the P-Chain VM: the UTXO VMs' core, and the P-Chain's stakers,
+// subnets, L1 validators and clock.
 type VM struct {
-	env     *sdk.Env
+	utxovm.Core[txs.Unsigned, struct{}]
 	cfg     config
-	db      db
-	index   host.BatchIndex
-	hrp     string
 	txCtx   txs.Context
 	genesis *genesisState
 	// wall is the wall clock; tests replace it.
 	wall func() time.Time
 
-	// mu guards what follows and serialises verification with
-	// acceptance. state is replaced, never changed, so a reader may keep
-	// the pointer it read under mu.
-	mu         sync.Mutex
+	// Guarded by Mu. state is replaced, never changed, so a reader may
+	// keep the pointer it read under Mu.
 	state      *chainState
-	stale      bool // state may be behind the database: load it again
 	clock      clockState
-	pool       *mempool
 	nodeChains []ids.ID // chains of the node met so far (the source of Warp messages)
-
-	wake chan struct{}
-	stop chan struct{}
-	wg   sync.WaitGroup
 }
+
+// pending is a transaction waiting in the mempool.
+type pending = utxovm.Pending[txs.Unsigned, struct{}]
 
 // New returns an uninitialized VM.
 func New() *VM { return &VM{wall: time.Now} }
@@ -74,18 +65,21 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 	if err != nil {
 		return err
 	}
-	bi, ok := env.Host.Index.(host.BatchIndex)
-	if !ok {
-		return errors.New("pvm needs a host with atomic batches")
+	err = vm.Init(VMName, env, cfg.Config, blocks.Format, utxovm.Rules[txs.Unsigned, struct{}]{
+		ParseTx: txs.Parse, Check: vm.checkLocked, Build: vm.build, StoredTx: vm.storedTx,
+		LastHeight: vm.lastHeight, SourceChain: vm.sourceChain, Accepted: "Committed",
+		TxJSON:    func(t *txs.Tx) any { return vm.txJSON(t) },
+		BlockJSON: func(b *blocks.Block) any { return vm.blockJSON(b) },
+	})
+	if err != nil {
+		return err
 	}
-	vm.env, vm.cfg, vm.db, vm.index, vm.genesis = env, cfg, db{env.Host.DB}, bi, g
-	vm.hrp = avax.HRP(env.NetworkID)
+	vm.cfg, vm.genesis = cfg, g
 	// Wallets name avalanchego's P-Chain ID (the zero ID) in their
 	// transactions; those that ask the node name this chain's ID.
 	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainIDs: []ids.ID{{}, env.ChainID}, AVAXAssetID: g.assetID}
-	vm.pool = newMempool()
 
-	s, found, err := loadState(ctx, vm.db)
+	s, found, err := loadState(ctx, vm.Store)
 	if err != nil {
 		return err
 	}
@@ -95,13 +89,10 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 		}
 	}
 	vm.state = s
-	if _, err := readJSON(ctx, vm.db, []byte(keyClock), &vm.clock); err != nil {
+	if _, err := vm.Store.ReadJSON(ctx, []byte(keyClock), &vm.clock); err != nil {
 		return fmt.Errorf("read the clock: %w", err)
 	}
-	vm.wake = make(chan struct{}, 1)
-	vm.stop = make(chan struct{})
-	vm.wg.Add(1)
-	go vm.buildLoop()
+	vm.Start()
 	env.Logger.Info("P-Chain VM ready", "chain", env.ChainID, "height", s.Height, "time", time.Unix(int64(s.Time), 0).UTC(),
 		"clock", cfg.Clock, "stakers", len(s.stakers), "l1Validators", len(s.l1))
 	return nil
@@ -136,15 +127,13 @@ func (vm *VM) writeGenesis(ctx context.Context) (*chainState, error) {
 			st.Stake = append(st.Stake, u.Bytes())
 		}
 		s.stakers[st.TxID] = st
-		ops = append(ops, jsonOp(stakerKey(st.TxID), st),
-			host.Op{Key: txKey(t.ID()), Value: txRecord{Height: genesisHeight, Bytes: t.Bytes()}.encode()})
+		ops = append(ops, utxovm.JSONOp(stakerKey(st.TxID), st),
+			host.Op{Key: utxovm.TxKey(t.ID()), Value: txRecord{Height: genesisHeight, Bytes: t.Bytes()}.encode()})
 	}
-	ops = append(ops,
-		host.Op{Key: blockKey(0), Value: blk.Bytes()},
-		host.Op{Key: blockIDKey(blk.ID()), Value: u64(0)},
-		jsonOp(totalsKey(0), s.totals()),
-		jsonOp([]byte(keyMeta), s.meta))
-	if err := vm.db.Write(ctx, ops, true); err != nil {
+	ops = append(append(ops, utxovm.BlockOps(blk.ID(), 0, blk.Bytes())...),
+		utxovm.JSONOp(totalsKey(0), s.totals()),
+		utxovm.JSONOp([]byte(utxovm.KeyMeta), s.meta))
+	if err := vm.Store.Write(ctx, ops, true); err != nil {
 		return nil, fmt.Errorf("write genesis state: %w", err)
 	}
 	return s, nil
@@ -163,22 +152,6 @@ func (vm *VM) InternalHandlers() map[string]http.Handler {
 	return map[string]http.Handler{pvmapi.IndexerHandler: vm.newIndexerServer()}
 }
 
-// Shutdown stops the builder; transactions still waiting fail.
-func (vm *VM) Shutdown(context.Context) error {
-	if vm.stop == nil {
-		return nil
-	}
-	close(vm.stop)
-	vm.wg.Wait()
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
-	for _, p := range vm.pool.order {
-		p.finish(errors.New("the chain is shutting down; issue the transaction again"))
-	}
-	vm.pool = newMempool()
-	return nil
-}
-
 // IndexKinds are the kinds the VM reports: its blocks.
 func (vm *VM) IndexKinds() []string { return []string{kindBlock} }
 
@@ -189,7 +162,8 @@ func (vm *VM) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
 	if kind != kindBlock {
 		return 0, fmt.Errorf("pvm has no index kind %q", kind)
 	}
-	m, _, err := readMeta(ctx, vm.db)
+	var m meta
+	_, err := vm.Store.ReadMeta(ctx, &m)
 	return m.Height, err
 }
 
@@ -199,17 +173,13 @@ func (vm *VM) GetAccepted(ctx context.Context, kind string, pos uint64) (host.Co
 	if kind != kindBlock {
 		return host.Container{}, fmt.Errorf("pvm has no index kind %q: %w", kind, host.ErrNotFound)
 	}
-	b, err := vm.db.block(ctx, pos+1)
-	if err != nil {
-		return host.Container{}, err
-	}
-	return host.Container{ID: b.ID(), Bytes: b.Bytes()}, nil
+	return vm.AcceptedBlock(ctx, pos)
 }
 
 // HealthDetails reports the chain's progress in the node's health report.
 func (vm *VM) HealthDetails(context.Context) map[string]any {
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
+	vm.Mu.Lock()
+	defer vm.Mu.Unlock()
 	active := 0
 	for _, v := range vm.state.l1 {
 		if v.Active {
@@ -222,53 +192,8 @@ func (vm *VM) HealthDetails(context.Context) map[string]any {
 		"transactions":       vm.state.TxCount,
 		"burned":             vm.state.Burned,
 		"l1FeesPaid":         vm.state.L1FeesPaid,
-		"mempool":            len(vm.pool.order),
+		"mempool":            vm.Pool.Len(),
 		"stakers":            len(vm.state.stakers),
 		"activeL1Validators": active,
 	}
-}
-
-// pending is a transaction waiting in the mempool.
-type pending struct {
-	tx     *txs.Tx
-	spends []ids.ID // the UTXOs it spends
-	done   chan struct{}
-	err    error // set before done is closed
-}
-
-func (p *pending) finish(err error) {
-	p.err = err
-	close(p.done)
-}
-
-// mempool is the transactions waiting for a block, in arrival order, and
-// the UTXOs they spend.
-type mempool struct {
-	order []*pending
-	byID  map[ids.ID]*pending
-	spent map[ids.ID]ids.ID // UTXO ID -> the pending tx spending it
-}
-
-func newMempool() *mempool {
-	return &mempool{byID: map[ids.ID]*pending{}, spent: map[ids.ID]ids.ID{}}
-}
-
-func (mp *mempool) add(p *pending) {
-	mp.order = append(mp.order, p)
-	mp.byID[p.tx.ID()] = p
-	for _, u := range p.spends {
-		mp.spent[u] = p.tx.ID()
-	}
-}
-
-func (mp *mempool) remove(list []*pending) {
-	gone := map[ids.ID]bool{}
-	for _, p := range list {
-		gone[p.tx.ID()] = true
-		delete(mp.byID, p.tx.ID())
-		for _, u := range p.spends {
-			delete(mp.spent, u)
-		}
-	}
-	mp.order = slices.DeleteFunc(mp.order, func(p *pending) bool { return gone[p.tx.ID()] })
 }

@@ -2,11 +2,10 @@ package xvm
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -58,10 +57,8 @@ type asset struct {
 // holder, threshold 1) are sorted.
 func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
 	var g genesis
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
-		return genesis{}, nil, fmt.Errorf("xvm genesis: %w", err)
+	if err := utxovm.DecodeGenesis(VMName, raw, &g); err != nil {
+		return genesis{}, nil, err
 	}
 	if len(g.Assets) == 0 {
 		return genesis{}, nil, fmt.Errorf("xvm genesis: no assets (the first pays the fees)")
@@ -84,7 +81,7 @@ func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
 		}
 		state := txs.InitialState{FxIndex: 0}
 		for j, h := range a.InitialState.FixedCap {
-			addr, err := parseGenesisAddress(h.Address, hrp)
+			addr, err := utxovm.GenesisAddress(h.Address, hrp)
 			if err != nil {
 				return genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: %w", where, j, err)
 			}
@@ -109,22 +106,6 @@ func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
 		out = append(out, asset{alias: a.Alias, tx: txs.New(def, nil), def: def})
 	}
 	return g, out, nil
-}
-
-// parseGenesisAddress reads "X-local1..." or "local1...", on the network
-// of hrp.
-func parseGenesisAddress(s, hrp string) (avax.ShortID, error) {
-	if _, rest, ok := strings.Cut(s, "-"); ok {
-		s = rest
-	}
-	got, addr, err := avax.ParseBech32(s)
-	if err != nil {
-		return avax.ShortID{}, err
-	}
-	if got != hrp {
-		return avax.ShortID{}, fmt.Errorf("address %q has HRP %q; this network's is %q", s, got, hrp)
-	}
-	return addr, nil
 }
 
 // sortTransferOutputs sorts outputs by their packed bytes, as avalanchego

@@ -37,7 +37,7 @@ func (vm *VM) getVertex(ctx context.Context, a getVertexArgs) (xvmapi.Vertex, er
 		if err != nil {
 			return xvmapi.Vertex{}, err
 		}
-		if pos, err = vm.st.vertexPosition(ctx, id); errors.Is(err, host.ErrNotFound) {
+		if pos, err = vm.vertexPosition(ctx, id); errors.Is(err, host.ErrNotFound) {
 			return xvmapi.Vertex{}, jsonrpc.NewError(xvmapi.CodeVertexNotFound, "vertex %s not found", id)
 		} else if err != nil {
 			return xvmapi.Vertex{}, err
@@ -47,7 +47,7 @@ func (vm *VM) getVertex(ctx context.Context, a getVertexArgs) (xvmapi.Vertex, er
 	default:
 		return xvmapi.Vertex{}, jsonrpc.InvalidParams(`"vertexID" or "index" is required`)
 	}
-	v, rec, err := vm.st.vertex(ctx, pos)
+	v, rec, err := vm.vertex(ctx, pos)
 	if errors.Is(err, host.ErrNotFound) {
 		return xvmapi.Vertex{}, jsonrpc.NewError(xvmapi.CodeVertexNotFound, "vertex at index %d not found", pos)
 	}

@@ -61,13 +61,13 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 	case *txs.ImportTx:
 		out.Unsigned = importTxJSON{BaseTx: base, SourceChain: u.SourceChain, ImportedInputs: txjson.Inputs(u.ImportedIns)}
 	case *txs.ExportTx:
-		out.Unsigned = exportTxJSON{BaseTx: base, DestinationChain: u.DestinationChain, ExportedOutputs: txjson.Outputs(u.ExportedOuts, vm.formatAddress)}
+		out.Unsigned = exportTxJSON{BaseTx: base, DestinationChain: u.DestinationChain, ExportedOutputs: txjson.Outputs(u.ExportedOuts, vm.FormatAddress)}
 	case *txs.CreateAssetTx:
 		states := make([]initialStateJSON, len(u.States))
 		for i, s := range u.States {
 			states[i] = initialStateJSON{FxIndex: s.FxIndex, FxID: txjson.SecpFxID, Outputs: make([]txjson.OwnedOut, len(s.Outs))}
 			for j := range s.Outs {
-				states[i].Outputs[j] = txjson.Owned(&s.Outs[j], vm.formatAddress)
+				states[i].Outputs[j] = txjson.Owned(&s.Outs[j], vm.FormatAddress)
 			}
 		}
 		out.Unsigned = createAssetTxJSON{BaseTx: base, Name: u.Name, Symbol: u.Symbol, Denomination: u.Denomination, InitialStates: states}
@@ -78,23 +78,14 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 }
 
 func (vm *VM) baseJSON(b *txs.BaseTx) txjson.BaseTx {
-	return txjson.Base((*avax.BaseTx)(b), vm.formatAddress)
+	return txjson.Base((*avax.BaseTx)(b), vm.FormatAddress)
 }
 
+// blockJSON writes a block; its Merkle root is unused, the empty ID.
 func (vm *VM) blockJSON(b *blocks.Block) blockJSON {
-	out := blockJSON{ParentID: b.Parent, Height: b.Height, Time: b.Time, MerkleRoot: b.Root, ID: b.ID(), Txs: make([]txJSON, len(b.Txs))}
+	out := blockJSON{ParentID: b.Parent, Height: b.Height, Time: b.Time, ID: b.ID(), Txs: make([]txJSON, len(b.Txs))}
 	for i, t := range b.Txs {
 		out.Txs[i] = vm.txJSON(t)
 	}
 	return out
-}
-
-// formatAddress returns an address as this chain shows it:
-// "<alias>-<hrp>1...".
-func (vm *VM) formatAddress(a avax.ShortID) string {
-	s, err := avax.FormatAddress(vm.env.Name, vm.hrp, a)
-	if err != nil {
-		return a.String()
-	}
-	return s
 }

@@ -8,27 +8,31 @@ import (
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxostore"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// ErrRejected is matched by the error of a transaction the chain refuses.
-var ErrRejected = errors.New("tx rejected")
+// rejected returns an error matching utxovm.ErrRejected that says why.
+var rejected = utxovm.Rejected
 
-// rejected returns an error matching ErrRejected that says why.
-func rejected(id ids.ID, format string, args ...any) error {
-	return fmt.Errorf("%w: tx %s: %s", ErrRejected, id, fmt.Sprintf(format, args...))
+// checked is what verification found of a pending transaction, for its
+// block: the local UTXOs it spends, its peer chain and what it burns.
+type checked struct {
+	spends []avax.UTXO
+	peer   ids.ID // the source of an import, or the destination of an export
+	burned map[ids.ID]uint64
 }
 
-// verifyLocked checks tx against the accepted state and the mempool, as
+// checkLocked checks tx against the accepted state and the mempool, as
 // avalanchego's semantic verifier does: every input spends an existing
 // UTXO of its asset that no pending transaction spends, with a credential
 // its owners signed; imported inputs spend UTXOs that the source chain put
 // in shared memory for this chain; outputs are of this chain's assets; the
-// peer chain of an import or export is another chain of the node. vm.mu is
+// peer chain of an import or export is another chain of the node. Mu is
 // held.
-func (vm *VM) verifyLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
+func (vm *VM) checkLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 	id := tx.ID()
 	if err := txs.Verify(tx, vm.txCtx); err != nil {
 		return nil, rejected(id, "%v", err)
@@ -36,7 +40,7 @@ func (vm *VM) verifyLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 	now := uint64(vm.now().Unix())
 	hash := sha256.Sum256(tx.UnsignedBytes())
 	base := tx.Unsigned.Base()
-	p := &pending{tx: tx, done: make(chan struct{})}
+	p := &pending{Tx: tx}
 	outs := base.Outs
 	for i, in := range base.Ins {
 		u, err := vm.spendable(ctx, id, fmt.Sprintf("input %d", i), in)
@@ -46,18 +50,19 @@ func (vm *VM) verifyLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 		if err := avax.VerifySpend(hash[:], &in.In, &tx.Creds[i], &u.Out, now); err != nil {
 			return nil, rejected(id, "input %d (UTXO %s): %v", i, in.UTXOID, err)
 		}
-		p.spends = append(p.spends, u)
+		p.Spends = append(p.Spends, u.InputID())
+		p.Info.spends = append(p.Info.spends, u)
 	}
 	switch t := tx.Unsigned.(type) {
 	case *txs.ImportTx:
 		if err := vm.checkPeer(ctx, id, "source", t.SourceChain); err != nil {
 			return nil, err
 		}
-		p.peer = t.SourceChain
+		p.Info.peer = t.SourceChain
 		for j, in := range t.ImportedIns {
 			what := fmt.Sprintf("imported input %d", j)
 			utxoID := in.InputID()
-			if other, ok := vm.pool.imported[utxoID]; ok {
+			if other, ok := vm.Pool.ImportedBy(utxoID); ok {
 				return nil, rejected(id, "%s: UTXO %s is imported by pending tx %s already", what, in.UTXOID, other)
 			}
 			vals, err := vm.shared.Get(ctx, t.SourceChain, [][]byte{utxoID[:]})
@@ -82,13 +87,13 @@ func (vm *VM) verifyLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 			if err := avax.VerifySpend(hash[:], &in.In, cred, &u.Out, now); err != nil {
 				return nil, rejected(id, "%s (UTXO %s): %v", what, in.UTXOID, err)
 			}
-			p.imports = append(p.imports, u)
+			p.Imports = append(p.Imports, utxoID)
 		}
 	case *txs.ExportTx:
 		if err := vm.checkPeer(ctx, id, "destination", t.DestinationChain); err != nil {
 			return nil, err
 		}
-		p.peer = t.DestinationChain
+		p.Info.peer = t.DestinationChain
 		outs = append(append([]avax.TransferableOutput{}, outs...), t.ExportedOuts...)
 	}
 	for i, o := range outs {
@@ -104,7 +109,7 @@ func (vm *VM) verifyLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 	if err != nil {
 		return nil, rejected(id, "%v", err)
 	}
-	p.burned = burned
+	p.Info.burned = burned
 	return p, nil
 }
 
@@ -114,15 +119,15 @@ func (vm *VM) verifyLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 // transaction that spent it.
 func (vm *VM) spendable(ctx context.Context, id ids.ID, what string, in avax.TransferableInput) (avax.UTXO, error) {
 	utxoID := in.InputID()
-	if other, ok := vm.pool.spent[utxoID]; ok {
+	if other, ok := vm.Pool.SpentBy(utxoID); ok {
 		return avax.UTXO{}, rejected(id, "%s: double spend: UTXO %s is spent by pending tx %s", what, in.UTXOID, other)
 	}
-	u, found, err := utxostore.Get(ctx, vm.st.db, utxoID)
+	u, found, err := utxostore.Get(ctx, vm.Store, utxoID)
 	if err != nil {
 		return avax.UTXO{}, err
 	}
 	if !found {
-		spender, spent, err := utxostore.SpentBy(ctx, vm.st.db, utxoID)
+		spender, spent, err := utxostore.SpentBy(ctx, vm.Store, utxoID)
 		switch {
 		case err != nil:
 			return avax.UTXO{}, err
@@ -145,13 +150,13 @@ func (vm *VM) checkAsset(id ids.ID, what string, asset ids.ID, u avax.UTXO) erro
 // checkPeer checks that chain is another chain of the node, the source
 // or destination of an atomic transaction.
 func (vm *VM) checkPeer(ctx context.Context, id ids.ID, role string, chain ids.ID) error {
-	if chain == vm.env.ChainID {
+	if chain == vm.Env.ChainID {
 		return rejected(id, "the %s chain is this chain", role)
 	}
 	if vm.chains[chain] {
 		return nil
 	}
-	_, err := vm.env.Host.Chains.Resolve(ctx, chain.String())
+	_, err := vm.Env.Host.Chains.Resolve(ctx, chain.String())
 	if errors.Is(err, host.ErrNotFound) {
 		return rejected(id, "the %s chain %s is not a chain of this node", role, chain)
 	}

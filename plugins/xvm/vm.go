@@ -11,12 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"sync"
 	"time"
 
-	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxostore"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/avax/xvmapi"
 	"github.com/chainhost/chainhost/plugins/xvm/blocks"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
@@ -35,15 +33,12 @@ const (
 	KindVertex = "vtx"
 )
 
-// VM is the X-Chain VM.
+// VM is the X-Chain VM: the UTXO VMs' core, and the X-Chain's assets,
+// vertices and atomic transactions.
 type VM struct {
-	env    *sdk.Env
+	utxovm.Core[txs.Unsigned, checked]
 	cfg    config
-	db     host.Database
-	index  host.BatchIndex
 	shared host.SharedMemory
-	st     state
-	hrp    string
 	txCtx  txs.Context
 	// assets are the genesis assets; the first pays the fees.
 	assets       []asset
@@ -51,19 +46,13 @@ type VM struct {
 	assetByAlias map[string]ids.ID
 	now          func() time.Time
 
-	// mu guards what follows and serialises verification with
-	// acceptance, so that a transaction is checked against the state it
-	// will be accepted on.
-	mu     sync.Mutex
+	// Guarded by Mu.
 	meta   meta
-	stale  bool // meta may be behind the stored state: read it again
-	pool   *mempool
 	chains map[ids.ID]bool // peer chains found in the registry
-
-	wake chan struct{}
-	stop chan struct{}
-	wg   sync.WaitGroup
 }
+
+// pending is a transaction waiting in the mempool.
+type pending = utxovm.Pending[txs.Unsigned, checked]
 
 // New returns an uninitialized VM.
 func New() *VM { return &VM{now: time.Now} }
@@ -79,18 +68,24 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 	if err != nil {
 		return err
 	}
-	bi, ok := env.Host.Index.(host.BatchIndex)
-	if !ok || env.Host.SharedMemory == nil {
-		return errors.New("xvm needs a host with atomic batches and shared memory (docs/shared-memory.md)")
+	if env.Host.SharedMemory == nil {
+		return errors.New("xvm needs a host with shared memory (docs/shared-memory.md)")
 	}
 	// A host built before shared memory answers ErrUnsupported: say so now
 	// rather than at the first block.
 	if _, err := env.Host.SharedMemory.Get(ctx, env.ChainID, nil); errors.Is(err, host.ErrUnsupported) {
 		return fmt.Errorf("xvm needs a host with shared memory (docs/shared-memory.md): %w", err)
 	}
-	vm.env, vm.cfg, vm.db, vm.index, vm.shared = env, cfg, env.Host.DB, bi, env.Host.SharedMemory
-	vm.st = state{db: env.Host.DB}
-	vm.hrp = avax.HRP(env.NetworkID)
+	err = vm.Init(VMName, env, cfg.Config, blocks.Format, utxovm.Rules[txs.Unsigned, checked]{
+		ParseTx: txs.Parse, Check: vm.checkLocked, Build: vm.build, StoredTx: vm.storedTx,
+		LastHeight: vm.lastHeight, SourceChain: vm.sourceChain, Accepted: "Accepted",
+		TxJSON:    func(t *txs.Tx) any { return vm.txJSON(t) },
+		BlockJSON: func(b *blocks.Block) any { return vm.blockJSON(b) },
+	})
+	if err != nil {
+		return err
+	}
+	vm.cfg, vm.shared = cfg, env.Host.SharedMemory
 	vm.assets = assets
 	vm.assetByID = map[ids.ID]*asset{}
 	vm.assetByAlias = map[string]ids.ID{}
@@ -100,10 +95,9 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 		vm.assetByAlias[a.alias] = a.tx.ID()
 	}
 	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainID: env.ChainID, FeeAssetID: assets[0].tx.ID(), TxFee: uint64(cfg.TxFee)}
-	vm.pool = newMempool()
 	vm.chains = map[ids.ID]bool{}
 
-	m, found, err := readMeta(ctx, vm.db)
+	m, found, err := vm.readMeta(ctx)
 	if err != nil {
 		return err
 	}
@@ -116,10 +110,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 			cfg.LinearizationHeight, m.LinearizationHeight)
 	}
 	vm.meta = m
-	vm.wake = make(chan struct{}, 1)
-	vm.stop = make(chan struct{})
-	vm.wg.Add(1)
-	go vm.buildLoop()
+	vm.Start()
 	env.Logger.Info("X-Chain VM ready", "chain", env.ChainID, "feeAsset", vm.txCtx.FeeAssetID,
 		"linearized", m.Linearized, "height", m.Height, "vertices", m.VtxCount, "txs", m.TxCount)
 	return nil
@@ -128,7 +119,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 // writeGenesis stores the genesis assets, their UTXOs and, on a chain
 // without a vertex phase, the first block (height 0), in one write.
 func (vm *VM) writeGenesis(ctx context.Context, raw []byte) (meta, error) {
-	g, _, err := parseGenesis(raw, vm.env.NetworkID)
+	g, _, err := parseGenesis(raw, vm.Env.NetworkID)
 	if err != nil {
 		return meta{}, err
 	}
@@ -136,7 +127,7 @@ func (vm *VM) writeGenesis(ctx context.Context, raw []byte) (meta, error) {
 	var ops []host.Op
 	for _, a := range vm.assets {
 		rec := txRecord{Container: containerGenesis, Position: noTxPosition, Bytes: a.tx.Bytes()}
-		ops = append(ops, host.Op{Key: txKey(a.tx.ID()), Value: rec.encode()})
+		ops = append(ops, host.Op{Key: utxovm.TxKey(a.tx.ID()), Value: rec.encode()})
 		for _, u := range genesisUTXOs(a) {
 			ops = utxostore.Put(ops, u)
 		}
@@ -144,8 +135,8 @@ func (vm *VM) writeGenesis(ctx context.Context, raw []byte) (meta, error) {
 	if m.LinearizationHeight == 0 {
 		ops = vm.linearize(ops, &m, ids.ID{}, uint64(g.Timestamp))
 	}
-	ops = append(ops, m.op())
-	if err := vm.db.Write(ctx, ops, true); err != nil {
+	ops = append(ops, utxovm.JSONOp([]byte(utxovm.KeyMeta), m))
+	if err := vm.Store.Write(ctx, ops, true); err != nil {
 		return meta{}, fmt.Errorf("write genesis state: %w", err)
 	}
 	return m, nil
@@ -157,9 +148,7 @@ func (vm *VM) linearize(ops []host.Op, m *meta, parent ids.ID, time uint64) []ho
 	blk := blocks.NewBlock(parent, 0, time, nil)
 	m.Linearized = true
 	m.Height, m.LastBlockID, m.BlockTime = 0, blk.ID(), time
-	return append(ops,
-		host.Op{Key: blockKey(0), Value: blk.Bytes()},
-		host.Op{Key: blockIDKey(blk.ID()), Value: u64(0)})
+	return append(ops, utxovm.BlockOps(blk.ID(), 0, blk.Bytes())...)
 }
 
 // Handlers serves the API at /ext/bc/<chain> (the handler named ""), and
@@ -175,22 +164,6 @@ func (vm *VM) InternalHandlers() map[string]http.Handler {
 	return map[string]http.Handler{xvmapi.IndexerHandler: vm.newIndexerServer()}
 }
 
-// Shutdown stops the builder; transactions still waiting fail.
-func (vm *VM) Shutdown(context.Context) error {
-	if vm.stop == nil {
-		return nil
-	}
-	close(vm.stop)
-	vm.wg.Wait()
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
-	for _, p := range vm.pool.order {
-		p.finish(errors.New("the chain is shutting down; issue the transaction again"))
-	}
-	vm.pool = newMempool()
-	return nil
-}
-
 // IndexKinds are the kinds the VM reports: transactions and blocks, and
 // vertices when the chain has a vertex phase.
 func (vm *VM) IndexKinds() []string {
@@ -203,7 +176,7 @@ func (vm *VM) IndexKinds() []string {
 // AcceptedCount reads the count of kind from the stored state, without the
 // VM's lock (the host calls it while the VM may wait on an append).
 func (vm *VM) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
-	m, _, err := readMeta(ctx, vm.db)
+	m, _, err := vm.readMeta(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -227,11 +200,11 @@ func (vm *VM) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
 func (vm *VM) GetAccepted(ctx context.Context, kind string, pos uint64) (host.Container, error) {
 	switch kind {
 	case KindTx:
-		id, err := vm.st.txAt(ctx, pos)
+		id, err := vm.txAt(ctx, pos)
 		if err != nil {
 			return host.Container{}, err
 		}
-		r, found, err := vm.st.tx(ctx, id)
+		r, found, err := vm.txRecord(ctx, id)
 		if err != nil {
 			return host.Container{}, err
 		}
@@ -240,88 +213,25 @@ func (vm *VM) GetAccepted(ctx context.Context, kind string, pos uint64) (host.Co
 		}
 		return host.Container{ID: id, Bytes: r.Bytes}, nil
 	case KindVertex:
-		v, _, err := vm.st.vertex(ctx, pos)
+		v, _, err := vm.vertex(ctx, pos)
 		if err != nil {
 			return host.Container{}, err
 		}
 		return host.Container{ID: v.ID(), Bytes: v.Bytes()}, nil
 	case KindBlock:
-		b, err := vm.st.block(ctx, pos+1)
-		if err != nil {
-			return host.Container{}, err
-		}
-		return host.Container{ID: b.ID(), Bytes: b.Bytes()}, nil
+		return vm.AcceptedBlock(ctx, pos)
 	}
 	return host.Container{}, fmt.Errorf("xvm has no index kind %q: %w", kind, host.ErrNotFound)
 }
 
-// pending is a transaction waiting in the mempool, with what verification
-// found: the local UTXOs it spends, the shared-memory UTXOs it imports and
-// what it burns.
-type pending struct {
-	tx      *txs.Tx
-	spends  []avax.UTXO
-	imports []avax.UTXO
-	peer    ids.ID // the source of an import, or the destination of an export
-	burned  map[ids.ID]uint64
-
-	done chan struct{}
-	err  error // set before done is closed
-}
-
-func (p *pending) finish(err error) {
-	p.err = err
-	close(p.done)
-}
-
-// mempool is the transactions waiting for a block, in arrival order, and
-// the UTXOs they spend.
-type mempool struct {
-	order    []*pending
-	byID     map[ids.ID]*pending
-	spent    map[ids.ID]ids.ID // UTXO ID -> the pending tx spending it
-	imported map[ids.ID]ids.ID // shared-memory UTXO ID -> the pending tx importing it
-}
-
-func newMempool() *mempool {
-	return &mempool{byID: map[ids.ID]*pending{}, spent: map[ids.ID]ids.ID{}, imported: map[ids.ID]ids.ID{}}
-}
-
-func (mp *mempool) add(p *pending) {
-	mp.order = append(mp.order, p)
-	mp.byID[p.tx.ID()] = p
-	for _, u := range p.spends {
-		mp.spent[u.InputID()] = p.tx.ID()
-	}
-	for _, u := range p.imports {
-		mp.imported[u.InputID()] = p.tx.ID()
-	}
-}
-
-func (mp *mempool) remove(list []*pending) {
-	gone := map[ids.ID]bool{}
-	for _, p := range list {
-		id := p.tx.ID()
-		gone[id] = true
-		delete(mp.byID, id)
-		for _, u := range p.spends {
-			delete(mp.spent, u.InputID())
-		}
-		for _, u := range p.imports {
-			delete(mp.imported, u.InputID())
-		}
-	}
-	mp.order = slices.DeleteFunc(mp.order, func(p *pending) bool { return gone[p.tx.ID()] })
-}
-
 // HealthDetails reports the chain's progress in the node's health report.
 func (vm *VM) HealthDetails(context.Context) map[string]any {
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
+	vm.Mu.Lock()
+	defer vm.Mu.Unlock()
 	d := map[string]any{
 		"linearized":   vm.meta.Linearized,
 		"transactions": vm.meta.TxCount,
-		"mempool":      len(vm.pool.order),
+		"mempool":      vm.Pool.Len(),
 	}
 	if vm.meta.Linearized {
 		d["height"] = vm.meta.Height

@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/chainhost/chainhost/avax"
-	"github.com/chainhost/chainhost/avax/signedtx"
+	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -20,53 +20,21 @@ import (
 // feature extensions (5 to 19).
 const typeStandardBlock uint32 = 20
 
-// format frames the standard block.
-var format = signedtx.BlockFormat[txs.Unsigned]{
-	TypeID: typeStandardBlock,
-	Name:   "a standard block",
-	Unpack: txs.UnpackInBlock,
-}
+// Format frames the standard block: its parent, height, time and an
+// unused Merkle root, the empty ID.
+var Format = utxovm.NewBlockFormat(typeStandardBlock, "a standard block", txs.UnpackInBlock,
+	utxovm.Parent, utxovm.Height, utxovm.Time, utxovm.EmptyID)
 
-// Block is a standard block: its parent, height, time (unix seconds), an
-// unused Merkle root and its transactions.
-type Block struct {
-	Parent ids.ID
-	Height uint64
-	Time   uint64
-	Root   ids.ID
-	Txs    []*txs.Tx
-
-	signedtx.Encoded
-}
+// Block is a standard block.
+type Block = utxovm.Block[txs.Unsigned]
 
 // NewBlock returns the block with its bytes and ID.
 func NewBlock(parent ids.ID, height, time uint64, list []*txs.Tx) *Block {
-	b := &Block{Parent: parent, Height: height, Time: time, Txs: list}
-	b.Encoded = format.Encode(b.packHeader, b.Txs)
-	return b
-}
-
-func (b *Block) packHeader(p *avax.Packer) {
-	p.ID(b.Parent)
-	p.Long(b.Height)
-	p.Long(b.Time)
-	p.ID(b.Root)
-}
-
-func (b *Block) unpackHeader(u *avax.Unpacker) {
-	b.Parent, b.Height, b.Time, b.Root = u.ID(), u.Long(), u.Long(), u.ID()
+	return Format.New(parent, height, time, list)
 }
 
 // ParseBlock reads a standard block.
-func ParseBlock(raw []byte) (*Block, error) {
-	b := &Block{}
-	var err error
-	b.Txs, b.Encoded, err = format.Parse(raw, b.unpackHeader, b.packHeader)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
+func ParseBlock(raw []byte) (*Block, error) { return Format.Parse(raw) }
 
 // Vertex versions: a vertex with transactions, and the stop vertex that
 // ends the DAG and hands the chain to blocks.
