@@ -109,14 +109,15 @@ $(TOOLS)/staticcheck: build/tools/go.mod
 proto: tools
 	cd proto && ../$(TOOLS)/buf generate
 
-# gofmt, go vet, staticcheck, and the check that every document a file
-# cites is in the repository; make test runs it first.
+# gofmt, go vet, staticcheck, the check that every document a file cites
+# is in the repository, and the check of the arrows between folders
+# (internal/layout; docs/decisions.md, "Layout"); make test runs it first.
 lint: $(TOOLS)/staticcheck explorer
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
-	$(GO) test -count 1 ./docs/
+	$(GO) test -count 1 ./docs/ ./internal/layout/
 
 clean:
 	rm -rf $(BIN) $(PLUGINS) $(TOOLS)
