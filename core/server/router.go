@@ -14,7 +14,7 @@ import (
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/transport/httpgrpc"
-	"github.com/chainhost/chainhost/transport/httpserve"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // Chain is what the router needs of a chain.
@@ -96,7 +96,7 @@ func (rt *Router) Handle(name string, h http.Handler) {
 // replaced by its endpoint first; anything else is a 404 in the REST
 // error body. A path with a dot segment is a 400, before any routing.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
+	if err := route.CheckSegments(r.URL.Path); err != nil {
 		write := rt.modules.errorWriter(r.URL.Path)
 		if r.URL.Path == "/ext" || strings.HasPrefix(r.URL.Path, "/ext/") {
 			write = WriteJSONRPCError

@@ -24,6 +24,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/transport/httpgrpc"
 	"github.com/chainhost/chainhost/transport/httpserve"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // Options configures Serve.
@@ -88,7 +89,7 @@ type router struct {
 // /<handler>[/<path>]; a handler named "" (a chain's root API) answers at
 // /ext/bc/<chain> and at /.
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
+	if err := route.CheckSegments(r.URL.Path); err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
