@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 	"github.com/chainhost/chainhost/transport/route"
 )
 
@@ -24,7 +24,7 @@ type prefixRoute struct {
 	prefix  string
 	module  string
 	h       http.Handler
-	onError httpgrpc.ErrorWriter
+	onError httpwire.ErrorWriter
 }
 
 // Mount routes each of prefixes to h, for the module called module;
@@ -32,7 +32,7 @@ type prefixRoute struct {
 // with a dot segment). It mounts all of them or none: a prefix that
 // another module claims, or that holds or falls under one of another
 // module's, is refused with an error naming both modules.
-func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onError httpgrpc.ErrorWriter) error {
+func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onError httpwire.ErrorWriter) error {
 	if len(prefixes) == 0 {
 		return fmt.Errorf("module %s: no path prefixes to serve (set prefixes in its config)", module)
 	}
@@ -130,7 +130,7 @@ func (p *Prefixes) route(path string) (prefixRoute, bool) {
 
 // errorWriter returns the writer of the host's errors on path: its
 // module's, or WriteRESTError outside every prefix.
-func (p *Prefixes) errorWriter(path string) httpgrpc.ErrorWriter {
+func (p *Prefixes) errorWriter(path string) httpwire.ErrorWriter {
 	if r, ok := p.route(path); ok && r.onError != nil {
 		return r.onError
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 	"github.com/chainhost/chainhost/transport/route"
 )
 
@@ -26,7 +26,7 @@ type Chain interface {
 	Handlers() []string
 	// Handler returns the route to a public handler; it answers through
 	// onError while the chain cannot serve it.
-	Handler(name string, onError httpgrpc.ErrorWriter) http.Handler
+	Handler(name string, onError httpwire.ErrorWriter) http.Handler
 }
 
 // ChainLookup finds a chain by alias or ID.

@@ -8,7 +8,6 @@ package chainlisten
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -22,8 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
 	"github.com/chainhost/chainhost/transport/httpserve"
+	"github.com/chainhost/chainhost/transport/httpwire"
 	"github.com/chainhost/chainhost/transport/route"
 )
 
@@ -134,13 +133,9 @@ func (rt *router) serve(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		body, err := httpgrpc.ReadBody(w, r, limit)
+		body, err := httpwire.ReadBody(w, r, limit)
 		if err != nil {
-			code := http.StatusBadRequest
-			if errors.Is(err, httpgrpc.ErrBodyTooLarge) {
-				code = http.StatusRequestEntityTooLarge
-			}
-			writeError(w, code, err)
+			writeError(w, httpwire.BodyStatus(err), err)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
