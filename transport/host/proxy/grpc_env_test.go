@@ -19,7 +19,9 @@ import (
 
 	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/host/unixpool"
 	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpunix"
 )
 
 // maxMessage is the gRPC message limit of the test plugin connection.
@@ -59,6 +61,7 @@ type envOptions struct {
 	chunkSize int
 	unix      bool // a unix socket instead of bufconn (benchmarks)
 	noChannel bool // the plugin lacks ServeHTTPChannel
+	data      bool // the plugin serves a data socket too (benchmarks)
 	// service replaces the Plugin service (a misbehaving plugin).
 	service pluginv1.PluginServer
 }
@@ -128,6 +131,23 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	}
 	e.conn = conn
 	client := pluginv1.NewPluginClient(conn)
+	var pool *unixpool.Pool
+	if o.data {
+		sock := filepath.Join(tb.TempDir(), "data.sock")
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			tb.Fatalf("listen %s: %v", sock, err)
+		}
+		dataSrv := httpunix.Serve(l, func(name string) (http.Handler, bool) {
+			h, ok := o.handlers[name]
+			return h, ok
+		}, nil)
+		pool = unixpool.NewPool(sock)
+		tb.Cleanup(func() {
+			pool.Close()
+			_ = dataSrv.Shutdown(context.Background())
+		})
+	}
 
 	routes := o.routes
 	if routes == nil {
@@ -140,7 +160,7 @@ func newEnv(tb testing.TB, o envOptions) *env {
 		opts := o.host
 		opts.Handler = name
 		if opts.Process == nil {
-			opts.Process = func() (Process, error) { return Process{Client: client}, nil }
+			opts.Process = func() (Process, error) { return Process{Client: client, Pool: pool}, nil }
 		}
 		if opts.OnError == nil {
 			opts.OnError = e.onError
