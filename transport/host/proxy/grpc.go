@@ -97,11 +97,7 @@ func (h *handler) serveCall(w http.ResponseWriter, r *http.Request, client plugi
 		return
 	}
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: no response", httpwire.ErrBadResponse, h.opts.Handler))
-			return
-		}
-		h.failCall(w, r, err)
+		h.noAnswer(w, r, err, "no response", h.failCall)
 		return
 	}
 	h.relay(w, r, first, stream.Recv, nil)
@@ -176,6 +172,17 @@ func (h *handler) callFailure(err error) (int, error) {
 		return http.StatusGatewayTimeout, fmt.Errorf("%w: handler %s: no answer before the caller's deadline", httpwire.ErrPluginTimeout, h.opts.Handler)
 	}
 	return http.StatusServiceUnavailable, fmt.Errorf("%w: handler %s: %w", httpwire.ErrPluginUnavailable, h.opts.Handler, err)
+}
+
+// noAnswer answers a stream whose first message did not come: 502 when the
+// plugin ended it without one (missing says what was due), as failed does
+// otherwise.
+func (h *handler) noAnswer(w http.ResponseWriter, r *http.Request, err error, missing string, failed func(http.ResponseWriter, *http.Request, error)) {
+	if errors.Is(err, io.EOF) {
+		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: %s", httpwire.ErrBadResponse, h.opts.Handler, missing))
+		return
+	}
+	failed(w, r, err)
 }
 
 // failCall answers a call that failed before answering.

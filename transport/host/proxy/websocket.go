@@ -49,11 +49,7 @@ func (h *handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := stream.Recv()
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: no websocket answer", httpwire.ErrBadResponse, h.opts.Handler))
-			return
-		}
-		h.failStream(w, r, err)
+		h.noAnswer(w, r, err, "no websocket answer", h.failStream)
 		return
 	}
 	opened := f.GetOpened()
