@@ -7,6 +7,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // The kinds of plugin, for Description.Kind and Env.Kind.
@@ -73,7 +74,7 @@ func (d Description) wire() (pluginv1.Description, error) {
 		}
 	case KindModule:
 		for _, p := range slices.Concat(out.Prefixes, out.MessageArrayPrefixes) {
-			if err := pluginv1.CheckPrefix(p); err != nil {
+			if err := route.CheckPrefix(p); err != nil {
 				return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
 			}
 		}

@@ -9,18 +9,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/memtrim"
-	"github.com/chainhost/chainhost/transport/grpcplugin"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/memtrim"
+	"github.com/chainhost/chainhost/transport/grpcplugin"
 )
 
 // orphanShutdownTimeout bounds the Shutdown a plugin gets when it finds its
@@ -131,17 +128,8 @@ func servePlugin(p Plugin, stdout, stderr *os.File) error {
 	signal.Ignore(os.Interrupt, syscall.SIGTERM)
 	logger := hclog.New(&hclog.LoggerOptions{Output: stderr, JSONFormat: true, Level: hclog.Info})
 
-	var broker atomic.Pointer[plugin.GRPCBroker]
-	srv := newPluginServer(p, PluginServerOptions{
-		Logger: logger,
-		Connect: func(id uint32) (host.Services, io.Closer, error) {
-			b := broker.Load()
-			if b == nil {
-				return host.Services{}, nil, fmt.Errorf("connect host services: no go-plugin broker")
-			}
-			return grpcplugin.DialHost(b, id)
-		},
-	})
+	var broker grpcplugin.Broker
+	srv := newPluginServer(p, PluginServerOptions{Logger: logger, Connect: broker.DialHost})
 	shutdown := func(why string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), orphanShutdownTimeout)
 		defer cancel()
@@ -155,7 +143,7 @@ func servePlugin(p Plugin, stdout, stderr *os.File) error {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go memtrim.Run(ctx, memtrim.Options{})
-	var grpcSrv grpcStopper
+	var grpcSrv grpcplugin.Stopper
 	var orphanErr error
 	watched := make(chan struct{})
 	go func() {
@@ -164,23 +152,11 @@ func servePlugin(p Plugin, stdout, stderr *os.File) error {
 			logger.Warn("host process is gone; shutting down")
 			orphanErr = errors.Join(errHostGone, shutdown("host gone"))
 			// Ending the gRPC server is what makes plugin.Serve return.
-			grpcSrv.stop()
+			grpcSrv.Stop()
 		})
 	}()
 
-	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: grpcplugin.Handshake(),
-		VersionedPlugins: map[int]plugin.PluginSet{
-			pluginv1.ProtocolVersion: {
-				pluginv1.PluginName: &grpcplugin.Plugin{NewServer: func(b *plugin.GRPCBroker) pluginv1.PluginServer {
-					broker.Store(b)
-					return srv
-				}},
-			},
-		},
-		GRPCServer: grpcSrv.newServer,
-		Logger:     logger,
-	})
+	plugin.Serve(grpcplugin.ServeConfig(srv, &broker, grpcSrv.NewServer, logger))
 	os.Stdout, os.Stderr = stdout, stderr
 	stop()
 	<-watched
@@ -192,34 +168,3 @@ func servePlugin(p Plugin, stdout, stderr *os.File) error {
 
 // errHostGone is what Serve returns when the host died under the plugin.
 var errHostGone = errors.New("chainhost plugin: host process is gone")
-
-// grpcStopper builds the gRPC server go-plugin serves on and stops it on
-// request, which makes plugin.Serve return; a stop asked for before the
-// server exists stops it as soon as it does.
-type grpcStopper struct {
-	mu      sync.Mutex
-	srv     *grpc.Server
-	stopped bool
-}
-
-// newServer is go-plugin's GRPCServer factory.
-func (s *grpcStopper) newServer(opts []grpc.ServerOption) *grpc.Server {
-	srv := grpcplugin.NewGRPCServer(opts)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.srv = srv
-	if s.stopped {
-		srv.Stop()
-	}
-	return srv
-}
-
-// stop ends the server, now or when it is built.
-func (s *grpcStopper) stop() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stopped = true
-	if s.srv != nil {
-		s.srv.Stop()
-	}
-}

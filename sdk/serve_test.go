@@ -15,15 +15,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
 	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/internal/memhost"
 	"github.com/chainhost/chainhost/transport/grpcplugin"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
+	"github.com/chainhost/chainhost/transport/host/proxy"
 )
 
 // buildTinyVM builds testdata/tinyvm into a temporary binary.
@@ -176,9 +177,9 @@ func testServed(t *testing.T, bin string) {
 		t.Errorf("handlers = %q, want rpc", got)
 	}
 
-	srv := httptest.NewServer(httpgrpc.NewHandler(httpgrpc.HandlerOptions{
+	srv := httptest.NewServer(proxy.NewHandler(proxy.Options{
 		Handler: "rpc",
-		Client:  func() (pluginv1.PluginClient, error) { return conn, nil },
+		Process: func() (proxy.Process, error) { return proxy.Process{Client: conn}, nil },
 	}))
 	defer srv.Close()
 	httpResp, err := http.Get(srv.URL + "/x")

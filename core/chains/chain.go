@@ -10,7 +10,7 @@ import (
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // Chain is one configured chain: an instance of a VM plugin.
@@ -130,13 +130,13 @@ func (c *Chain) Handlers() []string {
 // Handler returns the proxy to the chain's public handler name. While the
 // chain is not running, or for a handler it does not serve publicly, it
 // answers with onError.
-func (c *Chain) Handler(name string, onError httpgrpc.ErrorWriter) http.Handler {
+func (c *Chain) Handler(name string, onError httpwire.ErrorWriter) http.Handler {
 	return c.handler(name, onError, false)
 }
 
 // handler is Handler; with internal, the chain's internal handlers are
 // found too (for host chain calls).
-func (c *Chain) handler(name string, onError httpgrpc.ErrorWriter, internal bool) http.Handler {
+func (c *Chain) handler(name string, onError httpwire.ErrorWriter, internal bool) http.Handler {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.inst == nil {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/core/logging"
-	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/loglevel"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // Validate reports every value out of range, missing or inconsistent, each
@@ -208,7 +208,7 @@ func (c *Config) validateModules(usedBy map[string]string) []error {
 		}
 		for j, p := range m.Prefixes {
 			key := fmt.Sprintf("%s.prefixes[%d]", at, j)
-			if err := pluginv1.CheckPrefix(p); err != nil {
+			if err := route.CheckPrefix(p); err != nil {
 				bad(key, "%v", err)
 			} else if slices.Index(m.Prefixes, p) < j {
 				bad(key, "%q is listed twice", p)

@@ -10,7 +10,7 @@ import (
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // Module is one configured REST module: an instance of a module plugin.
@@ -71,7 +71,7 @@ func (m *Module) Instance() (*pluginhost.Instance, string) {
 // Handler returns the module's route: it forwards every request, with its
 // whole path and query, to the module's plugin, and answers with onError
 // while the module is not running (503) or when the plugin fails.
-func (m *Module) Handler(onError httpgrpc.ErrorWriter) http.Handler {
+func (m *Module) Handler(onError httpwire.ErrorWriter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		if m.inst == nil {

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/chainhost/chainhost/transport/httpunix"
+	"github.com/chainhost/chainhost/transport/host/unixpool"
 )
 
 // dataSocket is an instance's data socket (docs/decisions.md, "Packages",
-// httpunix): bound by the host in Options.SocketDir for the instance's
+// transport/httpunix): bound by the host in Options.SocketDir for the instance's
 // whole life and passed to each of its processes, so that the host's
 // requests reach the plugin outside gRPC.
 type dataSocket struct {
@@ -43,7 +43,7 @@ func bindDataSocket(dir, kind, name string) (*dataSocket, error) {
 }
 
 // pool returns a new pool of connections to the socket, for one process.
-func (s *dataSocket) pool() *httpunix.Pool { return httpunix.NewPool(s.path) }
+func (s *dataSocket) pool() *unixpool.Pool { return unixpool.NewPool(s.path) }
 
 // close closes the socket and removes its file.
 func (s *dataSocket) close() {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // DefaultDescribeTimeout bounds `<binary> describe` when ctx has no deadline.
@@ -103,7 +104,7 @@ func parseDescription(out []byte) (pluginv1.Description, error) {
 		if d.Kind != pluginv1.KindModule {
 			return d, fmt.Errorf("plugin %s: a %s declares no path prefixes", d.Name, d.Kind)
 		}
-		if err := pluginv1.CheckPrefix(p); err != nil {
+		if err := route.CheckPrefix(p); err != nil {
 			return d, fmt.Errorf("plugin %s: %w", d.Name, err)
 		}
 	}

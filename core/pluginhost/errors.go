@@ -9,7 +9,7 @@ import (
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // ErrNotRunning matches (errors.Is) every UnavailableError.
@@ -52,10 +52,10 @@ func (e *UnavailableError) Error() string {
 	}
 }
 
-// Unwrap returns ErrNotRunning and httpgrpc.ErrPluginUnavailable, so the
+// Unwrap returns ErrNotRunning and httpwire.ErrPluginUnavailable, so the
 // error matches both under errors.Is.
 func (e *UnavailableError) Unwrap() []error {
-	return []error{ErrNotRunning, httpgrpc.ErrPluginUnavailable}
+	return []error{ErrNotRunning, httpwire.ErrPluginUnavailable}
 }
 
 // GRPCStatus reports codes.Unavailable, so the error maps like a dead

@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
-	"github.com/chainhost/chainhost/transport/httpunix"
+	"github.com/chainhost/chainhost/transport/host/proxy"
+	"github.com/chainhost/chainhost/transport/host/unixpool"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // crashWait bounds how long a failed request waits for the supervisor to
@@ -21,68 +21,48 @@ const crashWait = 500 * time.Millisecond
 // Handler returns an http.Handler that proxies HTTP and WebSocket requests
 // to the plugin's handler name. While the plugin is not running, and for a
 // request cut short by its crash, onError gets 503 and an
-// *UnavailableError (which matches httpgrpc.ErrPluginUnavailable) at once.
-// Other failures reach onError as httpgrpc reports them. A nil onError
-// writes the error as plain text.
-func (i *Instance) Handler(name string, onError httpgrpc.ErrorWriter) http.Handler {
+// *UnavailableError (which matches httpwire.ErrPluginUnavailable) at once.
+// Other failures reach onError as the proxy reports them (transport/host/proxy
+// picks the carrier). A nil onError writes the error as plain text.
+func (i *Instance) Handler(name string, onError httpwire.ErrorWriter) http.Handler {
 	if onError == nil {
 		onError = func(w http.ResponseWriter, _ *http.Request, status int, err error) {
 			http.Error(w, err.Error(), status)
 		}
 	}
 	onError = i.crashAware(onError)
-	overGRPC := httpgrpc.NewHandler(httpgrpc.HandlerOptions{
+	return proxy.NewHandler(proxy.Options{
 		Handler:      name,
 		MaxBodyBytes: i.opts.MaxBodyBytes,
 		Timeout:      i.opts.RequestTimeout,
 		OnError:      onError,
-		Client:       i.client,
-		Logger:       i.logger,
-	})
-	return httpunix.NewHandler(httpunix.HandlerOptions{
-		Handler:      name,
-		MaxBodyBytes: i.opts.MaxBodyBytes,
-		Timeout:      i.opts.RequestTimeout,
-		OnError:      onError,
-		Pool:         i.dataPool,
-		Fallback:     overGRPC,
+		Process:      i.carriers,
 		Logger:       i.logger,
 	})
 }
 
-// dataPool returns the data socket pool of the running process (nil when
-// it serves none), or an *UnavailableError.
-func (i *Instance) dataPool() (*httpunix.Pool, error) {
+// carriers returns what reaches the running process (its data socket pool
+// is nil when it serves none), or an *UnavailableError.
+func (i *Instance) carriers() (proxy.Process, error) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.proc == nil || i.stopping || i.state != Running {
-		return nil, i.unavailableLocked()
+		return proxy.Process{}, i.unavailableLocked()
 	}
-	return i.proc.data, nil
-}
-
-// client returns the Plugin client of the running process, or an
-// *UnavailableError.
-func (i *Instance) client() (pluginv1.PluginClient, error) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.proc == nil || i.stopping || i.state != Running {
-		return nil, i.unavailableLocked()
-	}
-	return i.proc.rpc, nil
+	return proxy.Process{Client: i.proc.rpc, Pool: i.proc.data}, nil
 }
 
 // crashAware turns the error of a request that failed because the
 // connection to the plugin broke into a 503 with the reason the process
 // exited, once the supervisor confirms it.
-func (i *Instance) crashAware(next httpgrpc.ErrorWriter) httpgrpc.ErrorWriter {
+func (i *Instance) crashAware(next httpwire.ErrorWriter) httpwire.ErrorWriter {
 	return func(w http.ResponseWriter, r *http.Request, code int, err error) {
 		var unavailable *UnavailableError
 		switch {
 		case errors.As(err, &unavailable):
 			code, err = http.StatusServiceUnavailable, unavailable
 		case connectionLost(r.Context(), err),
-			errors.Is(err, httpunix.ErrConnectionLost) && r.Context().Err() == nil:
+			errors.Is(err, unixpool.ErrConnectionLost) && r.Context().Err() == nil:
 			if down := i.awaitDown(r.Context(), crashWait); down != nil {
 				code, err = http.StatusServiceUnavailable, down
 			}

@@ -20,7 +20,7 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/plugintest"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 func TestStartAndServe(t *testing.T) {
@@ -182,7 +182,7 @@ func TestRestartAfterKill(t *testing.T) {
 	case e := <-env.errs:
 		var ue *UnavailableError
 		if e.status != http.StatusServiceUnavailable || !errors.As(e.err, &ue) ||
-			!errors.Is(e.err, ErrNotRunning) || !errors.Is(e.err, httpgrpc.ErrPluginUnavailable) {
+			!errors.Is(e.err, ErrNotRunning) || !errors.Is(e.err, httpwire.ErrPluginUnavailable) {
 			t.Errorf("OnError got %d %v (%T), want 503 and an *UnavailableError", e.status, e.err, e.err)
 		}
 		if want := "chain T is restarting: plugin exited: signal: killed"; e.err.Error() != want {

@@ -122,11 +122,11 @@ type Options struct {
 	// MaxRestartBackoff and starts over after StableAfter of running.
 	RestartBackoff, MaxRestartBackoff time.Duration
 	// MaxBodyBytes caps HTTP request bodies forwarded by Handler; it must be
-	// below grpcplugin.MaxMessageSize. 0 means httpgrpc.DefaultMaxBodyBytes.
+	// below grpcplugin.MaxMessageSize. 0 means httpwire.DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// RequestTimeout bounds each request Handler forwards (WebSocket
 	// sessions excepted): a plugin that has not answered by then is
-	// answered for with 504 (httpgrpc.ErrPluginTimeout). 0 means none.
+	// answered for with 504 (httpwire.ErrPluginTimeout). 0 means none.
 	RequestTimeout time.Duration
 	// SocketDir, when set, is a directory only the host's user can open,
 	// where the instance binds its data socket: the host's requests then

@@ -22,7 +22,7 @@ import (
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/transport/grpcplugin"
-	"github.com/chainhost/chainhost/transport/httpunix"
+	"github.com/chainhost/chainhost/transport/host/unixpool"
 )
 
 // process is one plugin subprocess: its go-plugin client, its Plugin client
@@ -43,7 +43,7 @@ type process struct {
 	// dispensed.
 	services *grpcplugin.HostServer
 	// data reaches the process's data socket; nil when it serves none.
-	data *httpunix.Pool
+	data *unixpool.Pool
 
 	teardownOnce sync.Once
 }

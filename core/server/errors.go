@@ -5,7 +5,7 @@ import (
 
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/rest"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // WriteJSONRPCError answers with a JSON-RPC error object (code -32000) and
@@ -27,7 +27,7 @@ func WriteRESTError(w http.ResponseWriter, r *http.Request, status int, err erro
 // described MessageArrayPrefixes, docs/modules.md), a string elsewhere.
 // messageArrays is asked per error: a module's plugin may be installed
 // after its routes are mounted.
-func RESTErrorWriter(messageArrays func() []string) httpgrpc.ErrorWriter {
+func RESTErrorWriter(messageArrays func() []string) httpwire.ErrorWriter {
 	return func(w http.ResponseWriter, r *http.Request, status int, err error) {
 		writeREST(messageArrays(), w, r, status, err)
 	}

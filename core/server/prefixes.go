@@ -6,9 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
-	"github.com/chainhost/chainhost/transport/httpserve"
+	"github.com/chainhost/chainhost/transport/httpwire"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // Prefixes routes URL path prefixes to REST modules (docs/modules.md). No
@@ -25,7 +24,7 @@ type prefixRoute struct {
 	prefix  string
 	module  string
 	h       http.Handler
-	onError httpgrpc.ErrorWriter
+	onError httpwire.ErrorWriter
 }
 
 // Mount routes each of prefixes to h, for the module called module;
@@ -33,14 +32,14 @@ type prefixRoute struct {
 // with a dot segment). It mounts all of them or none: a prefix that
 // another module claims, or that holds or falls under one of another
 // module's, is refused with an error naming both modules.
-func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onError httpgrpc.ErrorWriter) error {
+func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onError httpwire.ErrorWriter) error {
 	if len(prefixes) == 0 {
 		return fmt.Errorf("module %s: no path prefixes to serve (set prefixes in its config)", module)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, prefix := range prefixes {
-		if err := pluginv1.CheckPrefix(prefix); err != nil {
+		if err := route.CheckPrefix(prefix); err != nil {
 			return fmt.Errorf("module %s: %w", module, err)
 		}
 		for _, other := range prefixes[:i] {
@@ -108,7 +107,7 @@ func (p *Prefixes) serveHome(w http.ResponseWriter, r *http.Request) bool {
 
 // overlap reports whether a path can fall under both prefixes.
 func overlap(a, b string) bool {
-	return pluginv1.PrefixMatches(a, b) || pluginv1.PrefixMatches(b, a)
+	return route.PrefixMatches(a, b) || route.PrefixMatches(b, a)
 }
 
 // Lookup returns the handler of the prefix that path falls under.
@@ -122,7 +121,7 @@ func (p *Prefixes) route(path string) (prefixRoute, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for _, r := range p.routes {
-		if pluginv1.PrefixMatches(r.prefix, path) {
+		if route.PrefixMatches(r.prefix, path) {
 			return r, true
 		}
 	}
@@ -131,7 +130,7 @@ func (p *Prefixes) route(path string) (prefixRoute, bool) {
 
 // errorWriter returns the writer of the host's errors on path: its
 // module's, or WriteRESTError outside every prefix.
-func (p *Prefixes) errorWriter(path string) httpgrpc.ErrorWriter {
+func (p *Prefixes) errorWriter(path string) httpwire.ErrorWriter {
 	if r, ok := p.route(path); ok && r.onError != nil {
 		return r.onError
 	}
@@ -154,7 +153,7 @@ func (p *Prefixes) List() []string {
 // prefix gets a 404 in the REST error body, one with a dot segment a 400;
 // / redirects to the home prefix when a module is the home page.
 func (p *Prefixes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
+	if err := route.CheckSegments(r.URL.Path); err != nil {
 		p.errorWriter(r.URL.Path)(w, r, http.StatusBadRequest, err)
 		return
 	}

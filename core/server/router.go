@@ -13,8 +13,8 @@ import (
 
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/storage"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
-	"github.com/chainhost/chainhost/transport/httpserve"
+	"github.com/chainhost/chainhost/transport/httpwire"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // Chain is what the router needs of a chain.
@@ -26,7 +26,7 @@ type Chain interface {
 	Handlers() []string
 	// Handler returns the route to a public handler; it answers through
 	// onError while the chain cannot serve it.
-	Handler(name string, onError httpgrpc.ErrorWriter) http.Handler
+	Handler(name string, onError httpwire.ErrorWriter) http.Handler
 }
 
 // ChainLookup finds a chain by alias or ID.
@@ -96,7 +96,7 @@ func (rt *Router) Handle(name string, h http.Handler) {
 // replaced by its endpoint first; anything else is a 404 in the REST
 // error body. A path with a dot segment is a 400, before any routing.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
+	if err := route.CheckSegments(r.URL.Path); err != nil {
 		write := rt.modules.errorWriter(r.URL.Path)
 		if r.URL.Path == "/ext" || strings.HasPrefix(r.URL.Path, "/ext/") {
 			write = WriteJSONRPCError

@@ -1,10 +1,5 @@
 package pluginv1
 
-import (
-	"fmt"
-	"strings"
-)
-
 // The go-plugin handshake shared by the host and the SDK. The cookie only
 // stops a plugin binary from being run by hand by mistake; it is no secret.
 const (
@@ -66,34 +61,4 @@ type Description struct {
 	// metrics v1 routes, "/v1"); the host writes the errors it answers for
 	// the module there (413, 502, 503, 504) the same way. Modules only.
 	MessageArrayPrefixes []string `json:"messageArrayPrefixes,omitempty"`
-}
-
-// CheckPrefix reports whether p is a path prefix a module may claim: it
-// starts with "/", has at least one segment, does not end with "/", holds
-// no empty, "." or ".." segment, no query or fragment, and is not under
-// "/ext", which the host keeps for its own APIs and the chains.
-func CheckPrefix(p string) error {
-	if !strings.HasPrefix(p, "/") || p == "/" {
-		return fmt.Errorf("path prefix %q: must start with / and name at least one segment, like /v1/chains", p)
-	}
-	if strings.ContainsAny(p, "?#") {
-		return fmt.Errorf("path prefix %q: holds a query or fragment", p)
-	}
-	for seg := range strings.SplitSeq(p[1:], "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return fmt.Errorf("path prefix %q: empty, . or .. segment (and no trailing /)", p)
-		}
-	}
-	if p == "/ext" || strings.HasPrefix(p, "/ext/") {
-		return fmt.Errorf("path prefix %q: /ext is the host's", p)
-	}
-	return nil
-}
-
-// PrefixMatches reports whether the request path falls under prefix: it
-// is the prefix or continues it with "/" (so /v1/chains covers
-// /v1/chains/43112 but not /v1/chainsX).
-func PrefixMatches(prefix, path string) bool {
-	rest, ok := strings.CutPrefix(path, prefix)
-	return ok && (rest == "" || rest[0] == '/')
 }

@@ -3,6 +3,9 @@ package host
 import (
 	"fmt"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/transport/wire"
@@ -92,19 +95,17 @@ func sharedToProto(reqs []SharedRequests) []*pluginv1.SharedMemoryRequests {
 }
 
 func sharedFromProto(reqs []*pluginv1.SharedMemoryRequests) ([]SharedRequests, error) {
-	out := make([]SharedRequests, len(reqs))
-	for i, r := range reqs {
+	return eachFromProto(reqs, func(i int, r *pluginv1.SharedMemoryRequests) (SharedRequests, error) {
 		peer, err := ids.FromBytes(r.GetPeerChainId())
 		if err != nil {
-			return nil, fmt.Errorf("shared memory requests %d: peer chain ID: %w", i, err)
+			return SharedRequests{}, fmt.Errorf("shared memory requests %d: peer chain ID: %w", i, err)
 		}
 		puts := make([]SharedElement, len(r.GetPuts()))
 		for j, e := range r.GetPuts() {
 			puts[j] = SharedElement{Key: e.GetKey(), Value: e.GetValue(), Traits: e.GetTraits()}
 		}
-		out[i] = SharedRequests{Peer: peer, Puts: puts, Removes: r.GetRemoves()}
-	}
-	return out, nil
+		return SharedRequests{Peer: peer, Puts: puts, Removes: r.GetRemoves()}, nil
+	})
 }
 
 func newContainersToProto(cs []NewContainer) []*pluginv1.IndexEntry {
@@ -116,13 +117,35 @@ func newContainersToProto(cs []NewContainer) []*pluginv1.IndexEntry {
 }
 
 func newContainersFromProto(cs []*pluginv1.IndexEntry) ([]NewContainer, error) {
-	out := make([]NewContainer, len(cs))
-	for i, c := range cs {
+	return eachFromProto(cs, func(i int, c *pluginv1.IndexEntry) (NewContainer, error) {
 		id, err := ids.FromBytes(c.GetId())
 		if err != nil {
-			return nil, fmt.Errorf("container %d (%s): ID: %w", i, c.GetKind(), err)
+			return NewContainer{}, fmt.Errorf("container %d (%s): ID: %w", i, c.GetKind(), err)
 		}
-		out[i] = NewContainer{Kind: c.GetKind(), ID: id, Bytes: c.GetBytes()}
+		return NewContainer{Kind: c.GetKind(), ID: id, Bytes: c.GetBytes()}, nil
+	})
+}
+
+// eachFromProto converts every message of in with conv, which is told its
+// position; the first error ends it.
+func eachFromProto[P, T any](in []P, conv func(i int, p P) (T, error)) ([]T, error) {
+	out := make([]T, len(in))
+	for i, p := range in {
+		t, err := conv(i, p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
 	}
 	return out, nil
+}
+
+// idArg returns the ID a call's argument holds, or an InvalidArgument
+// status that says which argument, what.
+func idArg(b []byte, what string) (ids.ID, error) {
+	id, err := ids.FromBytes(b)
+	if err != nil {
+		return ids.ID{}, status.Error(codes.InvalidArgument, what+": "+err.Error())
+	}
+	return id, nil
 }

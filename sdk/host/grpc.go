@@ -1,8 +1,9 @@
 package host
 
 import (
-	"github.com/chainhost/chainhost/proto/pluginv1"
 	"google.golang.org/grpc"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
 // RegisterServers serves the non-nil services of svc on s; calls to one that

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/sdk/internal/memhost"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
+	"github.com/chainhost/chainhost/sdk/internal/memhost"
 )
 
 // serve runs svc behind a real in-process gRPC connection and returns the

@@ -2,13 +2,12 @@ package host
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/chainhost/chainhost/proto/pluginv1"
-	"github.com/chainhost/chainhost/sdk/ids"
-	"github.com/chainhost/chainhost/transport/wire"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/wire"
 )
 
 // indexServer serves an Index over gRPC.
@@ -18,9 +17,9 @@ type indexServer struct {
 }
 
 func (s *indexServer) Accept(ctx context.Context, req *pluginv1.AcceptRequest) (*pluginv1.AcceptResponse, error) {
-	id, err := ids.FromBytes(req.GetId())
+	id, err := idArg(req.GetId(), "accept "+req.GetKind()+" container: ID")
 	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, fmt.Sprintf("accept %s container: ID: %v", req.GetKind(), err))
+		return nil, err
 	}
 	acc, err := s.index.Accept(ctx, req.GetKind(), id, req.GetBytes(), opsFromProto(req.GetState()))
 	if err != nil {

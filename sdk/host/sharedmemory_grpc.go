@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -52,9 +49,9 @@ type sharedMemoryServer struct {
 }
 
 func (s *sharedMemoryServer) Get(ctx context.Context, req *pluginv1.SharedMemoryGetRequest) (*pluginv1.SharedMemoryGetResponse, error) {
-	peer, err := ids.FromBytes(req.GetPeerChainId())
+	peer, err := idArg(req.GetPeerChainId(), "shared memory get: peer chain ID")
 	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, "shared memory get: peer chain ID: "+err.Error())
+		return nil, err
 	}
 	values, err := s.sm.Get(ctx, peer, req.GetKeys())
 	if err != nil {
@@ -64,9 +61,9 @@ func (s *sharedMemoryServer) Get(ctx context.Context, req *pluginv1.SharedMemory
 }
 
 func (s *sharedMemoryServer) Indexed(ctx context.Context, req *pluginv1.SharedMemoryIndexedRequest) (*pluginv1.SharedMemoryIndexedResponse, error) {
-	peer, err := ids.FromBytes(req.GetPeerChainId())
+	peer, err := idArg(req.GetPeerChainId(), "shared memory indexed: peer chain ID")
 	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, "shared memory indexed: peer chain ID: "+err.Error())
+		return nil, err
 	}
 	values, lastTrait, lastKey, err := s.sm.Indexed(ctx, peer, req.GetTraits(), req.GetStartTrait(), req.GetStartKey(), int(req.GetLimit()))
 	if err != nil {

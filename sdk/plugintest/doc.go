@@ -7,8 +7,10 @@
 //	resp, err := http.Post(h.URL("rpc"), "application/json", body)
 //	blocks := h.Containers("block")
 //
-// HTTP and WebSocket requests go through the host's httpgrpc proxy; Accept,
-// the database and the chain registry are the memory host's. The harness
+// HTTP requests reach the plugin's handlers on a data socket, as the
+// node's do, served by the plugin's own server; WebSocket upgrades take the
+// same socket (the node carries them on a gRPC stream). Accept, the
+// database and the chain registry are the memory host's. The harness
 // shuts the plugin down when the test ends and fails the test when Shutdown
 // fails. ExampleStart is a whole test of the example VM, run by go test.
 package plugintest

@@ -8,14 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/internal/memhost"
 	"github.com/chainhost/chainhost/transport/grpcplugin"
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 )
 
 // shutdownTimeout bounds the plugin's Shutdown at the end of a test.
@@ -72,6 +73,8 @@ type Harness struct {
 	indexKinds []string
 	call       func(ctx context.Context, chain host.ChainInfo, handlerPath string, body []byte) (int, []byte, error)
 
+	data *dataSocket
+
 	mu      sync.Mutex
 	servers map[string]*httptest.Server
 }
@@ -106,10 +109,16 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 	conn := raw.(*grpcplugin.Client)
 	h.client = conn
 	hostSrv := grpcplugin.ServeHost(conn.Broker, h.mem.Services())
+	data, err := bindDataSocket()
+	if err != nil {
+		t.Fatalf("plugintest: %v", err)
+	}
+	h.data = data
 
 	// Cleanups run last-registered first: the plugin shuts down before the
 	// connection closes, and the HTTP servers close before either.
 	t.Cleanup(func() {
+		h.data.close()
 		_ = client.Close() // also stops the server, through go-plugin's controller
 		<-server.DoneCh
 		<-hostSrv.Done()
@@ -136,6 +145,7 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 		DataDir:      opts.DataDir,
 		LogLevel:     opts.LogLevel,
 		NodeVersion:  "plugintest",
+		DataSocketFd: data.fd,
 	})
 	if err != nil {
 		t.Fatalf("plugintest: initialize %s: %v", opts.Name, err)

@@ -15,11 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/chainhost/chainhost/sdk"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/plugintest"
-	"github.com/gorilla/websocket"
 )
 
 // counterVM is a tiny VM: POST /accept to its "rpc" handler accepts the body

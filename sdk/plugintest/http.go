@@ -4,28 +4,100 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpunix"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
-// maxBodyBytes caps request bodies below the 4 MiB gRPC message limit that
-// go-plugin's test connection keeps on the plugin side (the node raises it
-// to 64 MiB).
-const maxBodyBytes = 4<<20 - 64<<10
+// dataSocket is the socket the harness serves the plugin's handlers on, as
+// the node does: the plugin's own data socket server (transport/httpunix)
+// answers there, and the harness reaches it with net/http's client.
+type dataSocket struct {
+	dir string
+	ln  *net.UnixListener
+	fd  uint32 // a copy of the socket for the plugin, which closes it
+	rt  *http.Transport
+}
 
-// Handler returns the host-side proxy to the plugin's handler of a name, as
-// the node mounts it below /ext/bc/<chain>/<name>: r.URL.Path is the path
-// below the handler. WebSocket upgrades work through it.
+// bindDataSocket binds a data socket in a new directory short enough for
+// a socket's path.
+func bindDataSocket() (*dataSocket, error) {
+	dir, err := os.MkdirTemp("", "plugintest")
+	if err != nil {
+		return nil, fmt.Errorf("data socket: %w", err)
+	}
+	path := filepath.Join(dir, "data.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("data socket: %w", err)
+	}
+	f, err := ln.File()
+	if err == nil {
+		var fd int
+		fd, err = syscall.Dup(int(f.Fd()))
+		_ = f.Close()
+		if err == nil {
+			var d net.Dialer
+			return &dataSocket{dir: dir, ln: ln, fd: uint32(fd), rt: &http.Transport{
+				DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+					return d.DialContext(ctx, "unix", path)
+				},
+				DisableCompression:  true, // the handler sees the client's Accept-Encoding
+				MaxIdleConnsPerHost: 64,
+			}}, nil
+		}
+	}
+	_ = ln.Close()
+	_ = os.RemoveAll(dir)
+	return nil, fmt.Errorf("data socket %s: %w", path, err)
+}
+
+// close closes the harness's side of the socket and removes its directory.
+func (s *dataSocket) close() {
+	s.rt.CloseIdleConnections()
+	_ = s.ln.Close()
+	_ = os.RemoveAll(s.dir)
+}
+
+// Handler returns a proxy to the plugin's handler of a name, as the node
+// mounts it below /ext/bc/<chain>/<name>: r.URL.Path is the path below the
+// handler. A body over the node's default cap is refused with 413, as the
+// node does; WebSocket upgrades work through it.
 func (h *Harness) Handler(name string) http.Handler {
-	return httpgrpc.NewHandler(httpgrpc.HandlerOptions{
-		Handler:      name,
-		MaxBodyBytes: maxBodyBytes,
-		Client:       func() (pluginv1.PluginClient, error) { return h.client, nil },
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "plugin"
+			for k := range pr.Out.Header {
+				if strings.HasPrefix(k, "Chainhost-") { // a client may not pose as the host
+					delete(pr.Out.Header, k)
+				}
+			}
+			pr.Out.Header.Set(httpunix.HeaderHandler, name)
+			pr.Out.Header.Set(httpunix.HeaderRemoteAddr, pr.In.RemoteAddr)
+			if pr.In.RequestURI != "" {
+				pr.Out.Header.Set(httpunix.HeaderRequestURI, pr.In.RequestURI)
+			}
+		},
+		Transport: h.data.rt,
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > httpwire.DefaultMaxBodyBytes {
+			http.Error(w, http.StatusText(http.StatusRequestEntityTooLarge), http.StatusRequestEntityTooLarge)
+			return
+		}
+		proxy.ServeHTTP(w, r)
 	})
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // ErrorBody is the JSON of every REST error answer.
@@ -144,7 +144,7 @@ func WriteErrorMessages(w http.ResponseWriter, err error) {
 // route does not depend on who wrote its error.
 func ErrorWriterFor(messagePrefixes []string, path string) ErrorWriter {
 	for _, p := range messagePrefixes {
-		if pluginv1.PrefixMatches(p, path) {
+		if route.PrefixMatches(p, path) {
 			return WriteErrorMessages
 		}
 	}

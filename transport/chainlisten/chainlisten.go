@@ -8,7 +8,6 @@ package chainlisten
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -22,8 +21,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
-	"github.com/chainhost/chainhost/transport/httpgrpc"
 	"github.com/chainhost/chainhost/transport/httpserve"
+	"github.com/chainhost/chainhost/transport/httpwire"
+	"github.com/chainhost/chainhost/transport/route"
 )
 
 // Options configures Serve.
@@ -88,7 +88,7 @@ type router struct {
 // /<handler>[/<path>]; a handler named "" (a chain's root API) answers at
 // /ext/bc/<chain> and at /.
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := httpserve.CheckSegments(r.URL.Path); err != nil {
+	if err := route.CheckSegments(r.URL.Path); err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
@@ -133,13 +133,9 @@ func (rt *router) serve(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		body, err := httpgrpc.ReadBody(w, r, limit)
+		body, err := httpwire.ReadBody(w, r, limit)
 		if err != nil {
-			code := http.StatusBadRequest
-			if errors.Is(err, httpgrpc.ErrBodyTooLarge) {
-				code = http.StatusRequestEntityTooLarge
-			}
-			writeError(w, code, err)
+			writeError(w, httpwire.BodyStatus(err), err)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

@@ -2,7 +2,8 @@
 // definition that both the host (core/pluginhost) and the SDK (sdk.Serve,
 // sdk/plugintest) use: the handshake, the gRPC message limits and
 // flow-control windows, the go-plugin plugin that carries a
-// pluginv1.PluginServer, and the broker server of the host services. It
+// pluginv1.PluginServer, the configuration a plugin process serves it
+// with, and the broker server of the host services. It
 // knows the protocol types, not the author's interfaces; plugin authors do
 // not need it.
 package grpcplugin
@@ -13,11 +14,14 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
 )
 
 // MaxMessageSize is the gRPC message limit, both ways, on every connection
@@ -96,15 +100,80 @@ type Client struct {
 	Broker *plugin.GRPCBroker
 }
 
+// Stopper builds a gRPC server with the raised limits for go-plugin, which
+// builds its servers itself, and stops it on request: now, or as soon as
+// it is built.
+type Stopper struct {
+	mu      sync.Mutex
+	srv     *grpc.Server // nil until built
+	stopped bool
+}
+
+// NewServer is NewGRPCServer for go-plugin's factories (ServeConfig's
+// GRPCServer, broker.AcceptAndServe); a server built after Stop is stopped
+// at once.
+func (s *Stopper) NewServer(opts []grpc.ServerOption) *grpc.Server {
+	srv := NewGRPCServer(opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.srv = srv
+	if s.stopped {
+		srv.Stop()
+	}
+	return srv
+}
+
+// Stop ends the server at once, open streams included, now or when it is
+// built.
+func (s *Stopper) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	if s.srv != nil {
+		s.srv.Stop()
+	}
+}
+
+// Broker is the go-plugin broker of a plugin process, known once go-plugin
+// has registered the plugin's server; the host services are dialled
+// through it.
+type Broker struct {
+	b atomic.Pointer[plugin.GRPCBroker]
+}
+
+// DialHost opens the host services the host serves on broker ID id.
+func (b *Broker) DialHost(id uint32) (host.Services, io.Closer, error) {
+	broker := b.b.Load()
+	if broker == nil {
+		return host.Services{}, nil, fmt.Errorf("connect host services: no go-plugin broker")
+	}
+	return DialHost(broker, id)
+}
+
+// ServeConfig is go-plugin's configuration of a plugin process that serves
+// srv on a gRPC server made by grpcServer, and records the broker in b.
+func ServeConfig(srv pluginv1.PluginServer, b *Broker, grpcServer func([]grpc.ServerOption) *grpc.Server, logger hclog.Logger) *plugin.ServeConfig {
+	return &plugin.ServeConfig{
+		HandshakeConfig: Handshake(),
+		VersionedPlugins: map[int]plugin.PluginSet{
+			pluginv1.ProtocolVersion: {
+				pluginv1.PluginName: &Plugin{NewServer: func(broker *plugin.GRPCBroker) pluginv1.PluginServer {
+					b.b.Store(broker)
+					return srv
+				}},
+			},
+		},
+		GRPCServer: grpcServer,
+		Logger:     logger,
+	}
+}
+
 // HostServer is the host services' gRPC server on one broker ID.
 type HostServer struct {
 	// ID is the broker ID to pass in InitializeRequest.
-	ID   uint32
-	done chan struct{}
-
-	mu      sync.Mutex
-	srv     *grpc.Server // nil until the broker made it
-	stopped bool
+	ID      uint32
+	done    chan struct{}
+	stopper Stopper
 }
 
 // ServeHost serves svc on a new broker ID in the background, until the
@@ -114,14 +183,8 @@ func ServeHost(broker *plugin.GRPCBroker, svc host.Services) *HostServer {
 	go func() {
 		defer close(h.done)
 		broker.AcceptAndServe(h.ID, func(opts []grpc.ServerOption) *grpc.Server {
-			s := NewGRPCServer(opts)
-			host.RegisterServers(s, svc)
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			h.srv = s
-			if h.stopped {
-				s.Stop()
-			}
+			s := h.stopper.NewServer(opts)
+			host.RegisterServers(s, svc) // a stopped server only refuses to serve
 			return s
 		})
 	}()
@@ -136,13 +199,7 @@ func (h *HostServer) Done() <-chan struct{} { return h.done }
 // following Feed stream would hold open forever; a host whose plugin is
 // gone stops it with Stop instead.
 func (h *HostServer) Stop() {
-	h.mu.Lock()
-	h.stopped = true
-	s := h.srv
-	h.mu.Unlock()
-	if s != nil {
-		s.Stop()
-	}
+	h.stopper.Stop()
 	<-h.done
 }
 

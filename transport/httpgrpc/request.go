@@ -11,28 +11,8 @@ import (
 	"strings"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/internal/httpmsg"
 )
-
-// requestToProto converts a request received by the host, whose URL.Path is
-// already the path below the handler. drop leaves out more headers (may be
-// nil); body is the request body already read.
-func requestToProto(r *http.Request, handler string, body []byte, drop func(key string) bool) *pluginv1.HTTPRequest {
-	return &pluginv1.HTTPRequest{
-		Handler:    handler,
-		Method:     r.Method,
-		Path:       r.URL.EscapedPath(),
-		RawQuery:   r.URL.RawQuery,
-		Headers:    headersToProto(r.Header, drop),
-		Body:       body,
-		RemoteAddr: r.RemoteAddr,
-		Host:       r.Host,
-		RequestUri: r.RequestURI,
-	}
-}
-
-// dropContentLength leaves Content-Length out: the plugin side sets it from
-// the body it receives, which may have come chunked.
-func dropContentLength(key string) bool { return key == "Content-Length" }
 
 // urlFromProto builds the URL of a request from the escaped path below the
 // handler and the raw query. An empty path becomes "/".
@@ -66,7 +46,7 @@ func requestFromProto(ctx context.Context, in *pluginv1.HTTPRequest) (*http.Requ
 		method = http.MethodGet
 	}
 	header := make(http.Header, len(in.GetHeaders())+1)
-	headersFromProto(in.GetHeaders(), header, dropContentLength)
+	httpmsg.HeadersFromProto(in.GetHeaders(), header, httpmsg.DropContentLength)
 	body := in.GetBody()
 	var rc io.ReadCloser = http.NoBody
 	if len(body) > 0 {

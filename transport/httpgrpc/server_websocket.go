@@ -16,7 +16,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/internal/httpmsg"
 )
+
+// handshakeTimeout bounds the plugin handler's answer to the upgrade.
+const handshakeTimeout = 30 * time.Second
 
 // ServeWebSocket carries one WebSocket connection to the handler named in
 // the stream's first frame, an open. The handler upgrades an in-memory
@@ -45,7 +49,7 @@ func (s *Server) ServeWebSocket(stream pluginv1.Plugin_ServeWebSocketServer) err
 		u.Host = "plugin"
 	}
 	header := make(http.Header, len(open.GetHeaders()))
-	headersFromProto(open.GetHeaders(), header, dropWebSocketHeader)
+	httpmsg.HeadersFromProto(open.GetHeaders(), header, httpmsg.DropWebSocketHeader)
 
 	ctx := stream.Context()
 	b := s.startBridge(ctx, name, h, open.GetRemoteAddr())
@@ -60,7 +64,7 @@ func (s *Server) ServeWebSocket(stream pluginv1.Plugin_ServeWebSocketServer) err
 	}
 	accepted := &pluginv1.WebSocketOpened{
 		Accepted: true,
-		Headers:  headersToProto(resp.Header, dropWebSocketHeader),
+		Headers:  httpmsg.HeadersToProto(resp.Header, httpmsg.DropWebSocketHeader),
 	}
 	if err := sendOpened(stream, accepted); err != nil {
 		_ = conn.Close()
@@ -99,7 +103,7 @@ func refusalOf(resp *http.Response) *pluginv1.WebSocketOpened {
 	return &pluginv1.WebSocketOpened{
 		Status:  int32(resp.StatusCode),
 		Body:    body,
-		Headers: headersToProto(resp.Header, dropContentLength),
+		Headers: httpmsg.HeadersToProto(resp.Header, httpmsg.DropContentLength),
 	}
 }
 
@@ -190,7 +194,7 @@ func (b *bridge) close() {
 	}
 	select {
 	case <-b.exited:
-	case <-time.After(closeTimeout):
+	case <-time.After(httpmsg.CloseTimeout):
 		b.logger.Warn("websocket handler still running after its connection closed", "handler", b.name)
 	}
 }
@@ -212,13 +216,13 @@ func (s *Server) relay(stream pluginv1.Plugin_ServeWebSocketServer, conn *websoc
 	case <-toHost:
 	case <-fromHost:
 		// The host is done: give the handler time to answer the close.
-		waitFor(toHost, closeTimeout)
+		httpmsg.WaitFor(toHost, httpmsg.CloseTimeout)
 	}
 	_ = conn.Close()
 	<-toHost
 	// The host ends its side once it has our close. If it does not, the
 	// receiver ends with the stream when this method returns.
-	waitFor(fromHost, closeTimeout)
+	httpmsg.WaitFor(fromHost, httpmsg.CloseTimeout)
 }
 
 // relayToHost sends the handler's messages to the host; when the handler's
@@ -228,10 +232,10 @@ func relayToHost(stream pluginv1.Plugin_ServeWebSocketServer, conn *websocket.Co
 	for {
 		typ, data, err := conn.ReadMessage()
 		if err != nil {
-			_ = stream.Send(closeFrame(closeOf(err)))
+			_ = stream.Send(httpmsg.CloseFrame(httpmsg.CloseOf(err)))
 			return
 		}
-		if err := stream.Send(messageFrame(typ, data)); err != nil {
+		if err := stream.Send(httpmsg.MessageFrame(typ, data)); err != nil {
 			return
 		}
 	}
@@ -246,34 +250,24 @@ func (s *Server) relayFromHost(stream pluginv1.Plugin_ServeWebSocketServer, conn
 			if !errors.Is(err, io.EOF) {
 				s.logger.Debug("websocket stream from host ended", "handler", name, "error", err)
 			}
-			_ = writeClose(conn, websocket.CloseGoingAway, "")
+			_ = httpmsg.WriteClose(conn, websocket.CloseGoingAway, "")
 			return
 		}
 		switch fr := f.GetFrame().(type) {
 		case *pluginv1.WebSocketFrame_Message:
 			typ := int(fr.Message.GetType())
-			if !isDataMessage(typ) {
+			if !httpmsg.IsDataMessage(typ) {
 				s.logger.Warn("websocket message of unknown type dropped", "handler", name, "type", typ)
 				continue
 			}
-			_ = conn.SetWriteDeadline(time.Now().Add(writeWait))
+			_ = conn.SetWriteDeadline(time.Now().Add(httpmsg.WriteWait))
 			if err := conn.WriteMessage(typ, fr.Message.GetData()); err != nil {
 				_ = conn.Close() // the handler stopped reading: end the session
 			}
 		case *pluginv1.WebSocketFrame_Close:
-			_ = writeClose(conn, int(fr.Close.GetCode()), fr.Close.GetText())
+			_ = httpmsg.WriteClose(conn, int(fr.Close.GetCode()), fr.Close.GetText())
 		default:
 			s.logger.Warn("unexpected websocket frame from host dropped", "handler", name)
 		}
-	}
-}
-
-// waitFor waits until done is closed or d has passed.
-func waitFor(done <-chan struct{}, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/httpwire"
+	"github.com/chainhost/chainhost/transport/internal/httpmsg"
 )
 
 // responseWriter is the http.ResponseWriter of a plugin handler: it buffers
@@ -54,7 +56,7 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	if !bodyAllowed(w.status) {
+	if !httpwire.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	if w.head {
@@ -109,7 +111,7 @@ func (w *responseWriter) sendMsg(last bool) error {
 	msg := &pluginv1.HTTPResponse{Body: w.buf, Last: last}
 	if !w.started {
 		msg.Status = int32(w.status)
-		msg.Headers = headersToProto(w.sent, nil)
+		msg.Headers = httpmsg.HeadersToProto(w.sent, nil)
 	}
 	w.buf = nil
 	w.started = true
@@ -133,9 +135,4 @@ func (w *responseWriter) sendError(code int, text string) error {
 		w.buf = append(w.buf, text+"\n"...)
 	}
 	return w.finish()
-}
-
-// bodyAllowed reports whether a response of status may have a body.
-func bodyAllowed(status int) bool {
-	return status != http.StatusNoContent && status != http.StatusNotModified && status >= 200
 }

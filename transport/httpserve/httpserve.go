@@ -14,7 +14,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -144,16 +143,4 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return serveErr
 	}
 	return err
-}
-
-// CheckSegments refuses a path with a "." or ".." segment (sent as such or
-// escaped): routes are chosen by prefix, and a resolved path would name
-// another route than the one the prefix does (docs/bad-input.md).
-func CheckSegments(path string) error {
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return fmt.Errorf("path %q has a %q segment: send the path with it resolved", path, seg)
-		}
-	}
-	return nil
 }

@@ -13,10 +13,10 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
-// maxBuffered is the most of an answer held before it is sent: an answer
+// MaxBuffered is the most of an answer held before it is sent: an answer
 // that fits goes in one write with its length, a longer one is chunked as
 // it is written.
-const maxBuffered = 64 << 10
+const MaxBuffered = 64 << 10
 
 // errHijacked is a write after the handler took the connection over.
 var errHijacked = errors.New("data socket: the connection was hijacked")
@@ -73,7 +73,7 @@ func (w *response) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	if w.chunks == nil {
-		if len(w.buf)+len(p) <= maxBuffered {
+		if len(w.buf)+len(p) <= MaxBuffered {
 			w.buf = append(w.buf, p...)
 			return len(p), nil
 		}
@@ -120,7 +120,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // bodyAllowed reports whether the answer may have a body.
 func (w *response) bodyAllowed() bool {
-	return !bodyless(w.req.Method, w.status)
+	return !Bodyless(w.req.Method, w.status)
 }
 
 // stream sends the head with chunked framing and the body so far as the
@@ -182,20 +182,20 @@ func (w *response) writeHead(size int64) {
 		}
 		for _, v := range vs {
 			if httpguts.ValidHeaderFieldValue(v) {
-				writeHeader(bw, k, v)
+				WriteField(bw, k, v)
 			}
 		}
 	}
 	if httpguts.HeaderValuesContainsToken(w.header["Connection"], "close") {
 		w.close = true
-		writeHeader(bw, "Connection", "close")
+		WriteField(bw, "Connection", "close")
 	}
 	switch {
 	case !w.bodyAllowed():
 	case size < 0:
-		writeHeader(bw, "Transfer-Encoding", "chunked")
+		WriteField(bw, "Transfer-Encoding", "chunked")
 	default:
-		writeHeader(bw, "Content-Length", strconv.FormatInt(size, 10))
+		WriteField(bw, "Content-Length", strconv.FormatInt(size, 10))
 	}
 	_, _ = bw.WriteString("\r\n")
 }

@@ -17,17 +17,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// The headers the host adds to a forwarded request.
-const (
-	// HeaderHandler names the plugin handler of the request.
-	HeaderHandler = "Chainhost-Handler"
-	// HeaderRemoteAddr is the client's address, for r.RemoteAddr.
-	HeaderRemoteAddr = "Chainhost-Remote-Addr"
-	// HeaderRequestURI is the request target the client sent, for
-	// r.RequestURI.
-	HeaderRequestURI = "Chainhost-Request-Uri"
-)
-
 // watchAfter is how long a handler runs before its connection is watched
 // for the host closing it, which cancels the handler's context. Light
 // requests end before: they skip the watch's read and its wake-ups, which
@@ -39,12 +28,15 @@ const watchAfter = time.Millisecond
 // has read its body.
 const maxWatchAgain = 100 * time.Millisecond
 
+// longAgo is a read deadline in the past: it ends the watch's read at once.
+var longAgo = time.Unix(1, 0)
+
 // Server serves a plugin's handlers on its data socket: one request at a
-// time per connection, from the host's Pool only. It is a server of its own
+// time per connection, from the host's pool (transport/host/unixpool) only. It is a server of its own
 // and not net/http's because the host is its one client: the request is
 // parsed by net/http's ReadRequest, the answer buffered and sent with its
 // length in one write (or chunked once a handler flushes or writes more
-// than maxBuffered), and no goroutine reads ahead while a light handler
+// than MaxBuffered), and no goroutine reads ahead while a light handler
 // runs.
 type Server struct {
 	ln     net.Listener

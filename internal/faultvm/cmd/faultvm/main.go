@@ -6,9 +6,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -16,7 +14,6 @@ import (
 	"github.com/chainhost/chainhost/internal/faultvm"
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk"
-	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/transport/grpcplugin"
 )
 
@@ -32,28 +29,7 @@ func main() {
 	// The SDK's logger writes JSON lines to the real stderr, which
 	// go-plugin later swaps for a pipe.
 	logger := hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true, Level: hclog.Info})
-	var broker atomic.Pointer[plugin.GRPCBroker]
-	srv := sdk.NewPluginServer(opts.Plugin, sdk.PluginServerOptions{
-		Logger: logger,
-		Connect: func(id uint32) (host.Services, io.Closer, error) {
-			b := broker.Load()
-			if b == nil {
-				return host.Services{}, nil, fmt.Errorf("connect host services: no go-plugin broker")
-			}
-			return grpcplugin.DialHost(b, id)
-		},
-	})
-	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: grpcplugin.Handshake(),
-		VersionedPlugins: map[int]plugin.PluginSet{
-			pluginv1.ProtocolVersion: {
-				pluginv1.PluginName: &grpcplugin.Plugin{NewServer: func(b *plugin.GRPCBroker) pluginv1.PluginServer {
-					broker.Store(b)
-					return faultvm.Garble(srv)
-				}},
-			},
-		},
-		GRPCServer: grpcplugin.NewGRPCServer,
-		Logger:     logger,
-	})
+	var broker grpcplugin.Broker
+	srv := sdk.NewPluginServer(opts.Plugin, sdk.PluginServerOptions{Logger: logger, Connect: broker.DialHost})
+	plugin.Serve(grpcplugin.ServeConfig(faultvm.Garble(srv), &broker, grpcplugin.NewGRPCServer, logger))
 }

@@ -1,4 +1,4 @@
-package httpunix
+package proxy
 
 import (
 	"bufio"
@@ -15,16 +15,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/host/unixpool"
+	"github.com/chainhost/chainhost/transport/httpunix"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
-// countingListener counts the connections accepted.
-type countingListener struct {
+// unixListener counts the connections accepted.
+type unixListener struct {
 	net.Listener
 	accepted atomic.Int64
 }
 
-func (l *countingListener) Accept() (net.Conn, error) {
+func (l *unixListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err == nil {
 		l.accepted.Add(1)
@@ -34,35 +41,45 @@ func (l *countingListener) Accept() (net.Conn, error) {
 
 // env is a plugin side serving handlers on a real unix socket and a host
 // side in front of it, served by a real HTTP server.
-type env struct {
-	ln      *countingListener
-	host    *httptest.Server
-	errs    chan error // what OnError was given
-	fellBak atomic.Int64
+type unixEnv struct {
+	ln       *unixListener
+	host     *httptest.Server
+	errs     chan error   // what OnError was given
+	upgrades atomic.Int64 // ServeWebSocket calls
 }
 
-func newEnv(t *testing.T, handlers map[string]http.Handler, opts HandlerOptions) *env {
+// wsCounter is a Plugin client that only counts its ServeWebSocket calls,
+// which fail: every other request must take the data socket.
+type wsCounter struct {
+	pluginv1.PluginClient
+	upgrades *atomic.Int64
+}
+
+func (c wsCounter) ServeWebSocket(context.Context, ...grpc.CallOption) (grpc.BidiStreamingClient[pluginv1.WebSocketFrame, pluginv1.WebSocketFrame], error) {
+	c.upgrades.Add(1)
+	return nil, status.Error(codes.Unavailable, "counted")
+}
+
+func newUnixEnv(t *testing.T, handlers map[string]http.Handler, opts Options) *unixEnv {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "data.sock")
 	raw, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{ln: &countingListener{Listener: raw}, errs: make(chan error, 16)}
-	srv := Serve(e.ln, func(name string) (http.Handler, bool) {
+	e := &unixEnv{ln: &unixListener{Listener: raw}, errs: make(chan error, 16)}
+	srv := httpunix.Serve(e.ln, func(name string) (http.Handler, bool) {
 		h, ok := handlers[name]
 		return h, ok
 	}, nil)
-	pool := NewPool(path)
+	pool := unixpool.NewPool(path)
 	t.Cleanup(func() {
 		pool.Close()
 		_ = srv.Shutdown(context.Background())
 	})
-	opts.Pool = func() (*Pool, error) { return pool, nil }
-	opts.Fallback = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		e.fellBak.Add(1)
-		w.WriteHeader(http.StatusTeapot)
-	})
+	opts.Process = func() (Process, error) {
+		return Process{Client: wsCounter{upgrades: &e.upgrades}, Pool: pool}, nil
+	}
 	opts.OnError = func(w http.ResponseWriter, _ *http.Request, status int, err error) {
 		e.errs <- err
 		http.Error(w, err.Error(), status)
@@ -73,22 +90,22 @@ func newEnv(t *testing.T, handlers map[string]http.Handler, opts HandlerOptions)
 	return e
 }
 
-func TestForwardsTheRequest(t *testing.T) {
+func TestUnixForwardsTheRequest(t *testing.T) {
 	type seen struct{ method, path, rawPath, query, remote, uri, body, custom, spoof, host string }
 	got := make(chan seen, 1)
-	e := newEnv(t, map[string]http.Handler{
+	e := newUnixEnv(t, map[string]http.Handler{
 		"": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			b, _ := io.ReadAll(r.Body)
 			got <- seen{r.Method, r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.RemoteAddr, r.RequestURI, string(b),
-				r.Header.Get("X-Custom"), r.Header.Get(HeaderRemoteAddr), r.Host}
+				r.Header.Get("X-Custom"), r.Header.Get(httpunix.HeaderRemoteAddr), r.Host}
 			w.Header().Set("X-Answer", "yes")
 			w.WriteHeader(http.StatusCreated)
 			_, _ = io.WriteString(w, "made")
 		}),
-	}, HandlerOptions{Handler: ""})
+	}, Options{Handler: ""})
 	req, _ := http.NewRequest(http.MethodPost, e.host.URL+"/h/a%2Fb/c?x=1&y=2", strings.NewReader(`{"k":1}`))
 	req.Header.Set("X-Custom", "v")
-	req.Header.Set(HeaderRemoteAddr, "6.6.6.6:1") // a client may not pose as another
+	req.Header.Set(httpunix.HeaderRemoteAddr, "6.6.6.6:1") // a client may not pose as another
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -111,10 +128,10 @@ func TestForwardsTheRequest(t *testing.T) {
 	}
 }
 
-func TestReusesConnections(t *testing.T) {
-	e := newEnv(t, map[string]http.Handler{
+func TestUnixReusesConnections(t *testing.T) {
+	e := newUnixEnv(t, map[string]http.Handler{
 		"rpc": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }),
-	}, HandlerOptions{Handler: "rpc"})
+	}, Options{Handler: "rpc"})
 	for range 20 {
 		resp, err := http.Post(e.host.URL+"/h", "application/json", strings.NewReader("{}"))
 		if err != nil {
@@ -131,10 +148,10 @@ func TestReusesConnections(t *testing.T) {
 	}
 }
 
-func TestErrors(t *testing.T) {
+func TestUnixErrors(t *testing.T) {
 	release := make(chan struct{})
 	cancelled := make(chan struct{})
-	e := newEnv(t, map[string]http.Handler{
+	e := newUnixEnv(t, map[string]http.Handler{
 		"slow": http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
@@ -143,7 +160,7 @@ func TestErrors(t *testing.T) {
 			}
 		}),
 		"panic": http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }),
-	}, HandlerOptions{Handler: "slow", MaxBodyBytes: 8, Timeout: 50 * time.Millisecond})
+	}, Options{Handler: "slow", MaxBodyBytes: 8, Timeout: 50 * time.Millisecond})
 	defer close(release)
 
 	resp, err := http.Post(e.host.URL+"/h", "text/plain", strings.NewReader("123456789"))
@@ -151,7 +168,7 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !errors.Is(<-e.errs, httpgrpc.ErrBodyTooLarge) {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !errors.Is(<-e.errs, httpwire.ErrBodyTooLarge) {
 		t.Errorf("body over the cap: %d", resp.StatusCode)
 	}
 
@@ -160,15 +177,15 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusGatewayTimeout || !errors.Is(<-e.errs, httpgrpc.ErrPluginTimeout) {
+	if resp.StatusCode != http.StatusGatewayTimeout || !errors.Is(<-e.errs, httpwire.ErrPluginTimeout) {
 		t.Errorf("timeout: %d", resp.StatusCode)
 	}
 	<-cancelled // the plugin's handler saw its request end
 
 	// The handler named in HandlerOptions is the one called.
-	e2 := newEnv(t, map[string]http.Handler{
+	e2 := newUnixEnv(t, map[string]http.Handler{
 		"panic": http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }),
-	}, HandlerOptions{Handler: "panic"})
+	}, Options{Handler: "panic"})
 	resp, err = http.Get(e2.host.URL + "/h")
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +195,7 @@ func TestErrors(t *testing.T) {
 		t.Errorf("panic: %d, want 500", resp.StatusCode)
 	}
 
-	e3 := newEnv(t, nil, HandlerOptions{Handler: "missing"})
+	e3 := newUnixEnv(t, nil, Options{Handler: "missing"})
 	resp, err = http.Get(e3.host.URL + "/h")
 	if err != nil {
 		t.Fatal(err)
@@ -190,35 +207,35 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestConnectionLost(t *testing.T) {
-	e := newEnv(t, map[string]http.Handler{
+func TestUnixConnectionLost(t *testing.T) {
+	e := newUnixEnv(t, map[string]http.Handler{
 		"cut": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			c, _, err := http.NewResponseController(w).Hijack()
 			if err == nil {
 				_ = c.Close()
 			}
 		}),
-	}, HandlerOptions{Handler: "cut"})
+	}, Options{Handler: "cut"})
 	resp, err := http.Get(e.host.URL + "/h")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if err := <-e.errs; resp.StatusCode != http.StatusServiceUnavailable || !errors.Is(err, ErrConnectionLost) || !errors.Is(err, httpgrpc.ErrPluginUnavailable) {
+	if err := <-e.errs; resp.StatusCode != http.StatusServiceUnavailable || !errors.Is(err, unixpool.ErrConnectionLost) || !errors.Is(err, httpwire.ErrPluginUnavailable) {
 		t.Errorf("cut connection: %d %v", resp.StatusCode, err)
 	}
 }
 
-func TestStreamsAndFallsBack(t *testing.T) {
+func TestUnixStreamsAndFallsBack(t *testing.T) {
 	next := make(chan struct{})
-	e := newEnv(t, map[string]http.Handler{
+	e := newUnixEnv(t, map[string]http.Handler{
 		"stream": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "first\n")
 			w.(http.Flusher).Flush()
 			<-next // only once the client has read the first line
 			_, _ = io.WriteString(w, "second\n")
 		}),
-	}, HandlerOptions{Handler: "stream"})
+	}, Options{Handler: "stream"})
 	resp, err := http.Get(e.host.URL + "/h")
 	if err != nil {
 		t.Fatal(err)
@@ -245,25 +262,25 @@ func TestStreamsAndFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusTeapot || e.fellBak.Load() != 1 {
-		t.Errorf("upgrade: %d, fallback called %d times", resp.StatusCode, e.fellBak.Load())
+	if resp.StatusCode != http.StatusServiceUnavailable || e.upgrades.Load() != 1 {
+		t.Errorf("upgrade: %d, ServeWebSocket called %d times", resp.StatusCode, e.upgrades.Load())
 	}
 }
 
-func TestPoolBounds(t *testing.T) {
+func TestUnixPoolBounds(t *testing.T) {
 	release := make(chan struct{})
 	var inside atomic.Int64
-	entered := make(chan struct{}, MaxConns+8)
-	e := newEnv(t, map[string]http.Handler{
+	entered := make(chan struct{}, unixpool.MaxConns+8)
+	e := newUnixEnv(t, map[string]http.Handler{
 		"hold": http.HandlerFunc(func(_ http.ResponseWriter, _ *http.Request) {
 			inside.Add(1)
 			entered <- struct{}{}
 			<-release
 		}),
-	}, HandlerOptions{Handler: "hold"})
-	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: MaxConns + 8, MaxIdleConnsPerHost: MaxConns + 8}}
-	done := make(chan error, MaxConns+8)
-	for range MaxConns + 8 {
+	}, Options{Handler: "hold"})
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: unixpool.MaxConns + 8, MaxIdleConnsPerHost: unixpool.MaxConns + 8}}
+	done := make(chan error, unixpool.MaxConns+8)
+	for range unixpool.MaxConns + 8 {
 		go func() {
 			resp, err := client.Get(e.host.URL + "/h")
 			if err == nil {
@@ -275,27 +292,27 @@ func TestPoolBounds(t *testing.T) {
 			done <- err
 		}()
 	}
-	for range MaxConns {
+	for range unixpool.MaxConns {
 		<-entered
 	}
 	// The 8 beyond wait for a connection: none may have reached the plugin.
-	if n := e.ln.accepted.Load(); n > MaxConns {
-		t.Errorf("%d connections open, at most %d allowed", n, MaxConns)
+	if n := e.ln.accepted.Load(); n > unixpool.MaxConns {
+		t.Errorf("%d connections open, at most %d allowed", n, unixpool.MaxConns)
 	}
 	close(release)
-	for range MaxConns + 8 {
+	for range unixpool.MaxConns + 8 {
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
 	}
-	if n := inside.Load(); n != MaxConns+8 {
-		t.Errorf("%d requests served, want %d", n, MaxConns+8)
+	if n := inside.Load(); n != unixpool.MaxConns+8 {
+		t.Errorf("%d requests served, want %d", n, unixpool.MaxConns+8)
 	}
 }
 
-func TestAnswerFraming(t *testing.T) {
-	big := strings.Repeat("0123456789abcdef", 3*maxBuffered/16) // chunked: over maxBuffered
-	e := newEnv(t, map[string]http.Handler{
+func TestUnixAnswerFraming(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 3*httpunix.MaxBuffered/16) // chunked: over httpunix.MaxBuffered
+	e := newUnixEnv(t, map[string]http.Handler{
 		"": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/big":
@@ -311,7 +328,7 @@ func TestAnswerFraming(t *testing.T) {
 				_, _ = io.WriteString(w, "body")
 			}
 		}),
-	}, HandlerOptions{Handler: ""})
+	}, Options{Handler: ""})
 	get := func(method, path string) (*http.Response, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, e.host.URL+"/h"+path, nil)
@@ -354,8 +371,8 @@ func TestAnswerFraming(t *testing.T) {
 	}
 }
 
-func TestUnreadBodyAndLatePanic(t *testing.T) {
-	e := newEnv(t, map[string]http.Handler{
+func TestUnixUnreadBodyAndLatePanic(t *testing.T) {
+	e := newUnixEnv(t, map[string]http.Handler{
 		"": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/ignore": // leaves the body unread
@@ -369,7 +386,7 @@ func TestUnreadBodyAndLatePanic(t *testing.T) {
 				_, _ = fmt.Fprintf(w, "%d", len(b))
 			}
 		}),
-	}, HandlerOptions{Handler: ""})
+	}, Options{Handler: ""})
 	post := func(path, body string) (string, error) {
 		resp, err := http.Post(e.host.URL+"/h"+path, "text/plain", strings.NewReader(body))
 		if err != nil {
@@ -399,15 +416,15 @@ func TestUnreadBodyAndLatePanic(t *testing.T) {
 	}
 }
 
-func TestCancelAfterBody(t *testing.T) {
+func TestUnixCancelAfterBody(t *testing.T) {
 	got := make(chan string, 1)
-	e := newEnv(t, map[string]http.Handler{
+	e := newUnixEnv(t, map[string]http.Handler{
 		"slow": http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			b, _ := io.ReadAll(r.Body)
 			<-r.Context().Done()
 			got <- string(b)
 		}),
-	}, HandlerOptions{Handler: "slow", Timeout: 50 * time.Millisecond})
+	}, Options{Handler: "slow", Timeout: 50 * time.Millisecond})
 	resp, err := http.Post(e.host.URL+"/h", "text/plain", strings.NewReader("payload"))
 	if err != nil {
 		t.Fatal(err)
@@ -426,14 +443,14 @@ func TestCancelAfterBody(t *testing.T) {
 	}
 }
 
-func TestShutdown(t *testing.T) {
+func TestUnixShutdown(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data.sock")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	entered, release := make(chan struct{}), make(chan struct{})
-	srv := Serve(ln, func(string) (http.Handler, bool) {
+	srv := httpunix.Serve(ln, func(string) (http.Handler, bool) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/hold" {
 				close(entered)
@@ -442,9 +459,9 @@ func TestShutdown(t *testing.T) {
 			_, _ = io.WriteString(w, "done")
 		}), true
 	}, nil)
-	pool := NewPool(path)
+	pool := unixpool.NewPool(path)
 	defer pool.Close()
-	host := httptest.NewServer(NewHandler(HandlerOptions{Pool: func() (*Pool, error) { return pool, nil }}))
+	host := httptest.NewServer(NewHandler(Options{Process: func() (Process, error) { return Process{Pool: pool}, nil }}))
 	defer host.Close()
 	held := make(chan string, 1)
 	go func() {
@@ -482,15 +499,15 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	entered2 := make(chan struct{})
-	srv2 := Serve(ln2, func(string) (http.Handler, bool) {
+	srv2 := httpunix.Serve(ln2, func(string) (http.Handler, bool) {
 		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			close(entered2)
 			<-r.Context().Done()
 		}), true
 	}, nil)
-	pool2 := NewPool(ln2.Addr().String())
+	pool2 := unixpool.NewPool(ln2.Addr().String())
 	defer pool2.Close()
-	host2 := httptest.NewServer(NewHandler(HandlerOptions{Pool: func() (*Pool, error) { return pool2, nil }}))
+	host2 := httptest.NewServer(NewHandler(Options{Process: func() (Process, error) { return Process{Pool: pool2}, nil }}))
 	defer host2.Close()
 	go func() {
 		if resp, err := http.Get(host2.URL); err == nil {

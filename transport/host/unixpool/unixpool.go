@@ -1,4 +1,13 @@
-package httpunix
+// Package unixpool is the host's side of a plugin process's data socket
+// (transport/httpunix has the plugin's): a pool of connections to the
+// socket, and the forward of one request on one of them with a small
+// HTTP/1.1 client of its own, the request written by hand in one write,
+// the answer parsed by net/http's ReadResponse and relayed as it comes
+// (docs/decisions.md, "Packages"). One request at a time per connection;
+// up to MaxConns connections per process, up to MaxIdle of them kept open
+// between requests. The host reads the body whole under its cap first, as
+// on the gRPC carrier, and sends it with a Content-Length.
+package unixpool
 
 import (
 	"bufio"
@@ -17,7 +26,8 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
-	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpunix"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // Limits of a Pool's connections to one process.
@@ -33,8 +43,8 @@ const (
 )
 
 // ErrConnectionLost is a connection to the plugin that failed: the process
-// died or closed it. It wraps httpgrpc.ErrPluginUnavailable.
-var ErrConnectionLost = fmt.Errorf("%w: data socket connection lost", httpgrpc.ErrPluginUnavailable)
+// died or closed it. It wraps httpwire.ErrPluginUnavailable.
+var ErrConnectionLost = fmt.Errorf("%w: data socket connection lost", httpwire.ErrPluginUnavailable)
 
 // Pool keeps the host's connections to one plugin process's data socket.
 type Pool struct {
@@ -149,28 +159,29 @@ func (p *Pool) reap() {
 	}
 }
 
-// forwardError is a failed exchange: whether the answer had started, was
-// malformed, or did not come before the deadline.
-type forwardError struct {
-	started, bad, timedOut bool
-	err                    error
+// ForwardError is a failed exchange: whether the answer had started (it
+// can only be cut), was malformed, or did not come before the deadline.
+type ForwardError struct {
+	Started, Bad, TimedOut bool
+	Err                    error
 }
 
-func (e *forwardError) Error() string { return e.err.Error() }
-func (e *forwardError) Unwrap() error { return e.err }
+func (e *ForwardError) Error() string { return e.Err.Error() }
+func (e *ForwardError) Unwrap() error { return e.Err }
 
 // longAgo is a deadline in the past: it fails a connection's pending reads
 // and writes at once.
 var longAgo = time.Unix(1, 0)
 
-// forward sends r, whose body is already read, to the named handler and
+// Forward sends r, whose body is already read, to the named handler and
 // relays the answer to w, cutting the exchange at the deadline (zero:
-// none). A failure is a *forwardError.
-func (p *Pool) forward(w http.ResponseWriter, r *http.Request, handler string, body []byte, deadline time.Time) error {
+// none) or when r's context ends: the plugin's server sees the connection
+// close and cancels the handler. A failure is a *ForwardError.
+func (p *Pool) Forward(w http.ResponseWriter, r *http.Request, handler string, body []byte, deadline time.Time) error {
 	ctx := r.Context()
 	c, err := p.get(ctx, deadline)
 	if err != nil {
-		return &forwardError{timedOut: errors.Is(err, context.DeadlineExceeded), err: err}
+		return &ForwardError{TimedOut: errors.Is(err, context.DeadlineExceeded), Err: err}
 	}
 	// The deadline, or the client going away, cuts the exchange: the
 	// plugin's server sees the connection close and cancels the handler's
@@ -190,9 +201,9 @@ func (p *Pool) forward(w http.ResponseWriter, r *http.Request, handler string, b
 		p.put(c, reuse)
 	}()
 	lost := func(err error) error {
-		return &forwardError{
-			timedOut: ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded),
-			err:      fmt.Errorf("%w: %w", ErrConnectionLost, err),
+		return &ForwardError{
+			TimedOut: ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded),
+			Err:      fmt.Errorf("%w: %w", ErrConnectionLost, err),
 		}
 	}
 	if err := writeRequest(c.bw, r, handler, body); err != nil {
@@ -204,29 +215,24 @@ func (p *Pool) forward(w http.ResponseWriter, r *http.Request, handler string, b
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 999 {
-		return &forwardError{bad: true, err: fmt.Errorf("status %d", resp.StatusCode)}
+		return &ForwardError{Bad: true, Err: fmt.Errorf("status %d", resp.StatusCode)}
 	}
 	out := w.Header()
-	conn := httpgrpc.ConnectionTokens(resp.Header)
+	conn := httpwire.ConnectionTokens(resp.Header)
 	for k, vs := range resp.Header {
-		if !httpgrpc.IsHopHeader(k) && !conn[k] {
+		if !httpwire.IsHopHeader(k) && !conn[k] {
 			out[k] = vs
 		}
 	}
-	if resp.ContentLength >= 0 && !bodyless(r.Method, resp.StatusCode) {
+	if resp.ContentLength >= 0 && !httpunix.Bodyless(r.Method, resp.StatusCode) {
 		out["Content-Length"] = []string{strconv.FormatInt(resp.ContentLength, 10)}
 	}
 	w.WriteHeader(resp.StatusCode)
 	if err := relayBody(w, resp); err != nil {
-		return &forwardError{started: true, err: err}
+		return &ForwardError{Started: true, Err: err}
 	}
 	reuse = !resp.Close
 	return nil
-}
-
-// bodyless reports whether an answer has no body whatever its headers say.
-func bodyless(method string, code int) bool {
-	return method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified || code < 200
 }
 
 // bufPool holds the buffers answers are copied through.
@@ -277,21 +283,21 @@ func writeRequest(bw *bufio.Writer, r *http.Request, handler string, body []byte
 	bw.WriteString(" HTTP/1.1\r\nHost: ")
 	bw.WriteString(r.Host)
 	bw.WriteString("\r\n")
-	conn := httpgrpc.ConnectionTokens(r.Header)
+	conn := httpwire.ConnectionTokens(r.Header)
 	for k, vs := range r.Header {
 		if !forwarded(k, conn) {
 			continue
 		}
 		for _, v := range vs {
 			if httpguts.ValidHeaderFieldValue(v) {
-				writeHeader(bw, k, v)
+				httpunix.WriteField(bw, k, v)
 			}
 		}
 	}
-	writeHeader(bw, HeaderHandler, handler)
-	writeHeader(bw, HeaderRemoteAddr, r.RemoteAddr)
+	httpunix.WriteField(bw, httpunix.HeaderHandler, handler)
+	httpunix.WriteField(bw, httpunix.HeaderRemoteAddr, r.RemoteAddr)
 	if r.RequestURI != "" {
-		writeHeader(bw, HeaderRequestURI, r.RequestURI)
+		httpunix.WriteField(bw, httpunix.HeaderRequestURI, r.RequestURI)
 	}
 	if len(body) > 0 {
 		bw.WriteString("Content-Length: ")
@@ -306,7 +312,7 @@ func writeRequest(bw *bufio.Writer, r *http.Request, handler string, body []byte
 // forwarded reports whether a request header of the client goes to the
 // plugin: not hop-by-hop, not one the pool writes itself.
 func forwarded(key string, conn map[string]bool) bool {
-	if !httpguts.ValidHeaderFieldName(key) || httpgrpc.IsHopHeader(key) || conn[key] {
+	if !httpguts.ValidHeaderFieldName(key) || httpwire.IsHopHeader(key) || conn[key] {
 		return false
 	}
 	switch key {
@@ -314,13 +320,4 @@ func forwarded(key string, conn map[string]bool) bool {
 		return false
 	}
 	return !strings.HasPrefix(key, "Chainhost-")
-}
-
-// writeHeader writes one header line; the values are checked by the
-// caller or written by the host itself.
-func writeHeader(bw *bufio.Writer, k, v string) {
-	bw.WriteString(k)
-	bw.WriteString(": ")
-	bw.WriteString(v)
-	bw.WriteString("\r\n")
 }

@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"context"

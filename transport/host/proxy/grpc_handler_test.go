@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // seen is what the echo handler reports about the request it served.
@@ -172,7 +173,7 @@ func TestHTTPLargeBody(t *testing.T) {
 			w.Header().Set("Content-Type", "application/octet-stream")
 			_, _ = io.Copy(w, r.Body)
 		})},
-		host: HandlerOptions{MaxBodyBytes: 8 << 20},
+		host: Options{MaxBodyBytes: 8 << 20},
 	})
 	payload := make([]byte, size)
 	if _, err := rand.Read(payload); err != nil {
@@ -201,7 +202,7 @@ func TestHTTPBodyTooLarge(t *testing.T) {
 		handlers: map[string]http.Handler{"h": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			calls.Add(1)
 		})},
-		host: HandlerOptions{MaxBodyBytes: 1024},
+		host: Options{MaxBodyBytes: 1024},
 	})
 	tests := []struct {
 		name       string
@@ -234,8 +235,8 @@ func TestHTTPBodyTooLarge(t *testing.T) {
 				t.Error("handler called for a body over the cap")
 			}
 			rec, ok := e.lastError()
-			if !ok || rec.status != http.StatusRequestEntityTooLarge || !errors.Is(rec.err, ErrBodyTooLarge) {
-				t.Errorf("OnError got %d %v, want 413 wrapping ErrBodyTooLarge", rec.status, rec.err)
+			if !ok || rec.status != http.StatusRequestEntityTooLarge || !errors.Is(rec.err, httpwire.ErrBodyTooLarge) {
+				t.Errorf("OnError got %d %v, want 413 wrapping httpwire.ErrBodyTooLarge", rec.status, rec.err)
 			}
 		})
 	}
@@ -432,8 +433,8 @@ func TestHTTPPluginDown(t *testing.T) {
 	t.Run("client reports the plugin down", func(t *testing.T) {
 		e := newEnv(t, envOptions{
 			handlers: map[string]http.Handler{"h": echoHandler()},
-			host: HandlerOptions{Client: func() (pluginv1.PluginClient, error) {
-				return nil, errors.New("restarting")
+			host: Options{Process: func() (Process, error) {
+				return Process{}, errors.New("restarting")
 			}},
 		})
 		resp, err := e.front.Client().Get(e.url("/ext/h/"))
@@ -442,7 +443,7 @@ func TestHTTPPluginDown(t *testing.T) {
 		}
 		resp.Body.Close()
 		rec, _ := e.lastError()
-		if resp.StatusCode != http.StatusServiceUnavailable || !errors.Is(rec.err, ErrPluginUnavailable) {
+		if resp.StatusCode != http.StatusServiceUnavailable || !errors.Is(rec.err, httpwire.ErrPluginUnavailable) {
 			t.Fatalf("got %d, OnError %v; want 503 wrapping ErrPluginUnavailable", resp.StatusCode, rec.err)
 		}
 	})
@@ -464,13 +465,13 @@ func TestHTTPPluginDown(t *testing.T) {
 			t.Errorf("answered after %v, want within 1s", took)
 		}
 		rec, _ := e.lastError()
-		if resp.StatusCode != http.StatusServiceUnavailable || !errors.Is(rec.err, ErrPluginUnavailable) {
+		if resp.StatusCode != http.StatusServiceUnavailable || !errors.Is(rec.err, httpwire.ErrPluginUnavailable) {
 			t.Fatalf("got %d, OnError %v; want 503 wrapping ErrPluginUnavailable", resp.StatusCode, rec.err)
 		}
 	})
 	t.Run("default OnError is plain text", func(t *testing.T) {
-		h := NewHandler(HandlerOptions{Handler: "h", Client: func() (pluginv1.PluginClient, error) {
-			return nil, errors.New("down")
+		h := NewHandler(Options{Handler: "h", Process: func() (Process, error) {
+			return Process{}, errors.New("down")
 		}})
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
@@ -491,14 +492,14 @@ func TestHandlerInProcessAbort(t *testing.T) {
 		panic("boom")
 	})}})
 	var got error
-	h := NewHandler(HandlerOptions{
+	h := NewHandler(Options{
 		Handler: "after",
-		Client:  func() (pluginv1.PluginClient, error) { return pluginv1.NewPluginClient(e.conn), nil },
+		Process: func() (Process, error) { return Process{Client: pluginv1.NewPluginClient(e.conn)}, nil },
 		OnError: func(w http.ResponseWriter, r *http.Request, status int, err error) { got = err },
 	})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	if !errors.Is(got, ErrResponseAborted) {
+	if !errors.Is(got, httpwire.ErrResponseAborted) {
 		t.Fatalf("OnError got %v, want ErrResponseAborted", got)
 	}
 	if rec.Body.String() != "sent" {

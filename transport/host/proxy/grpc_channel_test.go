@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // postEcho posts body to the echo handler and returns what it saw.
@@ -60,7 +62,7 @@ func TestChannelCarriesRequests(t *testing.T) {
 }
 
 func TestChannelLargeBodyTakesOwnCall(t *testing.T) {
-	e := newEnv(t, envOptions{handlers: map[string]http.Handler{"echo": echoHandler()}, host: HandlerOptions{MaxBodyBytes: 4 << 20}})
+	e := newEnv(t, envOptions{handlers: map[string]http.Handler{"echo": echoHandler()}, host: Options{MaxBodyBytes: 4 << 20}})
 	body := strings.Repeat("b", channelMaxBody+1)
 	if s := postEcho(t, e, body); len(s.Body) != len(body) {
 		t.Fatalf("plugin saw %d bytes, want %d", len(s.Body), len(body))
@@ -179,7 +181,7 @@ func (floodPlugin) ServeHTTPChannel(stream pluginv1.Plugin_ServeHTTPChannelServe
 	if err := send(&pluginv1.HTTPResponse{Status: 200}); err != nil {
 		return err
 	}
-	chunk := bytes.Repeat([]byte("x"), DefaultChunkSize)
+	chunk := bytes.Repeat([]byte("x"), httpgrpc.DefaultChunkSize)
 	for sent := 0; sent < floodSize; sent += len(chunk) {
 		if err := send(&pluginv1.HTTPResponse{Body: chunk}); err != nil {
 			return err
@@ -231,7 +233,7 @@ func (p garblePlugin) ServeHTTPChannel(stream pluginv1.Plugin_ServeHTTPChannelSe
 }
 
 // TestChannelMalformedMessage: a message that breaks the channel protocol
-// before the response began is a 502 with ErrBadResponse, and the channel
+// before the response began is a 502 with httpwire.ErrBadResponse, and the channel
 // keeps serving the requests after it.
 func TestChannelMalformedMessage(t *testing.T) {
 	tests := []struct {
@@ -261,8 +263,8 @@ func TestChannelMalformedMessage(t *testing.T) {
 				if got := strings.TrimSpace(string(body)); resp.StatusCode != http.StatusBadGateway || got != tt.want {
 					t.Fatalf("got %d %q, want 502 %q", resp.StatusCode, got, tt.want)
 				}
-				if last, _ := e.lastError(); !errors.Is(last.err, ErrBadResponse) {
-					t.Fatalf("OnError got %v, want ErrBadResponse", last.err)
+				if last, _ := e.lastError(); !errors.Is(last.err, httpwire.ErrBadResponse) {
+					t.Fatalf("OnError got %v, want httpwire.ErrBadResponse", last.err)
 				}
 			}
 		})

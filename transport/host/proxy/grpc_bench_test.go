@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"bytes"
@@ -88,6 +88,51 @@ func benchPost(b *testing.B, client *http.Client, url string) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
+
+// BenchmarkCarriers compares the carriers the handler chooses between, for
+// a small POST and for one of 2 MiB, from 8 concurrent clients: the data
+// socket (unix), the shared channel stream (channel) and a ServeHTTP call
+// per request (call). The client, host and plugin share one process.
+func BenchmarkCarriers(b *testing.B) {
+	large := bytes.Repeat([]byte("x"), 2<<20)
+	for _, size := range []struct {
+		name string
+		body []byte
+	}{{"small", benchBody}, {"2MiB", large}} {
+		for _, tc := range []struct {
+			name            string
+			data, noChannel bool
+		}{{"unix", true, false}, {"channel", false, false}, {"call", false, true}} {
+			if tc.name == "channel" && len(size.body) > channelMaxBody {
+				continue // such a body takes a call of its own
+			}
+			b.Run(size.name+"/"+tc.name, func(b *testing.B) {
+				e := newEnv(b, envOptions{handlers: map[string]http.Handler{"rpc": benchHandler()}, unix: true,
+					data: tc.data, noChannel: tc.noChannel, host: Options{MaxBodyBytes: 4 << 20}})
+				url := e.url("/ext/rpc")
+				client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+				b.SetParallelism(4)
+				b.SetBytes(int64(len(size.body)))
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						resp, err := client.Post(url, "application/json", bytes.NewReader(size.body))
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						if resp.StatusCode != http.StatusOK {
+							b.Errorf("status %d", resp.StatusCode)
+							return
+						}
+					}
+				})
+			})
 		}
 	}
 }

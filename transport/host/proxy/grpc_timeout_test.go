@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"errors"
@@ -6,10 +6,12 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/chainhost/chainhost/transport/httpwire"
 )
 
 // TestHTTPTimeout: a plugin handler that never answers is answered for
-// with 504 wrapping ErrPluginTimeout once HandlerOptions.Timeout passes,
+// with 504 wrapping httpwire.ErrPluginTimeout once Options.Timeout passes,
 // over a channel and over calls of their own; the handler's context is
 // cancelled, and many such requests leave no goroutine behind.
 func TestHTTPTimeout(t *testing.T) {
@@ -26,7 +28,7 @@ func TestHTTPTimeout(t *testing.T) {
 			})
 			e := newEnv(t, envOptions{
 				handlers:  map[string]http.Handler{"hang": hang, "echo": echoHandler()},
-				host:      HandlerOptions{Timeout: 100 * time.Millisecond},
+				host:      Options{Timeout: 100 * time.Millisecond},
 				noChannel: noChannel,
 			})
 			get := func(path string) int {
@@ -48,7 +50,7 @@ func TestHTTPTimeout(t *testing.T) {
 					t.Fatalf("hung handler = %d, want 504; logs:\n%s", got, e.logs.String())
 				}
 				rec, _ := e.lastError()
-				if !errors.Is(rec.err, ErrPluginTimeout) || rec.err.Error() != "plugin did not answer in time: handler hang: no answer within 100ms" {
+				if !errors.Is(rec.err, httpwire.ErrPluginTimeout) || rec.err.Error() != "plugin did not answer in time: handler hang: no answer within 100ms" {
 					t.Fatalf("OnError got %d %v", rec.status, rec.err)
 				}
 			}

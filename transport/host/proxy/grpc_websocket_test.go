@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"bytes"
@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/chainhost/chainhost/proto/pluginv1"
 )
 
 // hello is the message the WebSocket test handler pushes on connect.
@@ -208,8 +206,8 @@ func TestWebSocketRefused(t *testing.T) {
 	})
 	down := newEnv(t, envOptions{
 		handlers: map[string]http.Handler{"ws": newWSPlugin()},
-		host: HandlerOptions{Client: func() (pluginv1.PluginClient, error) {
-			return nil, errors.New("restarting")
+		host: Options{Process: func() (Process, error) {
+			return Process{}, errors.New("restarting")
 		}},
 	})
 	tests := []struct {
@@ -280,7 +278,7 @@ func TestWebSocketPluginDies(t *testing.T) {
 
 func TestWebSocketMessageTooBig(t *testing.T) {
 	p := newWSPlugin()
-	e := newEnv(t, envOptions{handlers: map[string]http.Handler{"ws": p}, host: HandlerOptions{MaxBodyBytes: 1024}})
+	e := newEnv(t, envOptions{handlers: map[string]http.Handler{"ws": p}, host: Options{MaxBodyBytes: 1024}})
 	conn, _ := dialWS(t, e, "/ext/ws/")
 	if err := conn.WriteMessage(websocket.BinaryMessage, make([]byte, 1024)); err != nil {
 		t.Fatal(err)
@@ -312,7 +310,7 @@ func TestWebSocketPing(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newWSPlugin()
-			e := newEnv(t, envOptions{handlers: map[string]http.Handler{"ws": p}, host: HandlerOptions{PingInterval: 50 * time.Millisecond}})
+			e := newEnv(t, envOptions{handlers: map[string]http.Handler{"ws": p}, host: Options{PingInterval: 50 * time.Millisecond}})
 			conn, _ := dialWS(t, e, "/ext/ws/")
 			var pings atomic.Int32
 			conn.SetPingHandler(func(data string) error {
@@ -359,7 +357,7 @@ func TestWebSocketNoGoroutineLeak(t *testing.T) {
 	p := newWSPlugin()
 	e := newEnv(t, envOptions{
 		handlers: map[string]http.Handler{"ws": p, "refuse": refuseHandler(), "h": echoHandler()},
-		host:     HandlerOptions{PingInterval: 10 * time.Millisecond},
+		host:     Options{PingInterval: 10 * time.Millisecond},
 	})
 	// Warm the gRPC connection up, without keeping an HTTP connection open.
 	req, _ := http.NewRequest(http.MethodGet, e.url("/ext/h/"), nil)

@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"context"
@@ -19,6 +19,9 @@ import (
 
 	"github.com/chainhost/chainhost/internal/syncbuf"
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/host/unixpool"
+	"github.com/chainhost/chainhost/transport/httpgrpc"
+	"github.com/chainhost/chainhost/transport/httpunix"
 )
 
 // maxMessage is the gRPC message limit of the test plugin connection.
@@ -27,7 +30,7 @@ const maxMessage = 64 << 20
 // testPlugin is a Plugin service whose HTTP RPCs are served by a Server.
 type testPlugin struct {
 	pluginv1.UnimplementedPluginServer
-	srv       *Server
+	srv       *httpgrpc.Server
 	noChannel bool         // answer ServeHTTPChannel Unimplemented, as an old plugin
 	channels  atomic.Int32 // ServeHTTPChannel calls
 	calls     atomic.Int32 // ServeHTTP calls
@@ -54,10 +57,11 @@ func (p *testPlugin) ServeWebSocket(stream pluginv1.Plugin_ServeWebSocketServer)
 type envOptions struct {
 	handlers  map[string]http.Handler // the plugin's handlers
 	routes    []string                // handler names the host routes; default: the keys of handlers
-	host      HandlerOptions          // Handler, Client and OnError are filled in unless set
+	host      Options                 // Handler, Client and OnError are filled in unless set
 	chunkSize int
 	unix      bool // a unix socket instead of bufconn (benchmarks)
 	noChannel bool // the plugin lacks ServeHTTPChannel
+	data      bool // the plugin serves a data socket too (benchmarks)
 	// service replaces the Plugin service (a misbehaving plugin).
 	service pluginv1.PluginServer
 }
@@ -84,7 +88,7 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	tb.Helper()
 	e := &env{logs: &syncbuf.Buffer{}}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: e.logs, Level: hclog.Debug})
-	srv := NewServer(ServerOptions{
+	srv := httpgrpc.NewServer(httpgrpc.ServerOptions{
 		Lookup: func(name string) (http.Handler, bool) {
 			h, ok := o.handlers[name]
 			return h, ok
@@ -127,6 +131,23 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	}
 	e.conn = conn
 	client := pluginv1.NewPluginClient(conn)
+	var pool *unixpool.Pool
+	if o.data {
+		sock := filepath.Join(tb.TempDir(), "data.sock")
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			tb.Fatalf("listen %s: %v", sock, err)
+		}
+		dataSrv := httpunix.Serve(l, func(name string) (http.Handler, bool) {
+			h, ok := o.handlers[name]
+			return h, ok
+		}, nil)
+		pool = unixpool.NewPool(sock)
+		tb.Cleanup(func() {
+			pool.Close()
+			_ = dataSrv.Shutdown(context.Background())
+		})
+	}
 
 	routes := o.routes
 	if routes == nil {
@@ -138,8 +159,8 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	for _, name := range routes {
 		opts := o.host
 		opts.Handler = name
-		if opts.Client == nil {
-			opts.Client = func() (pluginv1.PluginClient, error) { return client, nil }
+		if opts.Process == nil {
+			opts.Process = func() (Process, error) { return Process{Client: client, Pool: pool}, nil }
 		}
 		if opts.OnError == nil {
 			opts.OnError = e.onError

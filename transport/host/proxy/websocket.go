@@ -1,4 +1,4 @@
-package httpgrpc
+package proxy
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/transport/httpwire"
+	"github.com/chainhost/chainhost/transport/internal/httpmsg"
 )
 
 // serveWebSocket opens a ServeWebSocket stream for the upgrade request r and,
@@ -23,7 +25,12 @@ func (h *handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, code, err)
 		return
 	}
-	client, err := h.client()
+	proc, err := h.process()
+	if err != nil {
+		h.fail(w, r, http.StatusServiceUnavailable, err)
+		return
+	}
+	client, err := h.client(proc.Client)
 	if err != nil {
 		h.fail(w, r, http.StatusServiceUnavailable, err)
 		return
@@ -32,26 +39,22 @@ func (h *handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stream, err := client.ServeWebSocket(ctx)
 	if err != nil {
-		h.fail(w, r, http.StatusServiceUnavailable, h.callError(err))
+		h.failStream(w, r, err)
 		return
 	}
-	open := requestToProto(r, h.opts.Handler, nil, dropWebSocketHeader)
+	open := requestToProto(r, h.opts.Handler, nil, httpmsg.DropWebSocketHeader)
 	if err := stream.Send(&pluginv1.WebSocketFrame{Frame: &pluginv1.WebSocketFrame_Open{Open: open}}); err != nil {
-		h.fail(w, r, http.StatusServiceUnavailable, h.callError(err))
+		h.failStream(w, r, err)
 		return
 	}
 	f, err := stream.Recv()
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: no websocket answer", ErrBadResponse, h.opts.Handler))
-			return
-		}
-		h.fail(w, r, http.StatusServiceUnavailable, h.callError(err))
+		h.noAnswer(w, r, err, "no websocket answer", h.failStream)
 		return
 	}
 	opened := f.GetOpened()
 	if opened == nil {
-		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: websocket answer is not opened", ErrBadResponse, h.opts.Handler))
+		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: websocket answer is not opened", httpwire.ErrBadResponse, h.opts.Handler))
 		return
 	}
 	if !opened.GetAccepted() {
@@ -59,9 +62,9 @@ func (h *handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	respHeader := make(http.Header, len(opened.GetHeaders()))
-	headersFromProto(opened.GetHeaders(), respHeader, dropWebSocketHeader)
+	httpmsg.HeadersFromProto(opened.GetHeaders(), respHeader, httpmsg.DropWebSocketHeader)
 	up := websocket.Upgrader{
-		HandshakeTimeout: writeWait,
+		HandshakeTimeout: httpmsg.WriteWait,
 		// The plugin's handler saw the Origin header and accepted.
 		CheckOrigin: func(*http.Request) bool { return true },
 		Error: func(w http.ResponseWriter, r *http.Request, code int, reason error) {
@@ -107,11 +110,11 @@ func headerHasToken(h http.Header, key, token string) bool {
 func (h *handler) writeRefusal(w http.ResponseWriter, r *http.Request, opened *pluginv1.WebSocketOpened) {
 	code := int(opened.GetStatus())
 	if code < 200 || code > 999 {
-		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: websocket refusal status %d", ErrBadResponse, h.opts.Handler, code))
+		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("%w: handler %s: websocket refusal status %d", httpwire.ErrBadResponse, h.opts.Handler, code))
 		return
 	}
 	hdr := make(http.Header, len(opened.GetHeaders()))
-	headersFromProto(opened.GetHeaders(), hdr, dropContentLength)
+	httpmsg.HeadersFromProto(opened.GetHeaders(), hdr, httpmsg.DropContentLength)
 	setHeaders(w.Header(), hdr)
 	w.WriteHeader(code)
 	_, _ = w.Write(opened.GetBody())
@@ -136,10 +139,10 @@ func (h *handler) relayWebSocket(cancel context.CancelFunc, stream pluginv1.Plug
 	select {
 	case <-toClient:
 		// The plugin ended and the client was sent a close: let it answer.
-		waitFor(fromClient, closeTimeout)
+		httpmsg.WaitFor(fromClient, httpmsg.CloseTimeout)
 	case <-fromClient:
 		// The client ended and the plugin was sent the close: let it finish.
-		waitFor(toClient, closeTimeout)
+		httpmsg.WaitFor(toClient, httpmsg.CloseTimeout)
 	}
 	cancel()
 	_ = conn.Close()
@@ -168,7 +171,7 @@ func (h *handler) keepAlive(conn *websocket.Conn) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(httpmsg.WriteWait)); err != nil {
 					return
 				}
 			}
@@ -187,11 +190,11 @@ func relayFromClient(stream pluginv1.Plugin_ServeWebSocketClient, conn *websocke
 	for {
 		typ, data, err := conn.ReadMessage()
 		if err != nil {
-			_ = stream.Send(closeFrame(closeOf(err)))
+			_ = stream.Send(httpmsg.CloseFrame(httpmsg.CloseOf(err)))
 			_ = stream.CloseSend()
 			return
 		}
-		if err := stream.Send(messageFrame(typ, data)); err != nil {
+		if err := stream.Send(httpmsg.MessageFrame(typ, data)); err != nil {
 			return // the stream broke; the receiver sees why
 		}
 	}
@@ -208,28 +211,35 @@ func (h *handler) relayToClient(stream pluginv1.Plugin_ServeWebSocketClient, con
 			switch {
 			case closed:
 			case errors.Is(err, io.EOF):
-				_ = writeClose(conn, websocket.CloseGoingAway, "")
+				_ = httpmsg.WriteClose(conn, websocket.CloseGoingAway, "")
 			default:
 				if status.Code(err) != codes.Canceled {
 					h.opts.Logger.Warn("websocket stream to plugin failed", "handler", h.opts.Handler, "error", err)
 				}
-				_ = writeClose(conn, websocket.CloseInternalServerErr, "plugin unavailable")
+				_ = httpmsg.WriteClose(conn, websocket.CloseInternalServerErr, "plugin unavailable")
 			}
 			return
 		}
 		switch fr := f.GetFrame().(type) {
 		case *pluginv1.WebSocketFrame_Message:
 			typ := int(fr.Message.GetType())
-			if closed || !isDataMessage(typ) {
+			if closed || !httpmsg.IsDataMessage(typ) {
 				continue
 			}
-			_ = conn.SetWriteDeadline(time.Now().Add(writeWait))
+			_ = conn.SetWriteDeadline(time.Now().Add(httpmsg.WriteWait))
 			if err := conn.WriteMessage(typ, fr.Message.GetData()); err != nil {
 				_ = conn.Close() // the client is gone or stopped reading: end the session
 			}
 		case *pluginv1.WebSocketFrame_Close:
-			_ = writeClose(conn, int(fr.Close.GetCode()), fr.Close.GetText())
+			_ = httpmsg.WriteClose(conn, int(fr.Close.GetCode()), fr.Close.GetText())
 			closed = true
 		}
 	}
+}
+
+// failStream answers an upgrade whose stream failed before the plugin's
+// answer: 503, with the error of the failed call.
+func (h *handler) failStream(w http.ResponseWriter, r *http.Request, err error) {
+	_, err = h.callFailure(err)
+	h.fail(w, r, http.StatusServiceUnavailable, err)
 }
