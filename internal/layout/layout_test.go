@@ -126,3 +126,19 @@ func TestArrows(t *testing.T) {
 		}
 	}
 }
+
+// TestSDKWithoutHostTransports: what a plugin author imports never links
+// the host's side of the transports (transport/host/...), which only the
+// host runs (docs/decisions.md, Layout).
+func TestSDKWithoutHostTransports(t *testing.T) {
+	for path, p := range listPackages(t) {
+		if !under(path, "sdk") {
+			continue
+		}
+		for _, dep := range p.Deps {
+			if under(dep, "transport/host") {
+				t.Errorf("%s depends on %s: no package under sdk/ pulls in the host's transports", path, dep)
+			}
+		}
+	}
+}
