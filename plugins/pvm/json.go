@@ -23,7 +23,7 @@ type (
 		Threshold uint32   `json:"threshold"`
 	}
 	validatorJSON struct {
-		NodeID txs.NodeID `json:"nodeID"`
+		NodeID avax.NodeID `json:"nodeID"`
 		Start  uint64     `json:"start"`
 		End    uint64     `json:"end"`
 		Weight uint64     `json:"weight"`

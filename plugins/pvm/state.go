@@ -59,7 +59,7 @@ type meta struct {
 // start) or current.
 type staker struct {
 	TxID      ids.ID     `json:"txID"`
-	NodeID    txs.NodeID `json:"nodeID"`
+	NodeID    avax.NodeID `json:"nodeID"`
 	Delegator bool       `json:"delegator,omitempty"`
 	Start     uint64     `json:"start"`
 	End       uint64     `json:"end"`
@@ -94,7 +94,7 @@ type chainRec struct {
 type l1Validator struct {
 	ValidationID          ids.ID           `json:"validationID"`
 	SubnetID              ids.ID           `json:"subnetID"`
-	NodeID                txs.NodeID       `json:"nodeID"`
+	NodeID                avax.NodeID       `json:"nodeID"`
 	PublicKey             []byte           `json:"publicKey"`
 	RemainingBalanceOwner warp.PChainOwner `json:"remainingBalanceOwner"`
 	DeactivationOwner     warp.PChainOwner `json:"deactivationOwner"`

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/txjson"
 	"github.com/chainhost/chainhost/avax/utxoapi"
@@ -26,7 +27,7 @@ type apiValidator struct {
 	StartTime              jsonrpc.Uint64 `json:"startTime"`
 	EndTime                jsonrpc.Uint64 `json:"endTime"`
 	Weight                 jsonrpc.Uint64 `json:"weight"`
-	NodeID                 txs.NodeID     `json:"nodeID"`
+	NodeID                 avax.NodeID    `json:"nodeID"`
 	ValidationRewardOwner  *apiOwner      `json:"validationRewardOwner,omitempty"`
 	DelegationRewardOwner  *apiOwner      `json:"delegationRewardOwner,omitempty"`
 	PotentialReward        jsonrpc.Uint64 `json:"potentialReward"`
@@ -43,7 +44,7 @@ type apiDelegator struct {
 	StartTime       jsonrpc.Uint64 `json:"startTime"`
 	EndTime         jsonrpc.Uint64 `json:"endTime"`
 	Weight          jsonrpc.Uint64 `json:"weight"`
-	NodeID          txs.NodeID     `json:"nodeID"`
+	NodeID          avax.NodeID    `json:"nodeID"`
 	RewardOwner     *apiOwner      `json:"rewardOwner,omitempty"`
 	PotentialReward jsonrpc.Uint64 `json:"potentialReward"`
 }
@@ -51,7 +52,7 @@ type apiDelegator struct {
 // apiL1Validator is an L1 validator in avalanchego's shape; Balance is
 // what is left of its balance now (0 when inactive).
 type apiL1Validator struct {
-	NodeID                txs.NodeID      `json:"nodeID"`
+	NodeID                avax.NodeID     `json:"nodeID"`
 	Weight                jsonrpc.Uint64  `json:"weight"`
 	StartTime             jsonrpc.Uint64  `json:"startTime"`
 	ValidationID          ids.ID          `json:"validationID"`
@@ -79,7 +80,7 @@ func (vm *VM) getCurrentValidators(ctx context.Context, a getCurrentValidatorsAr
 		return getCurrentValidatorsReply{}, err
 	}
 	s, now := vm.current()
-	want := func(n txs.NodeID) bool { return len(only) == 0 || only[n] }
+	want := func(n avax.NodeID) bool { return len(only) == 0 || only[n] }
 	out := getCurrentValidatorsReply{Validators: []any{}}
 	if subnetID != txs.PrimaryNetworkID {
 		if _, ok := s.subnets[subnetID]; !ok {
@@ -92,7 +93,7 @@ func (vm *VM) getCurrentValidators(ctx context.Context, a getCurrentValidatorsAr
 		}
 		return out, nil
 	}
-	delegators := map[txs.NodeID][]*staker{}
+	delegators := map[avax.NodeID][]*staker{}
 	for _, id := range sortedIDs(s.stakers) {
 		if st := s.stakers[id]; st.Current && st.Delegator {
 			delegators[st.NodeID] = append(delegators[st.NodeID], st)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
@@ -82,7 +83,7 @@ type Owner struct {
 // Staker is a primary-network validator or delegator.
 type Staker struct {
 	TxID      ids.ID         `json:"txID"`
-	NodeID    txs.NodeID     `json:"nodeID"`
+	NodeID    avax.NodeID    `json:"nodeID"`
 	StartTime jsonrpc.Uint64 `json:"startTime"`
 	EndTime   jsonrpc.Uint64 `json:"endTime"`
 	Weight    jsonrpc.Uint64 `json:"weight"`
@@ -104,7 +105,7 @@ type Validator struct {
 type L1Validator struct {
 	ValidationID          ids.ID         `json:"validationID"`
 	SubnetID              ids.ID         `json:"subnetID"`
-	NodeID                txs.NodeID     `json:"nodeID"`
+	NodeID                avax.NodeID    `json:"nodeID"`
 	Weight                jsonrpc.Uint64 `json:"weight"`
 	StartTime             jsonrpc.Uint64 `json:"startTime"`
 	PublicKey             string         `json:"publicKey"`
@@ -116,7 +117,7 @@ type L1Validator struct {
 
 // GetCurrentValidators returns the primary network's current validators
 // (nodeIDs empty: all of them).
-func (c *Client) GetCurrentValidators(ctx context.Context, nodeIDs ...txs.NodeID) ([]Validator, error) {
+func (c *Client) GetCurrentValidators(ctx context.Context, nodeIDs ...avax.NodeID) ([]Validator, error) {
 	var r struct {
 		Validators []Validator `json:"validators"`
 	}
@@ -138,7 +139,7 @@ func (c *Client) GetL1Validators(ctx context.Context, subnetID ids.ID) ([]L1Vali
 	return r.Validators, nil
 }
 
-func nodeIDStrings(list []txs.NodeID) []string {
+func nodeIDStrings(list []avax.NodeID) []string {
 	out := make([]string, len(list))
 	for i, n := range list {
 		out[i] = n.String()
