@@ -332,12 +332,8 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 	if err != nil {
 		return nil, fmt.Errorf("subnet %s: %w", subnetID, err)
 	}
-	if sn.IsPermissioned {
+	if sn.IsPermissioned || sn.ManagerAddress == nil {
 		return nil, fmt.Errorf("subnet %s is not an L1", subnetID)
-	}
-	addr, err := avax.DecodePrefixedHex(sn.ManagerAddress)
-	if err != nil {
-		return nil, fmt.Errorf("manager address of %s: %w", subnetID, err)
 	}
 	chains, err := w.Client.GetBlockchains(ctx)
 	if err != nil {
@@ -363,11 +359,7 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 			set = append(set, warp.Validator{Weight: uint64(v.Weight)}) // inactive: cannot sign
 			continue
 		}
-		raw, err := avax.DecodePrefixedHex(v.PublicKey)
-		if err != nil {
-			return nil, err
-		}
-		pk, err := bls.PublicKeyFromBytes(raw)
+		pk, err := bls.PublicKeyFromBytes(v.PublicKey)
 		if err != nil {
 			return nil, fmt.Errorf("L1 validator %s: %w", v.ValidationID, err)
 		}
@@ -380,7 +372,7 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 	if err != nil {
 		return nil, err
 	}
-	call := warp.AddressedCall{SourceAddress: addr, Payload: payload}
+	call := warp.AddressedCall{SourceAddress: *sn.ManagerAddress, Payload: payload}
 	msg, err := warp.Sign(warp.UnsignedMessage{NetworkID: w.NetworkID, SourceChainID: sn.ManagerChainID, Payload: call.Bytes()}, vs, keys)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCannotSign, err)
