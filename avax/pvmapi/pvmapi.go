@@ -1,11 +1,16 @@
 // Package pvmapi is what other plugins may call on the P-Chain VM through
 // host chain calls: its internal handler, the read methods the metrics
 // module's staking and fee series are made of, and the Go types of their
-// answers (docs/pchain.md). The same methods are public at /ext/bc/P. It
-// is kept apart from the VM so that a module imports it without the VM.
+// answers (docs/pchain.md). The same methods are public at /ext/bc/P, with
+// the validator, subnet and chain answers whose Go types are here too, for
+// the VM that writes them and the Go client (plugins/pvm/client) that
+// reads them. It is kept apart from the VM so that a module imports it
+// without the VM.
 package pvmapi
 
 import (
+	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/txjson"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -143,3 +148,86 @@ const (
 type TimeReply struct {
 	Time jsonrpc.Uint64 `json:"time"`
 }
+
+// The answers of the public methods getCurrentValidators, getL1Validator,
+// getSubnet and getBlockchains, in avalanchego's shapes.
+type (
+	// Owner is an owner as the answers write it: its numbers as strings.
+	Owner struct {
+		Locktime  jsonrpc.Uint64 `json:"locktime"`
+		Threshold jsonrpc.Uint64 `json:"threshold"`
+		Addresses []string       `json:"addresses"`
+	}
+	// Signer is a validator's BLS public key and proof of possession.
+	Signer struct {
+		PublicKey         txjson.HexBytes `json:"publicKey,omitempty"`
+		ProofOfPossession txjson.HexBytes `json:"proofOfPossession,omitempty"`
+	}
+	// Staker is what a primary-network validator and delegator share.
+	Staker struct {
+		TxID      ids.ID         `json:"txID"`
+		StartTime jsonrpc.Uint64 `json:"startTime"`
+		EndTime   jsonrpc.Uint64 `json:"endTime"`
+		Weight    jsonrpc.Uint64 `json:"weight"`
+		NodeID    avax.NodeID    `json:"nodeID"`
+	}
+	// Validator is a current primary-network validator with its
+	// delegators.
+	Validator struct {
+		Staker
+		ValidationRewardOwner  *Owner         `json:"validationRewardOwner,omitempty"`
+		DelegationRewardOwner  *Owner         `json:"delegationRewardOwner,omitempty"`
+		PotentialReward        jsonrpc.Uint64 `json:"potentialReward"`
+		AccruedDelegateeReward jsonrpc.Uint64 `json:"accruedDelegateeReward"`
+		DelegationFee          string         `json:"delegationFee"`
+		Signer                 *Signer        `json:"signer,omitempty"`
+		DelegatorCount         jsonrpc.Uint64 `json:"delegatorCount"`
+		DelegatorWeight        jsonrpc.Uint64 `json:"delegatorWeight"`
+		Delegators             []Delegator    `json:"delegators"`
+	}
+	// Delegator is a current delegator of a primary-network validator.
+	Delegator struct {
+		Staker
+		RewardOwner     *Owner         `json:"rewardOwner,omitempty"`
+		PotentialReward jsonrpc.Uint64 `json:"potentialReward"`
+	}
+	// L1Validator is an L1 validator; Balance is what is left of its
+	// balance now (0 when inactive).
+	L1Validator struct {
+		NodeID                avax.NodeID     `json:"nodeID"`
+		Weight                jsonrpc.Uint64  `json:"weight"`
+		StartTime             jsonrpc.Uint64  `json:"startTime"`
+		ValidationID          ids.ID          `json:"validationID"`
+		PublicKey             txjson.HexBytes `json:"publicKey"`
+		RemainingBalanceOwner *Owner          `json:"remainingBalanceOwner"`
+		DeactivationOwner     *Owner          `json:"deactivationOwner"`
+		MinNonce              jsonrpc.Uint64  `json:"minNonce"`
+		Balance               jsonrpc.Uint64  `json:"balance"`
+	}
+	// L1ValidatorReply is getL1Validator's answer: the validator, its
+	// subnet and the chain's height.
+	L1ValidatorReply struct {
+		L1Validator
+		SubnetID ids.ID         `json:"subnetID"`
+		Height   jsonrpc.Uint64 `json:"height"`
+	}
+	// Subnet is a subnet: its owner, and its conversion once it is an L1
+	// (ManagerAddress nil before).
+	Subnet struct {
+		IsPermissioned           bool             `json:"isPermissioned"`
+		ControlKeys              []string         `json:"controlKeys"`
+		Threshold                jsonrpc.Uint64   `json:"threshold"`
+		Locktime                 jsonrpc.Uint64   `json:"locktime"`
+		SubnetTransformationTxID ids.ID           `json:"subnetTransformationTxID"`
+		ConversionID             ids.ID           `json:"conversionID"`
+		ManagerChainID           ids.ID           `json:"managerChainID"`
+		ManagerAddress           *txjson.HexBytes `json:"managerAddress"`
+	}
+	// Blockchain is a chain the P-Chain knows, with its subnet.
+	Blockchain struct {
+		ID       ids.ID `json:"id"`
+		Name     string `json:"name"`
+		SubnetID ids.ID `json:"subnetID"`
+		VMID     ids.ID `json:"vmID"`
+	}
+)

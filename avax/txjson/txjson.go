@@ -27,6 +27,16 @@ type HexBytes []byte
 // MarshalText writes "0x" and the hex digits.
 func (b HexBytes) MarshalText() ([]byte, error) { return []byte("0x" + hex.EncodeToString(b)), nil }
 
+// UnmarshalText reads "0x" and hex digits.
+func (b *HexBytes) UnmarshalText(text []byte) error {
+	v, err := avax.DecodePrefixedHex(string(text))
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
 // The JSON forms.
 type (
 	// Tx is a signed transaction, with the chain's form C of a credential.

@@ -6,6 +6,7 @@
 package utxoapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -169,6 +170,34 @@ func (c Chain) ParsePage(ctx context.Context, a GetUTXOsArgs) (Page, error) {
 	return p, nil
 }
 
+// UTXOsQuery is what getUTXOs' params ask for besides sourceChain, which
+// each chain reads its own way.
+type UTXOsQuery struct {
+	// Encoding is the answer's.
+	Encoding string
+	// Addrs are the owners, sorted and unique.
+	Addrs []avax.ShortID
+	Page  Page
+}
+
+// ParseUTXOsQuery reads getUTXOs' encoding, addresses and page, in that
+// order; the caller checks the address count first.
+func (c Chain) ParseUTXOsQuery(ctx context.Context, a GetUTXOsArgs) (UTXOsQuery, error) {
+	enc, err := avax.ParseEncoding(a.Encoding, false)
+	if err != nil {
+		return UTXOsQuery{}, err
+	}
+	addrs, err := c.ParseAddressList(ctx, "addresses", a.Addresses)
+	if err != nil {
+		return UTXOsQuery{}, err
+	}
+	page, err := c.ParsePage(ctx, a)
+	if err != nil {
+		return UTXOsQuery{}, err
+	}
+	return UTXOsQuery{Encoding: enc, Addrs: addrs, Page: page}, nil
+}
+
 // NewGetUTXOsReply writes a page of UTXOs in enc, ending at endAddress
 // (as the chain writes it) and endUTXO.
 func NewGetUTXOsReply(enc string, raw [][]byte, endAddress string, endUTXO ids.ID) GetUTXOsReply {
@@ -329,4 +358,30 @@ func PageAddresses(ctx context.Context, db host.Database, addrs []avax.ShortID, 
 		}
 	}
 	return out, endAddr, endUTXO, nil
+}
+
+// PageShared reads a page of the UTXOs that source put in shared memory
+// for this chain and that addrs own, as PageAddresses reads the chain's
+// own: by address, then UTXO ID, after p's start (docs/shared-memory.md).
+func PageShared(ctx context.Context, sm host.SharedMemory, source ids.ID, addrs []avax.ShortID, p Page) ([][]byte, avax.ShortID, ids.ID, error) {
+	traits := make([][]byte, len(addrs))
+	for i, a := range addrs {
+		traits[i] = bytes.Clone(a[:])
+	}
+	var startTrait, startKey []byte
+	if !p.StartAddr.IsZero() || p.StartUTXO != (ids.ID{}) {
+		startTrait, startKey = p.StartAddr[:], p.StartUTXO[:]
+	}
+	vals, lastTrait, lastKey, err := sm.Indexed(ctx, source, traits, startTrait, startKey, p.Limit)
+	if err != nil {
+		return nil, avax.ShortID{}, ids.ID{}, fmt.Errorf("read shared memory from %s: %w", source, err)
+	}
+	endAddr, endUTXO := p.StartAddr, p.StartUTXO
+	if a, err := avax.ShortIDFromBytes(lastTrait); err == nil {
+		endAddr = a
+	}
+	if u, err := ids.FromBytes(lastKey); err == nil {
+		endUTXO = u
+	}
+	return vals, endAddr, endUTXO, nil
 }

@@ -71,15 +71,7 @@ func (c *Core[U, I]) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxo
 	if err := utxoapi.CheckAddressCount("addresses", a.Addresses); err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
-	enc, err := avax.ParseEncoding(a.Encoding, false)
-	if err != nil {
-		return utxoapi.GetUTXOsReply{}, err
-	}
-	addrs, err := c.APIChain().ParseAddressList(ctx, "addresses", a.Addresses)
-	if err != nil {
-		return utxoapi.GetUTXOsReply{}, err
-	}
-	page, err := c.APIChain().ParsePage(ctx, a)
+	q, err := c.APIChain().ParseUTXOsQuery(ctx, a)
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
@@ -93,40 +85,14 @@ func (c *Core[U, I]) getUTXOs(ctx context.Context, a utxoapi.GetUTXOsArgs) (utxo
 	var endAddr avax.ShortID
 	var endUTXO ids.ID
 	if source == c.Env.ChainID {
-		raw, endAddr, endUTXO, err = utxoapi.PageAddresses(ctx, c.Store, addrs, page)
+		raw, endAddr, endUTXO, err = utxoapi.PageAddresses(ctx, c.Store, q.Addrs, q.Page)
 	} else {
-		raw, endAddr, endUTXO, err = c.sharedUTXOs(ctx, source, addrs, page)
+		raw, endAddr, endUTXO, err = utxoapi.PageShared(ctx, c.Env.Host.SharedMemory, source, q.Addrs, q.Page)
 	}
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
-	return utxoapi.NewGetUTXOsReply(enc, raw, c.FormatAddress(endAddr), endUTXO), nil
-}
-
-// sharedUTXOs pages through the UTXOs source put in shared memory for this
-// chain that addrs own, as PageAddresses pages the chain's own.
-func (c *Core[U, I]) sharedUTXOs(ctx context.Context, source ids.ID, addrs []avax.ShortID, page utxoapi.Page) ([][]byte, avax.ShortID, ids.ID, error) {
-	startAddr, startUTXO := page.StartAddr, page.StartUTXO
-	traits := make([][]byte, len(addrs))
-	for i, a := range addrs {
-		traits[i] = append([]byte{}, a[:]...)
-	}
-	var startTrait, startKey []byte
-	if !startAddr.IsZero() || startUTXO != (ids.ID{}) {
-		startTrait, startKey = startAddr[:], startUTXO[:]
-	}
-	vals, lastTrait, lastKey, err := c.Env.Host.SharedMemory.Indexed(ctx, source, traits, startTrait, startKey, page.Limit)
-	if err != nil {
-		return nil, avax.ShortID{}, ids.ID{}, fmt.Errorf("read shared memory from %s: %w", source, err)
-	}
-	endAddr, endUTXO := startAddr, startUTXO
-	if a, err := avax.ShortIDFromBytes(lastTrait); err == nil {
-		endAddr = a
-	}
-	if u, err := ids.FromBytes(lastKey); err == nil {
-		endUTXO = u
-	}
-	return vals, endAddr, endUTXO, nil
+	return utxoapi.NewGetUTXOsReply(q.Encoding, raw, c.FormatAddress(endAddr), endUTXO), nil
 }
 
 // getBlock returns a block by ID.

@@ -222,9 +222,9 @@ func runP(args []string, stdout, stderr io.Writer) int {
 
 // pValidators prints the primary network's validators, or an L1's.
 func pValidators(ctx context.Context, c *client.Client, subnet, node string, stdout io.Writer, fail func(error) int) int {
-	var only []txs.NodeID
+	var only []avax.NodeID
 	if node != "" {
-		n, err := txs.ParseNodeID(node)
+		n, err := avax.ParseNodeID(node)
 		if err != nil {
 			return fail(err)
 		}
@@ -266,7 +266,7 @@ func pValidators(ctx context.Context, c *client.Client, subnet, node string, std
 
 // pStake reads a staker's flags; times relative to the chain's time.
 func pStake(ctx context.Context, c *client.Client, node, weight, start, end string) (client.Stake, error) {
-	nodeID, err := txs.ParseNodeID(node)
+	nodeID, err := avax.ParseNodeID(node)
 	if err != nil {
 		return client.Stake{}, fmt.Errorf("--node-id: %w", err)
 	}
@@ -342,7 +342,7 @@ func pL1Validator(s string) (client.NewL1Validator, error) {
 	if len(parts) != 3 {
 		return client.NewL1Validator{}, fmt.Errorf("L1 validator %q: want NODE:WEIGHT:BALANCE", s)
 	}
-	nodeID, err := txs.ParseNodeID(parts[0])
+	nodeID, err := avax.ParseNodeID(parts[0])
 	if err != nil {
 		return client.NewL1Validator{}, err
 	}

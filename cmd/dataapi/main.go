@@ -4,7 +4,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/chainhost/chainhost/plugins/dataapi"
@@ -17,11 +16,8 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "migrate" {
 		os.Exit(migrate.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	if err := sdk.Serve(sdk.ServeOpts{
+	sdk.Main(sdk.ServeOpts{
 		Description: sdk.Description{Name: dataapi.Name, Version: "0.1.0", Prefixes: api.Prefixes},
 		Module:      dataapi.New(dataapi.Options{}),
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	})
 }

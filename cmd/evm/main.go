@@ -2,20 +2,14 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/evm"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	if err := sdk.Serve(sdk.ServeOpts{
+	sdk.Main(sdk.ServeOpts{
 		Description: sdk.Description{Name: evmapi.VMName, Version: evm.Version},
 		Plugin:      evm.New(),
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	})
 }

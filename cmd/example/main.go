@@ -2,19 +2,13 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/chainhost/chainhost/plugins/example"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	if err := sdk.Serve(sdk.ServeOpts{
+	sdk.Main(sdk.ServeOpts{
 		Description: sdk.Description{Name: "example", Version: "0.1.0", Aliases: []string{"kv"}},
 		Plugin:      example.New(),
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	})
 }

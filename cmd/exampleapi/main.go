@@ -3,19 +3,13 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/chainhost/chainhost/plugins/exampleapi"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	if err := sdk.Serve(sdk.ServeOpts{
+	sdk.Main(sdk.ServeOpts{
 		Description: sdk.Description{Name: exampleapi.Name, Version: "0.1.0", Prefixes: []string{exampleapi.Prefix}},
 		Module:      exampleapi.New(),
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	})
 }

@@ -3,19 +3,13 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/chainhost/chainhost/plugins/explorer"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	if err := sdk.Serve(sdk.ServeOpts{
+	sdk.Main(sdk.ServeOpts{
 		Description: sdk.Description{Name: explorer.Name, Version: "0.1.0", Prefixes: []string{explorer.Prefix}, Home: true},
 		Module:      explorer.New(explorer.Options{}),
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	})
 }

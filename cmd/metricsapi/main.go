@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime/debug"
 
@@ -16,11 +15,8 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(api.GCPercent)
 	}
-	if err := sdk.Serve(sdk.ServeOpts{
+	sdk.Main(sdk.ServeOpts{
 		Description: sdk.Description{Name: metricsapi.Name, Version: "0.1.0", Prefixes: api.Prefixes, MessageArrayPrefixes: api.MessageArrayPrefixes},
 		Module:      metricsapi.New(metricsapi.Options{}),
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	})
 }

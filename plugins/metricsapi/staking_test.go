@@ -41,7 +41,7 @@ const (
 )
 
 // genesisNode validates the primary network from the genesis.
-var genesisNode = txs.NodeID{0xee, 0x01}
+var genesisNode = avax.NodeID{0xee, 0x01}
 
 func pGenesis() string {
 	return fmt.Sprintf(`{"avaxAssetID":%q,"timestamp":%d,"allocations":[{"address":%q,"amount":"300000000000000000"}],
@@ -238,7 +238,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 	primary := txs.PrimaryNetworkID
 	stakers := []metricstest.Staker{{Subnet: primary, Weight: pMinStake, Start: pT0, End: pT0 + 30*secondsPerDay}}
 	subnets := map[ids.ID]uint64{primary: pT0}
-	node := func(b byte) txs.NodeID { return txs.NodeID{b, 0x02} }
+	node := func(b byte) avax.NodeID { return avax.NodeID{b, 0x02} }
 
 	t.Run("the primary network", func(t *testing.T) {
 		e := startWith(t, dir, noLimits, clk, p)
@@ -255,7 +255,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 			{Subnet: primary, Delegator: true, Weight: 50_000_000_000, Start: pT0 + 6*hour, End: pT0 + 8*hour},
 			{Subnet: primary, Weight: 2_000_000_000_000, Start: pT0 + 7*hour + 600, End: pT0 + 7*hour + 2400},
 		}
-		nodes := []txs.NodeID{node(1), node(2), node(1), node(2), node(3)}
+		nodes := []avax.NodeID{node(1), node(2), node(1), node(2), node(3)}
 		for i, s := range add {
 			st := client.Stake{NodeID: nodes[i], Weight: s.Weight, Start: s.Start, End: s.End}
 			var err error
@@ -493,7 +493,7 @@ func TestStakingLag(t *testing.T) {
 	clk := &clock{now: time.Unix(pT0, 0)}
 	e := startWith(t, t.TempDir(), noLimits, clk, p)
 	p.sync(e)
-	if _, err := p.wallet.AddValidator(context.Background(), client.Stake{NodeID: txs.NodeID{7}, Weight: pMinStake, Start: pT0 + 2*hour, End: pT0 + 4*hour}, 20_000, nil); err != nil {
+	if _, err := p.wallet.AddValidator(context.Background(), client.Stake{NodeID: avax.NodeID{7}, Weight: pMinStake, Start: pT0 + 2*hour, End: pT0 + 4*hour}, 20_000, nil); err != nil {
 		t.Fatal(err)
 	}
 	p.setTime(pT0 + 5*hour)

@@ -105,7 +105,7 @@ func sortedIDs[V any](m map[ids.ID]V) []ids.ID {
 }
 
 // validatorsOf returns the node's validator stakers, pending or current.
-func (s *chainState) validatorsOf(node txs.NodeID) []*staker {
+func (s *chainState) validatorsOf(node avax.NodeID) []*staker {
 	var out []*staker
 	for _, id := range sortedIDs(s.stakers) {
 		if st := s.stakers[id]; !st.Delegator && st.NodeID == node {
@@ -116,7 +116,7 @@ func (s *chainState) validatorsOf(node txs.NodeID) []*staker {
 }
 
 // l1OfNode returns the L1 validator of a node on a subnet, if any.
-func (s *chainState) l1OfNode(subnetID ids.ID, node txs.NodeID) *l1Validator {
+func (s *chainState) l1OfNode(subnetID ids.ID, node avax.NodeID) *l1Validator {
 	for _, v := range s.l1 {
 		if v.SubnetID == subnetID && v.NodeID == node {
 			return v

@@ -401,7 +401,7 @@ func (e *execution) convert(u *txs.ConvertSubnetToL1Tx) (func(), uint64, error) 
 	conv := make([]warp.ConversionValidator, len(u.Validators))
 	vdrs := make([]*l1Validator, len(u.Validators))
 	for i, v := range u.Validators {
-		nodeID, _ := txs.NodeIDFromBytes(v.NodeID) // checked by txs.Verify
+		nodeID, _ := avax.NodeIDFromBytes(v.NodeID) // checked by txs.Verify
 		if _, err := v.Signer.Verify(); err != nil {
 			return nil, 0, rejected(e.id, "validator %d (%s): %v", i, nodeID, err)
 		}
@@ -483,7 +483,7 @@ func (e *execution) register(u *txs.RegisterL1ValidatorTx) (func(), error) {
 		return nil, err
 	}
 	id := r.ValidationID()
-	nodeID, _ := txs.NodeIDFromBytes(r.NodeID) // checked by r.Verify
+	nodeID, _ := avax.NodeIDFromBytes(r.NodeID) // checked by r.Verify
 	switch {
 	case r.Expiry <= e.now:
 		return nil, rejected(e.id, "the register message expired at %d (now %d)", r.Expiry, e.now)
@@ -639,7 +639,7 @@ func (vm *VM) warpSet(ctx context.Context, s *chainState, chainID ids.ID) (warp.
 		return bls.PublicKeyFromBytes(b)
 	}
 	if subnetID == txs.PrimaryNetworkID {
-		weights := map[txs.NodeID]uint64{}
+		weights := map[avax.NodeID]uint64{}
 		for _, st := range s.stakers {
 			if st.Current && st.Delegator {
 				weights[st.NodeID] += st.Weight

@@ -95,10 +95,10 @@ func parseGenesis(raw []byte, networkID uint32) (*genesisState, error) {
 			Out:     avax.TransferOutput{Amt: uint64(a.Amount), OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{addr}}},
 		})
 	}
-	seen := map[txs.NodeID]bool{}
+	seen := map[avax.NodeID]bool{}
 	for i, v := range g.Validators {
 		where := fmt.Sprintf("pvm genesis: validators[%d]", i)
-		nodeID, err := txs.ParseNodeID(v.NodeID)
+		nodeID, err := avax.ParseNodeID(v.NodeID)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}

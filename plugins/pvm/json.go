@@ -2,6 +2,7 @@ package pvm
 
 import (
 	"github.com/chainhost/chainhost/avax"
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/txjson"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
@@ -23,14 +24,10 @@ type (
 		Threshold uint32   `json:"threshold"`
 	}
 	validatorJSON struct {
-		NodeID txs.NodeID `json:"nodeID"`
-		Start  uint64     `json:"start"`
-		End    uint64     `json:"end"`
-		Weight uint64     `json:"weight"`
-	}
-	signerJSON struct {
-		PublicKey         txjson.HexBytes `json:"publicKey,omitempty"`
-		ProofOfPossession txjson.HexBytes `json:"proofOfPossession,omitempty"`
+		NodeID avax.NodeID `json:"nodeID"`
+		Start  uint64      `json:"start"`
+		End    uint64      `json:"end"`
+		Weight uint64      `json:"weight"`
 	}
 	authJSON struct {
 		SignatureIndices []uint32 `json:"signatureIndices"`
@@ -56,7 +53,7 @@ type (
 		txjson.BaseTx
 		Validator              validatorJSON   `json:"validator"`
 		SubnetID               ids.ID          `json:"subnetID"`
-		Signer                 signerJSON      `json:"signer"`
+		Signer                 pvmapi.Signer   `json:"signer"`
 		Stake                  []txjson.Output `json:"stake"`
 		ValidationRewardsOwner ownerJSON       `json:"validationRewardsOwner"`
 		DelegationRewardsOwner ownerJSON       `json:"delegationRewardsOwner"`
@@ -86,7 +83,7 @@ type (
 		NodeID                txjson.HexBytes `json:"nodeID"`
 		Weight                uint64          `json:"weight"`
 		Balance               uint64          `json:"balance"`
-		Signer                signerJSON      `json:"signer"`
+		Signer                pvmapi.Signer   `json:"signer"`
 		RemainingBalanceOwner pChainOwnerJSON `json:"remainingBalanceOwner"`
 		DeactivationOwner     pChainOwnerJSON `json:"deactivationOwner"`
 	}
@@ -190,11 +187,11 @@ func validatorJSONOf(v txs.Validator) validatorJSON {
 	return validatorJSON{NodeID: v.NodeID, Start: v.Start, End: v.End, Weight: v.Weight}
 }
 
-func signerJSONOf(s *txs.ProofOfPossession) signerJSON {
+func signerJSONOf(s *txs.ProofOfPossession) pvmapi.Signer {
 	if s == nil {
-		return signerJSON{}
+		return pvmapi.Signer{}
 	}
-	return signerJSON{PublicKey: s.PublicKey[:], ProofOfPossession: s.Signature[:]}
+	return pvmapi.Signer{PublicKey: s.PublicKey[:], ProofOfPossession: s.Signature[:]}
 }
 
 func authJSONOf(a txs.Auth) authJSON {
@@ -223,14 +220,7 @@ func (vm *VM) blockJSON(b *blocks.Block) blockJSON {
 	return out
 }
 
-// apiOwner is an owner in the API's answers (avalanchego's platform API
-// Owner): its numbers as strings.
-type apiOwner struct {
-	Locktime  jsonrpc.Uint64 `json:"locktime"`
-	Threshold jsonrpc.Uint64 `json:"threshold"`
-	Addresses []string       `json:"addresses"`
-}
-
-func (vm *VM) apiOwner(o avax.OutputOwners) *apiOwner {
-	return &apiOwner{Locktime: jsonrpc.Uint64(o.Locktime), Threshold: jsonrpc.Uint64(o.Threshold), Addresses: vm.FormatAddresses(o.Addrs)}
+// apiOwner is an owner as the API answers write it.
+func (vm *VM) apiOwner(o avax.OutputOwners) *pvmapi.Owner {
+	return &pvmapi.Owner{Locktime: jsonrpc.Uint64(o.Locktime), Threshold: jsonrpc.Uint64(o.Threshold), Addresses: vm.FormatAddresses(o.Addrs)}
 }

@@ -211,10 +211,10 @@ func (vm *VM) getMinStake(_ context.Context, a stakingAssetArgs) (minStakeReply,
 }
 
 // parseNodeIDs reads a nodeIDs param.
-func parseNodeIDs(list []string) (map[txs.NodeID]bool, error) {
-	out := map[txs.NodeID]bool{}
+func parseNodeIDs(list []string) (map[avax.NodeID]bool, error) {
+	out := map[avax.NodeID]bool{}
 	for i, s := range list {
-		n, err := txs.ParseNodeID(s)
+		n, err := avax.ParseNodeID(s)
 		if err != nil {
 			return nil, jsonrpc.InvalidParams("%q: %v", fmt.Sprintf("nodeIDs[%d]", i), err)
 		}

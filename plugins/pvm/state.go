@@ -58,13 +58,13 @@ type meta struct {
 // staker is a primary-network validator or delegator, pending (before its
 // start) or current.
 type staker struct {
-	TxID      ids.ID     `json:"txID"`
-	NodeID    txs.NodeID `json:"nodeID"`
-	Delegator bool       `json:"delegator,omitempty"`
-	Start     uint64     `json:"start"`
-	End       uint64     `json:"end"`
-	Weight    uint64     `json:"weight"`
-	Current   bool       `json:"current"`
+	TxID      ids.ID      `json:"txID"`
+	NodeID    avax.NodeID `json:"nodeID"`
+	Delegator bool        `json:"delegator,omitempty"`
+	Start     uint64      `json:"start"`
+	End       uint64      `json:"end"`
+	Weight    uint64      `json:"weight"`
+	Current   bool        `json:"current"`
 	// PublicKey is a validator's compressed BLS key, if it has one.
 	PublicKey []byte `json:"publicKey,omitempty"`
 	// Stake are the UTXOs (their bytes) the stake becomes at the end.
@@ -94,7 +94,7 @@ type chainRec struct {
 type l1Validator struct {
 	ValidationID          ids.ID           `json:"validationID"`
 	SubnetID              ids.ID           `json:"subnetID"`
-	NodeID                txs.NodeID       `json:"nodeID"`
+	NodeID                avax.NodeID      `json:"nodeID"`
 	PublicKey             []byte           `json:"publicKey"`
 	RemainingBalanceOwner warp.PChainOwner `json:"remainingBalanceOwner"`
 	DeactivationOwner     warp.PChainOwner `json:"deactivationOwner"`

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/txjson"
 	"github.com/chainhost/chainhost/avax/utxoapi"
@@ -17,49 +18,6 @@ import (
 type getCurrentValidatorsArgs struct {
 	SubnetID string   `json:"subnetID"`
 	NodeIDs  []string `json:"nodeIDs"`
-}
-
-// apiValidator is a primary-network validator in avalanchego's shape, with
-// its delegators.
-type apiValidator struct {
-	TxID                   ids.ID         `json:"txID"`
-	StartTime              jsonrpc.Uint64 `json:"startTime"`
-	EndTime                jsonrpc.Uint64 `json:"endTime"`
-	Weight                 jsonrpc.Uint64 `json:"weight"`
-	NodeID                 txs.NodeID     `json:"nodeID"`
-	ValidationRewardOwner  *apiOwner      `json:"validationRewardOwner,omitempty"`
-	DelegationRewardOwner  *apiOwner      `json:"delegationRewardOwner,omitempty"`
-	PotentialReward        jsonrpc.Uint64 `json:"potentialReward"`
-	AccruedDelegateeReward jsonrpc.Uint64 `json:"accruedDelegateeReward"`
-	DelegationFee          string         `json:"delegationFee"`
-	Signer                 *signerJSON    `json:"signer,omitempty"`
-	DelegatorCount         jsonrpc.Uint64 `json:"delegatorCount"`
-	DelegatorWeight        jsonrpc.Uint64 `json:"delegatorWeight"`
-	Delegators             []apiDelegator `json:"delegators"`
-}
-
-type apiDelegator struct {
-	TxID            ids.ID         `json:"txID"`
-	StartTime       jsonrpc.Uint64 `json:"startTime"`
-	EndTime         jsonrpc.Uint64 `json:"endTime"`
-	Weight          jsonrpc.Uint64 `json:"weight"`
-	NodeID          txs.NodeID     `json:"nodeID"`
-	RewardOwner     *apiOwner      `json:"rewardOwner,omitempty"`
-	PotentialReward jsonrpc.Uint64 `json:"potentialReward"`
-}
-
-// apiL1Validator is an L1 validator in avalanchego's shape; Balance is
-// what is left of its balance now (0 when inactive).
-type apiL1Validator struct {
-	NodeID                txs.NodeID      `json:"nodeID"`
-	Weight                jsonrpc.Uint64  `json:"weight"`
-	StartTime             jsonrpc.Uint64  `json:"startTime"`
-	ValidationID          ids.ID          `json:"validationID"`
-	PublicKey             txjson.HexBytes `json:"publicKey"`
-	RemainingBalanceOwner *apiOwner       `json:"remainingBalanceOwner"`
-	DeactivationOwner     *apiOwner       `json:"deactivationOwner"`
-	MinNonce              jsonrpc.Uint64  `json:"minNonce"`
-	Balance               jsonrpc.Uint64  `json:"balance"`
 }
 
 type getCurrentValidatorsReply struct {
@@ -79,7 +37,7 @@ func (vm *VM) getCurrentValidators(ctx context.Context, a getCurrentValidatorsAr
 		return getCurrentValidatorsReply{}, err
 	}
 	s, now := vm.current()
-	want := func(n txs.NodeID) bool { return len(only) == 0 || only[n] }
+	want := func(n avax.NodeID) bool { return len(only) == 0 || only[n] }
 	out := getCurrentValidatorsReply{Validators: []any{}}
 	if subnetID != txs.PrimaryNetworkID {
 		if _, ok := s.subnets[subnetID]; !ok {
@@ -92,7 +50,7 @@ func (vm *VM) getCurrentValidators(ctx context.Context, a getCurrentValidatorsAr
 		}
 		return out, nil
 	}
-	delegators := map[txs.NodeID][]*staker{}
+	delegators := map[avax.NodeID][]*staker{}
 	for _, id := range sortedIDs(s.stakers) {
 		if st := s.stakers[id]; st.Current && st.Delegator {
 			delegators[st.NodeID] = append(delegators[st.NodeID], st)
@@ -113,13 +71,12 @@ func (vm *VM) getCurrentValidators(ctx context.Context, a getCurrentValidatorsAr
 }
 
 // apiValidator reads a validator's transaction for its owners, fee and key.
-func (vm *VM) apiValidator(ctx context.Context, st *staker, dels []*staker) (apiValidator, error) {
+func (vm *VM) apiValidator(ctx context.Context, st *staker, dels []*staker) (pvmapi.Validator, error) {
 	t, _, err := vm.storedTx(ctx, st.TxID)
 	if err != nil {
-		return apiValidator{}, err
+		return pvmapi.Validator{}, err
 	}
-	v := apiValidator{TxID: st.TxID, StartTime: jsonrpc.Uint64(st.Start), EndTime: jsonrpc.Uint64(st.End),
-		Weight: jsonrpc.Uint64(st.Weight), NodeID: st.NodeID, Delegators: []apiDelegator{}}
+	v := pvmapi.Validator{Staker: st.apiStaker(), Delegators: []pvmapi.Delegator{}}
 	var shares uint32
 	switch u := t.Unsigned.(type) {
 	case *txs.AddValidatorTx:
@@ -133,25 +90,30 @@ func (vm *VM) apiValidator(ctx context.Context, st *staker, dels []*staker) (api
 	for _, d := range dels {
 		dt, _, err := vm.storedTx(ctx, d.TxID)
 		if err != nil {
-			return apiValidator{}, err
+			return pvmapi.Validator{}, err
 		}
-		var owner *apiOwner
+		var owner *pvmapi.Owner
 		switch u := dt.Unsigned.(type) {
 		case *txs.AddDelegatorTx:
 			owner = vm.apiOwner(u.RewardsOwner)
 		case *txs.AddPermissionlessDelegatorTx:
 			owner = vm.apiOwner(u.RewardsOwner)
 		}
-		v.Delegators = append(v.Delegators, apiDelegator{TxID: d.TxID, StartTime: jsonrpc.Uint64(d.Start), EndTime: jsonrpc.Uint64(d.End),
-			Weight: jsonrpc.Uint64(d.Weight), NodeID: d.NodeID, RewardOwner: owner})
+		v.Delegators = append(v.Delegators, pvmapi.Delegator{Staker: d.apiStaker(), RewardOwner: owner})
 		v.DelegatorCount++
 		v.DelegatorWeight += jsonrpc.Uint64(d.Weight)
 	}
 	return v, nil
 }
 
-func (vm *VM) apiL1Validator(v *l1Validator, now uint64) apiL1Validator {
-	out := apiL1Validator{NodeID: v.NodeID, Weight: jsonrpc.Uint64(v.Weight), StartTime: jsonrpc.Uint64(v.StartTime),
+// apiStaker is what the API's answers say of a validator or delegator.
+func (st *staker) apiStaker() pvmapi.Staker {
+	return pvmapi.Staker{TxID: st.TxID, StartTime: jsonrpc.Uint64(st.Start), EndTime: jsonrpc.Uint64(st.End),
+		Weight: jsonrpc.Uint64(st.Weight), NodeID: st.NodeID}
+}
+
+func (vm *VM) apiL1Validator(v *l1Validator, now uint64) pvmapi.L1Validator {
+	out := pvmapi.L1Validator{NodeID: v.NodeID, Weight: jsonrpc.Uint64(v.Weight), StartTime: jsonrpc.Uint64(v.StartTime),
 		ValidationID: v.ValidationID, PublicKey: v.PublicKey, MinNonce: jsonrpc.Uint64(v.MinNonce),
 		RemainingBalanceOwner: vm.apiOwner(v.RemainingBalanceOwner.Owners()),
 		DeactivationOwner:     vm.apiOwner(v.DeactivationOwner.Owners())}
@@ -165,24 +127,18 @@ type getL1ValidatorArgs struct {
 	ValidationID string `json:"validationID"`
 }
 
-type getL1ValidatorReply struct {
-	apiL1Validator
-	SubnetID ids.ID         `json:"subnetID"`
-	Height   jsonrpc.Uint64 `json:"height"`
-}
-
 // getL1Validator returns an L1 validator by validation ID.
-func (vm *VM) getL1Validator(_ context.Context, a getL1ValidatorArgs) (getL1ValidatorReply, error) {
+func (vm *VM) getL1Validator(_ context.Context, a getL1ValidatorArgs) (pvmapi.L1ValidatorReply, error) {
 	id, err := utxoapi.ParseID("validationID", a.ValidationID)
 	if err != nil {
-		return getL1ValidatorReply{}, err
+		return pvmapi.L1ValidatorReply{}, err
 	}
 	s, now := vm.current()
 	v, ok := s.l1[id]
 	if !ok {
-		return getL1ValidatorReply{}, fmt.Errorf("L1 validator %s not found (never registered, or removed)", id)
+		return pvmapi.L1ValidatorReply{}, fmt.Errorf("L1 validator %s not found (never registered, or removed)", id)
 	}
-	return getL1ValidatorReply{apiL1Validator: vm.apiL1Validator(v, now), SubnetID: v.SubnetID, Height: jsonrpc.Uint64(s.Height)}, nil
+	return pvmapi.L1ValidatorReply{L1Validator: vm.apiL1Validator(v, now), SubnetID: v.SubnetID, Height: jsonrpc.Uint64(s.Height)}, nil
 }
 
 type getSubnetsArgs struct {
@@ -235,33 +191,22 @@ type getSubnetArgs struct {
 	SubnetID string `json:"subnetID"`
 }
 
-type getSubnetReply struct {
-	IsPermissioned           bool             `json:"isPermissioned"`
-	ControlKeys              []string         `json:"controlKeys"`
-	Threshold                jsonrpc.Uint64   `json:"threshold"`
-	Locktime                 jsonrpc.Uint64   `json:"locktime"`
-	SubnetTransformationTxID ids.ID           `json:"subnetTransformationTxID"`
-	ConversionID             ids.ID           `json:"conversionID"`
-	ManagerChainID           ids.ID           `json:"managerChainID"`
-	ManagerAddress           *txjson.HexBytes `json:"managerAddress"`
-}
-
 // getSubnet describes a subnet: its owner, and its conversion once it is an
 // L1.
-func (vm *VM) getSubnet(_ context.Context, a getSubnetArgs) (getSubnetReply, error) {
+func (vm *VM) getSubnet(_ context.Context, a getSubnetArgs) (pvmapi.Subnet, error) {
 	id, err := utxoapi.ParseID("subnetID", a.SubnetID)
 	if err != nil {
-		return getSubnetReply{}, err
+		return pvmapi.Subnet{}, err
 	}
 	if id == txs.PrimaryNetworkID {
-		return getSubnetReply{}, jsonrpc.InvalidParams(`"subnetID": the primary network is not a subnet`)
+		return pvmapi.Subnet{}, jsonrpc.InvalidParams(`"subnetID": the primary network is not a subnet`)
 	}
 	s, _ := vm.current()
 	sn, ok := s.subnets[id]
 	if !ok {
-		return getSubnetReply{}, fmt.Errorf("subnet %s not found", id)
+		return pvmapi.Subnet{}, fmt.Errorf("subnet %s not found", id)
 	}
-	out := getSubnetReply{IsPermissioned: !sn.Converted, ControlKeys: vm.FormatAddresses(sn.Owner.Addrs),
+	out := pvmapi.Subnet{IsPermissioned: !sn.Converted, ControlKeys: vm.FormatAddresses(sn.Owner.Addrs),
 		Threshold: jsonrpc.Uint64(sn.Owner.Threshold), Locktime: jsonrpc.Uint64(sn.Owner.Locktime)}
 	if sn.Converted {
 		addr := txjson.HexBytes(sn.ManagerAddress)
@@ -270,25 +215,18 @@ func (vm *VM) getSubnet(_ context.Context, a getSubnetArgs) (getSubnetReply, err
 	return out, nil
 }
 
-type apiBlockchain struct {
-	ID       ids.ID `json:"id"`
-	Name     string `json:"name"`
-	SubnetID ids.ID `json:"subnetID"`
-	VMID     ids.ID `json:"vmID"`
-}
-
 type getBlockchainsReply struct {
-	Blockchains []apiBlockchain `json:"blockchains"`
+	Blockchains []pvmapi.Blockchain `json:"blockchains"`
 }
 
 // getBlockchains returns the chains of the subnets (created by
 // CreateChainTx), then the node's other chains, of the primary network.
 func (vm *VM) getBlockchains(ctx context.Context, _ struct{}) (getBlockchainsReply, error) {
 	s, _ := vm.current()
-	out := getBlockchainsReply{Blockchains: []apiBlockchain{}}
+	out := getBlockchainsReply{Blockchains: []pvmapi.Blockchain{}}
 	for _, id := range sortedIDs(s.chains) {
 		c := s.chains[id]
-		out.Blockchains = append(out.Blockchains, apiBlockchain{ID: c.ID, Name: c.Name, SubnetID: c.SubnetID, VMID: c.VMID})
+		out.Blockchains = append(out.Blockchains, pvmapi.Blockchain{ID: c.ID, Name: c.Name, SubnetID: c.SubnetID, VMID: c.VMID})
 	}
 	chains, err := vm.Env.Host.Chains.List(ctx)
 	if err != nil {
@@ -302,7 +240,7 @@ func (vm *VM) getBlockchains(ctx context.Context, _ struct{}) (getBlockchainsRep
 		if len(c.Aliases) > 0 {
 			name = c.Aliases[0]
 		}
-		out.Blockchains = append(out.Blockchains, apiBlockchain{ID: c.ID, Name: name, SubnetID: txs.PrimaryNetworkID, VMID: c.VMID})
+		out.Blockchains = append(out.Blockchains, pvmapi.Blockchain{ID: c.ID, Name: name, SubnetID: txs.PrimaryNetworkID, VMID: c.VMID})
 	}
 	return out, nil
 }

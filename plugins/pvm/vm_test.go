@@ -36,7 +36,7 @@ const (
 // genesisNode is the validator of the genesis, until t0 + 30 days.
 var genesisNode = nodeID(0xee)
 
-func nodeID(b byte) txs.NodeID { return txs.NodeID{b, 0x01, 0x02} }
+func nodeID(b byte) avax.NodeID { return avax.NodeID{b, 0x01, 0x02} }
 
 // nodeKey is a key that owns nothing.
 func nodeKey(t *testing.T) *avax.PrivateKey {

@@ -26,7 +26,6 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/pvm/blocks"
 	pvmclient "github.com/chainhost/chainhost/plugins/pvm/client"
-	pvmtxs "github.com/chainhost/chainhost/plugins/pvm/txs"
 	"github.com/chainhost/chainhost/plugins/xvm/client"
 	xvmtxs "github.com/chainhost/chainhost/plugins/xvm/txs"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -540,7 +539,7 @@ func xchainBalance(t *testing.T, w *client.Wallet, a avax.ShortID) uint64 {
 	return b
 }
 
-func pchainNodeID(b byte) pvmtxs.NodeID { return pvmtxs.NodeID{b, 0xc4, 0x1a} }
+func pchainNodeID(b byte) avax.NodeID { return avax.NodeID{b, 0xc4, 0x1a} }
 
 // pchainConfig is a node config running the P-Chain (and an X-Chain, a chain of
 // the node its blockchains list) with the given clock.

@@ -38,15 +38,7 @@ func (a *VM) getUTXOs(ctx context.Context, args utxoapi.GetUTXOsArgs) (utxoapi.G
 	if args.SourceChain == "" {
 		return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain" is required: the chain that exported the UTXOs`)
 	}
-	enc, err := avax.ParseEncoding(args.Encoding, false)
-	if err != nil {
-		return utxoapi.GetUTXOsReply{}, err
-	}
-	addrs, err := a.apiChain().ParseAddressList(ctx, "addresses", args.Addresses)
-	if err != nil {
-		return utxoapi.GetUTXOsReply{}, err
-	}
-	page, err := a.apiChain().ParsePage(ctx, args)
+	q, err := a.apiChain().ParseUTXOsQuery(ctx, args)
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
@@ -60,7 +52,10 @@ func (a *VM) getUTXOs(ctx context.Context, args utxoapi.GetUTXOsArgs) (utxoapi.G
 	if source.ID == a.env.ChainID {
 		return utxoapi.GetUTXOsReply{}, jsonrpc.InvalidParams(`"sourceChain": %q is this chain; name the chain that exported the UTXOs`, args.SourceChain)
 	}
-	raw, endAddr, endUTXO, err := a.utxos(ctx, source.ID, addrs, page.StartAddr, page.StartUTXO, page.Limit)
+	if err := a.available(); err != nil {
+		return utxoapi.GetUTXOsReply{}, err
+	}
+	raw, endAddr, endUTXO, err := utxoapi.PageShared(ctx, a.shared, source.ID, q.Addrs, q.Page)
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
@@ -68,7 +63,7 @@ func (a *VM) getUTXOs(ctx context.Context, args utxoapi.GetUTXOsArgs) (utxoapi.G
 	if err != nil {
 		return utxoapi.GetUTXOsReply{}, err
 	}
-	return utxoapi.NewGetUTXOsReply(enc, raw, endAddress, endUTXO), nil
+	return utxoapi.NewGetUTXOsReply(q.Encoding, raw, endAddress, endUTXO), nil
 }
 
 // apiChain is what the API's params are read against: this chain, on its

@@ -9,7 +9,6 @@
 package atomicvm
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -554,33 +553,4 @@ func (a *VM) waitingTx(id ids.ID) *atx.Tx {
 		}
 	}
 	return a.opts.Store.recentTx(id)
-}
-
-// utxos returns a page of the UTXOs source put in shared memory for this
-// chain that addrs own, by address, then UTXO ID, after (startAddr,
-// startUTXO) (docs/shared-memory.md).
-func (a *VM) utxos(ctx context.Context, source ids.ID, addrs []avax.ShortID, startAddr avax.ShortID, startUTXO ids.ID, limit int) ([][]byte, avax.ShortID, ids.ID, error) {
-	if err := a.available(); err != nil {
-		return nil, avax.ShortID{}, ids.ID{}, err
-	}
-	traits := make([][]byte, len(addrs))
-	for i, addr := range addrs {
-		traits[i] = bytes.Clone(addr[:])
-	}
-	var startTrait, startKey []byte
-	if !startAddr.IsZero() || startUTXO != (ids.ID{}) {
-		startTrait, startKey = startAddr[:], startUTXO[:]
-	}
-	vals, lastTrait, lastKey, err := a.shared.Indexed(ctx, source, traits, startTrait, startKey, limit)
-	if err != nil {
-		return nil, avax.ShortID{}, ids.ID{}, fmt.Errorf("read shared memory from %s: %w", source, err)
-	}
-	endAddr, endUTXO := startAddr, startUTXO
-	if addr, err := avax.ShortIDFromBytes(lastTrait); err == nil {
-		endAddr = addr
-	}
-	if id, err := ids.FromBytes(lastKey); err == nil {
-		endUTXO = id
-	}
-	return vals, endAddr, endUTXO, nil
 }

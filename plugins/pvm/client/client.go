@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxoclient"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
@@ -72,73 +73,26 @@ func (c *Client) GetBalance(ctx context.Context, addrs []string) (Balance, error
 	return Balance{Unlocked: uint64(r.Unlocked), LockedNotStakeable: uint64(r.LockedNotStakeable)}, err
 }
 
-// Owner is an owner as the API writes it.
-type Owner struct {
-	Locktime  jsonrpc.Uint64 `json:"locktime"`
-	Threshold jsonrpc.Uint64 `json:"threshold"`
-	Addresses []string       `json:"addresses"`
-}
-
-// Staker is a primary-network validator or delegator.
-type Staker struct {
-	TxID      ids.ID         `json:"txID"`
-	NodeID    txs.NodeID     `json:"nodeID"`
-	StartTime jsonrpc.Uint64 `json:"startTime"`
-	EndTime   jsonrpc.Uint64 `json:"endTime"`
-	Weight    jsonrpc.Uint64 `json:"weight"`
-}
-
-// Validator is a current primary-network validator with its delegators.
-type Validator struct {
-	Staker
-	DelegationFee   string         `json:"delegationFee"`
-	DelegatorCount  jsonrpc.Uint64 `json:"delegatorCount"`
-	DelegatorWeight jsonrpc.Uint64 `json:"delegatorWeight"`
-	Delegators      []Staker       `json:"delegators"`
-	Signer          *struct {
-		PublicKey string `json:"publicKey"`
-	} `json:"signer"`
-}
-
-// L1Validator is an L1 validator; Balance is 0 when it is inactive.
-type L1Validator struct {
-	ValidationID          ids.ID         `json:"validationID"`
-	SubnetID              ids.ID         `json:"subnetID"`
-	NodeID                txs.NodeID     `json:"nodeID"`
-	Weight                jsonrpc.Uint64 `json:"weight"`
-	StartTime             jsonrpc.Uint64 `json:"startTime"`
-	PublicKey             string         `json:"publicKey"`
-	MinNonce              jsonrpc.Uint64 `json:"minNonce"`
-	Balance               jsonrpc.Uint64 `json:"balance"`
-	RemainingBalanceOwner Owner          `json:"remainingBalanceOwner"`
-	DeactivationOwner     Owner          `json:"deactivationOwner"`
-}
-
 // GetCurrentValidators returns the primary network's current validators
 // (nodeIDs empty: all of them).
-func (c *Client) GetCurrentValidators(ctx context.Context, nodeIDs ...txs.NodeID) ([]Validator, error) {
+func (c *Client) GetCurrentValidators(ctx context.Context, nodeIDs ...avax.NodeID) ([]pvmapi.Validator, error) {
 	var r struct {
-		Validators []Validator `json:"validators"`
+		Validators []pvmapi.Validator `json:"validators"`
 	}
 	err := c.CallAPI(ctx, "getCurrentValidators", map[string]any{"nodeIDs": nodeIDStrings(nodeIDs)}, &r)
 	return r.Validators, err
 }
 
 // GetL1Validators returns an L1's validators, active and inactive.
-func (c *Client) GetL1Validators(ctx context.Context, subnetID ids.ID) ([]L1Validator, error) {
+func (c *Client) GetL1Validators(ctx context.Context, subnetID ids.ID) ([]pvmapi.L1Validator, error) {
 	var r struct {
-		Validators []L1Validator `json:"validators"`
+		Validators []pvmapi.L1Validator `json:"validators"`
 	}
-	if err := c.CallAPI(ctx, "getCurrentValidators", map[string]any{"subnetID": subnetID}, &r); err != nil {
-		return nil, err
-	}
-	for i := range r.Validators {
-		r.Validators[i].SubnetID = subnetID
-	}
-	return r.Validators, nil
+	err := c.CallAPI(ctx, "getCurrentValidators", map[string]any{"subnetID": subnetID}, &r)
+	return r.Validators, err
 }
 
-func nodeIDStrings(list []txs.NodeID) []string {
+func nodeIDStrings(list []avax.NodeID) []string {
 	out := make([]string, len(list))
 	for i, n := range list {
 		out[i] = n.String()
@@ -147,41 +101,23 @@ func nodeIDStrings(list []txs.NodeID) []string {
 }
 
 // GetL1Validator returns an L1 validator by validation ID.
-func (c *Client) GetL1Validator(ctx context.Context, id ids.ID) (L1Validator, error) {
-	var r L1Validator
+func (c *Client) GetL1Validator(ctx context.Context, id ids.ID) (pvmapi.L1ValidatorReply, error) {
+	var r pvmapi.L1ValidatorReply
 	err := c.CallAPI(ctx, "getL1Validator", map[string]any{"validationID": id}, &r)
 	return r, err
 }
 
-// Subnet describes a subnet: its owner, and its manager once it is an L1.
-type Subnet struct {
-	IsPermissioned bool           `json:"isPermissioned"`
-	ControlKeys    []string       `json:"controlKeys"`
-	Threshold      jsonrpc.Uint64 `json:"threshold"`
-	ConversionID   ids.ID         `json:"conversionID"`
-	ManagerChainID ids.ID         `json:"managerChainID"`
-	ManagerAddress string         `json:"managerAddress"`
-}
-
 // GetSubnet describes a subnet.
-func (c *Client) GetSubnet(ctx context.Context, id ids.ID) (Subnet, error) {
-	var r Subnet
+func (c *Client) GetSubnet(ctx context.Context, id ids.ID) (pvmapi.Subnet, error) {
+	var r pvmapi.Subnet
 	err := c.CallAPI(ctx, "getSubnet", map[string]any{"subnetID": id}, &r)
 	return r, err
 }
 
-// Blockchain is a chain the P-Chain knows, with its subnet.
-type Blockchain struct {
-	ID       ids.ID `json:"id"`
-	Name     string `json:"name"`
-	SubnetID ids.ID `json:"subnetID"`
-	VMID     ids.ID `json:"vmID"`
-}
-
 // GetBlockchains returns the chains the P-Chain knows.
-func (c *Client) GetBlockchains(ctx context.Context) ([]Blockchain, error) {
+func (c *Client) GetBlockchains(ctx context.Context) ([]pvmapi.Blockchain, error) {
 	var r struct {
-		Blockchains []Blockchain `json:"blockchains"`
+		Blockchains []pvmapi.Blockchain `json:"blockchains"`
 	}
 	err := c.CallAPI(ctx, "getBlockchains", nil, &r)
 	return r.Blockchains, err

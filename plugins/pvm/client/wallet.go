@@ -126,7 +126,7 @@ func (w *Wallet) Send(ctx context.Context, amount uint64, to avax.ShortID) (ids.
 
 // Stake describes a validator's or delegator's period and weight.
 type Stake struct {
-	NodeID txs.NodeID
+	NodeID avax.NodeID
 	Weight uint64
 	// Start is the period's start, unix seconds; 0 (or a time passed) is
 	// now.
@@ -198,14 +198,14 @@ func (w *Wallet) CreateChain(ctx context.Context, subnetID ids.ID, name string, 
 // primary-network validator: derived from the wallet's key and the node
 // ID, so that the same key can sign the node's Warp messages later
 // (docs/pchain.md). A development convenience, not a key for real funds.
-func (w *Wallet) DevBLSKey(nodeID txs.NodeID) *bls.SecretKey {
+func (w *Wallet) DevBLSKey(nodeID avax.NodeID) *bls.SecretKey {
 	return bls.DeriveSecretKey(append(append([]byte("chainhost dev BLS key "), w.Key.Bytes()...), nodeID[:]...))
 }
 
 // NewL1Validator describes an L1 validator to make: its node, weight and
 // balance; the key owns what is left of the balance and may disable it.
 type NewL1Validator struct {
-	NodeID  txs.NodeID
+	NodeID  avax.NodeID
 	Weight  uint64
 	Balance uint64
 }
@@ -332,12 +332,8 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 	if err != nil {
 		return nil, fmt.Errorf("subnet %s: %w", subnetID, err)
 	}
-	if sn.IsPermissioned {
+	if sn.IsPermissioned || sn.ManagerAddress == nil {
 		return nil, fmt.Errorf("subnet %s is not an L1", subnetID)
-	}
-	addr, err := avax.DecodePrefixedHex(sn.ManagerAddress)
-	if err != nil {
-		return nil, fmt.Errorf("manager address of %s: %w", subnetID, err)
 	}
 	chains, err := w.Client.GetBlockchains(ctx)
 	if err != nil {
@@ -363,11 +359,7 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 			set = append(set, warp.Validator{Weight: uint64(v.Weight)}) // inactive: cannot sign
 			continue
 		}
-		raw, err := avax.DecodePrefixedHex(v.PublicKey)
-		if err != nil {
-			return nil, err
-		}
-		pk, err := bls.PublicKeyFromBytes(raw)
+		pk, err := bls.PublicKeyFromBytes(v.PublicKey)
 		if err != nil {
 			return nil, fmt.Errorf("L1 validator %s: %w", v.ValidationID, err)
 		}
@@ -380,7 +372,7 @@ func (w *Wallet) ManagerMessage(ctx context.Context, subnetID ids.ID, payload []
 	if err != nil {
 		return nil, err
 	}
-	call := warp.AddressedCall{SourceAddress: addr, Payload: payload}
+	call := warp.AddressedCall{SourceAddress: *sn.ManagerAddress, Payload: payload}
 	msg, err := warp.Sign(warp.UnsignedMessage{NetworkID: w.NetworkID, SourceChainID: sn.ManagerChainID, Payload: call.Bytes()}, vs, keys)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCannotSign, err)

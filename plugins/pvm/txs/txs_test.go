@@ -112,7 +112,7 @@ func TestBuildLikeAvalanchego(t *testing.T) {
 			t.Fatalf("%s:\n got %x\nwant %s", name, tx.Bytes(), want)
 		}
 	}
-	nodeID := func(i byte) txs.NodeID { return txs.NodeID{i, 0xaa} }
+	nodeID := func(i byte) avax.NodeID { return avax.NodeID{i, 0xaa} }
 	if got := nodeID(1).String(); got != v.Strings(t, "nodeID")[1] {
 		t.Fatalf("node ID text %s, want %s", got, v.Strings(t, "nodeID")[1])
 	}
@@ -250,7 +250,7 @@ func TestVerifyRefuses(t *testing.T) {
 			d := u.(*txs.AddDelegatorTx)
 			d.Validator.End = d.Validator.Start
 		}},
-		{"empty node", "addDelegatorTx", "node ID is empty", func(u txs.Unsigned) { u.(*txs.AddDelegatorTx).Validator.NodeID = txs.NodeID{} }},
+		{"empty node", "addDelegatorTx", "node ID is empty", func(u txs.Unsigned) { u.(*txs.AddDelegatorTx).Validator.NodeID = avax.NodeID{} }},
 		{"other network", "createSubnetTx", "network 1", func(u txs.Unsigned) { u.Base().NetworkID = 1 }},
 		{"other chain", "createSubnetTx", "is for chain", func(u txs.Unsigned) { u.Base().BlockchainID = ids.ID{1} }},
 		{"subnet validator", "addPermissionlessValidatorTx", "L1 validators", func(u txs.Unsigned) { u.(*txs.AddPermissionlessValidatorTx).Subnet = ids.ID{1} }},

@@ -206,7 +206,7 @@ func verifyConvert(u *ConvertSubnetToL1Tx) error {
 		if i > 0 && bytes.Compare(u.Validators[i-1].NodeID, v.NodeID) >= 0 {
 			return errors.New("conversion validators not sorted and unique by node ID")
 		}
-		id, err := NodeIDFromBytes(v.NodeID)
+		id, err := avax.NodeIDFromBytes(v.NodeID)
 		switch {
 		case err != nil:
 			return fmt.Errorf("validator %d: %w", i, err)

@@ -18,9 +18,6 @@ const (
 	typeL1ValidatorWeight       uint32 = 3
 )
 
-// NodeIDLen is the length of a node ID.
-const NodeIDLen = 20
-
 // PChainOwner is who may spend an L1 validator's remaining balance or
 // disable it: Threshold signatures of Addrs.
 type PChainOwner struct {
@@ -86,9 +83,9 @@ func (r *RegisterL1Validator) Verify() error {
 		return errors.New("register message: the primary network has no L1 validators")
 	case r.Weight == 0:
 		return errors.New("register message: weight is zero")
-	case len(r.NodeID) != NodeIDLen:
-		return fmt.Errorf("register message: node ID of %d bytes, want %d", len(r.NodeID), NodeIDLen)
-	case [NodeIDLen]byte(r.NodeID) == [NodeIDLen]byte{}:
+	case len(r.NodeID) != avax.NodeIDLen:
+		return fmt.Errorf("register message: node ID of %d bytes, want %d", len(r.NodeID), avax.NodeIDLen)
+	case [avax.NodeIDLen]byte(r.NodeID) == [avax.NodeIDLen]byte{}:
 		return errors.New("register message: empty node ID")
 	}
 	if err := r.RemainingBalanceOwner.Verify(); err != nil {

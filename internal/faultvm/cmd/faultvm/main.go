@@ -1,7 +1,7 @@
 // Command faultvm is the fault tests' misbehaving VM as a plugin binary.
 // Started by the host it serves the VM through faultvm.Garble, which
 // sdk.Serve cannot wrap; anything else (describe, a run by hand) is
-// sdk.Serve's.
+// sdk.Main's.
 package main
 
 import (
@@ -20,10 +20,7 @@ import (
 func main() {
 	opts := sdk.ServeOpts{Description: sdk.Description{Name: faultvm.Name, Version: "0.1.0"}, Plugin: &faultvm.VM{}}
 	if len(os.Args) > 1 || os.Getenv(pluginv1.MagicCookieKey) != pluginv1.MagicCookieValue {
-		if err := sdk.Serve(opts); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+		sdk.Main(opts)
 		return
 	}
 	// The SDK's logger writes JSON lines to the real stderr, which

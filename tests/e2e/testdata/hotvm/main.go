@@ -4,19 +4,13 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/chainhost/chainhost/plugins/example"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
-	if err := sdk.Serve(sdk.ServeOpts{
+	sdk.Main(sdk.ServeOpts{
 		Description: sdk.Description{Name: "hotvm", Version: "0.0.1", Aliases: []string{"hotkv"}},
 		Plugin:      example.New(),
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	})
 }
