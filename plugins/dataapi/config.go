@@ -21,19 +21,13 @@ import (
 // `modules:` in the node config, as strict JSON (an unknown key is an
 // error naming it). docs/data-api.md lists every key with its default.
 type Config struct {
-	// Network is the network the node answers to: mainnet, or fuji and
-	// testnet (either name); "" derives it from the node's network ID (1 is
-	// mainnet).
-	Network string `json:"network"`
+	// APIConfig holds network, rate-limit and page-token-ttl (0 never
+	// expires).
+	rest.APIConfig
 	// PublicURL is the node's base URL as clients reach it: rpcUrl and
 	// wsUrl of /v1/chains start with it; "" takes the host each request
 	// was sent to.
 	PublicURL string `json:"public-url"`
-	// RateLimit sets the API keys, their limits and allowed chains, and
-	// the anonymous limit (docs/rest.md).
-	RateLimit rest.LimitConfig `json:"rate-limit"`
-	// PageTokenTTL is how long a page token stays valid; 0 never expires.
-	PageTokenTTL confjson.Duration `json:"page-token-ttl"`
 	// Chains describes chains in /v1/chains, by alias, blockchain ID or
 	// EVM chain ID.
 	Chains map[string]api.ChainConfig `json:"chains"`
@@ -107,9 +101,8 @@ type StoreConfig struct {
 // defaultConfig returns the config of a module whose config is empty.
 func defaultConfig() Config {
 	return Config{
-		RateLimit:    rest.LimitConfig{Anonymous: rest.Limit{PerSecond: 20, Burst: 40}},
-		PageTokenTTL: confjson.Duration(24 * time.Hour),
-		Indexer:      IndexerConfig{BlocksPerRequest: 100, RequestsInFlight: 4},
+		APIConfig: rest.DefaultAPIConfig(),
+		Indexer:   IndexerConfig{BlocksPerRequest: 100, RequestsInFlight: 4},
 		NFTMetadata: NFTMetadataConfig{
 			Timeout: confjson.Duration(5 * time.Second), MaxBytes: 1 << 20, IPFSGateway: "https://ipfs.io/ipfs/", Parallel: 8,
 		},
@@ -131,15 +124,9 @@ func ParseConfig(b []byte) (Config, error) {
 
 // Validate checks the values.
 func (c Config) Validate() error {
-	var problems []string
-	if _, err := rest.NodeNetwork(0, c.Network); err != nil {
-		problems = append(problems, "network: "+err.Error())
-	}
+	problems := c.APIConfig.Problems()
 	if u, err := url.Parse(c.PublicURL); c.PublicURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		problems = append(problems, fmt.Sprintf("public-url: must be an http or https URL, got %q", c.PublicURL))
-	}
-	if err := c.RateLimit.Validate(); err != nil {
-		problems = append(problems, "rate-limit: "+err.Error())
 	}
 	for _, name := range sortedKeys(c.Chains) {
 		if err := c.Chains[name].Validate(name); err != nil {

@@ -14,24 +14,15 @@ import (
 // `modules:` in the node config, as strict JSON (an unknown key is an
 // error naming it). docs/metrics-api.md lists every key with its default.
 type Config struct {
-	// Network is the network the node answers to in v2 paths: mainnet, or
-	// fuji and testnet (either name); "" derives it from the node's
-	// network ID (1 is mainnet).
-	Network string `json:"network"`
-	// RateLimit sets the anonymous limit (the metrics API needs no key)
-	// and any API keys (docs/rest.md).
-	RateLimit rest.LimitConfig `json:"rate-limit"`
-	// PageTokenTTL is how long a page token stays valid: 24 hours by
-	// default, as the hosted metrics API keeps them.
-	PageTokenTTL confjson.Duration `json:"page-token-ttl"`
+	// APIConfig holds network (the network v2 paths answer to),
+	// rate-limit (the metrics API needs no key, but takes keys) and
+	// page-token-ttl (at least a minute).
+	rest.APIConfig
 }
 
 // DefaultConfig returns the config of a module whose config is empty.
 func DefaultConfig() Config {
-	return Config{
-		RateLimit:    rest.LimitConfig{Anonymous: rest.Limit{PerSecond: 20, Burst: 40}},
-		PageTokenTTL: confjson.Duration(24 * time.Hour),
-	}
+	return Config{APIConfig: rest.DefaultAPIConfig()}
 }
 
 // ParseConfig reads the module's config over the defaults (confjson: an
@@ -47,13 +38,7 @@ func ParseConfig(b []byte) (Config, error) {
 
 // Validate checks the values.
 func (c Config) Validate() error {
-	var problems []string
-	if _, err := rest.NodeNetwork(0, c.Network); err != nil {
-		problems = append(problems, "network: "+err.Error())
-	}
-	if err := c.RateLimit.Validate(); err != nil {
-		problems = append(problems, "rate-limit: "+err.Error())
-	}
+	problems := c.APIConfig.Problems()
 	if c.PageTokenTTL.D() < time.Minute {
 		problems = append(problems, fmt.Sprintf("page-token-ttl: must be at least 1m, got %s", c.PageTokenTTL))
 	}
