@@ -25,15 +25,11 @@ func DefaultConfig() Config {
 	return Config{APIConfig: rest.DefaultAPIConfig()}
 }
 
-// ParseConfig reads the module's config over the defaults (confjson: an
-// unknown key or a bad duration is an error naming it; empty is the
-// defaults).
+// ParseConfig reads the module's config over the defaults and checks it
+// (confjson.Parse: an unknown key or a bad duration is an error naming it;
+// empty is the defaults).
 func ParseConfig(b []byte) (Config, error) {
-	cfg := DefaultConfig()
-	if err := confjson.Decode(b, &cfg); err != nil {
-		return cfg, err
-	}
-	return cfg, cfg.Validate()
+	return confjson.Parse(b, DefaultConfig())
 }
 
 // Validate checks the values.

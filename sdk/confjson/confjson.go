@@ -41,6 +41,18 @@ func Decode(b []byte, v any) error {
 	return nil
 }
 
+// Validator is a config that checks its own values, naming the key of
+// each problem.
+type Validator interface{ Validate() error }
+
+// Parse reads b over defaults (Decode) and checks what results.
+func Parse[T Validator](b []byte, defaults T) (T, error) {
+	if err := Decode(b, &defaults); err != nil {
+		return defaults, err
+	}
+	return defaults, defaults.Validate()
+}
+
 // Duration is a time.Duration written in JSON as a Go duration string
 // ("2s", "500ms"); a JSON number is taken as seconds. A negative duration
 // is an error.

@@ -1,6 +1,7 @@
 package confjson
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,30 @@ func TestDecodeNamesKey(t *testing.T) {
 	var d Duration
 	if err := Decode([]byte(`"soon"`), &d); err == nil || err.Error() != `duration "soon": must be like "2s" or "500ms"` {
 		t.Errorf("top-level duration: error %v", err)
+	}
+}
+
+// limits is a config whose Validate refuses a negative Max.
+type limits struct {
+	Max int `json:"max"`
+}
+
+func (l limits) Validate() error {
+	if l.Max < 0 {
+		return errors.New("max: must not be negative")
+	}
+	return nil
+}
+
+func TestParse(t *testing.T) {
+	got, err := Parse([]byte(`{}`), limits{Max: 3})
+	if err != nil || got.Max != 3 {
+		t.Fatalf("defaults: got %+v, %v", got, err)
+	}
+	if _, err := Parse([]byte(`{"max":-1}`), limits{}); err == nil || err.Error() != "max: must not be negative" {
+		t.Fatalf("a bad value: got %v", err)
+	}
+	if _, err := Parse([]byte(`{"min":1}`), limits{}); err == nil || !strings.Contains(err.Error(), `unknown field "min"`) {
+		t.Fatalf("an unknown key: got %v", err)
 	}
 }
