@@ -8,6 +8,7 @@ import (
 
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxoapi"
+	"github.com/chainhost/chainhost/sdk/blockinfo"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -36,6 +37,7 @@ func (vm *VM) registerReads(s *jsonrpc.Server) {
 func (vm *VM) newIndexerServer() *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{})
 	vm.registerReads(s)
+	s.Register(blockinfo.Method, jsonrpc.Method(vm.getBlockInfo))
 	return s
 }
 
