@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/chainhost/chainhost/sdk/blockinfo"
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/signedtx"
@@ -153,4 +154,18 @@ func (c *Core[U, I]) getHeight(context.Context, struct{}) (utxoapi.HeightReply, 
 type UTXORef struct {
 	TxID        ids.ID `json:"txID"`
 	OutputIndex uint32 `json:"outputIndex"`
+}
+
+// BlockInfo answers blockinfo.Method for a chain that has accepted
+// blocks at the positions below accepted of its block index: position p
+// holds the block at height p+1 (the first block, height 0, is not
+// indexed).
+func (c *Core[U, I]) BlockInfo(ctx context.Context, a blockinfo.Args, accepted uint64) ([]blockinfo.Block, error) {
+	return blockinfo.Answer(ctx, a, accepted, func(ctx context.Context, p uint64) (blockinfo.Block, error) {
+		b, err := c.Block(ctx, p+1)
+		if err != nil {
+			return blockinfo.Block{}, err
+		}
+		return blockinfo.Block{ID: b.ID(), Height: b.Height, Time: int64(b.Time), Txs: len(b.Txs)}, nil
+	})
 }

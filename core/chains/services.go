@@ -211,10 +211,10 @@ func (x chainIndex) Feed(ctx context.Context, chain, kind string, start uint64, 
 // feed streams c's index of kind from start; with follow it then waits for
 // new containers until ctx ends.
 func (m *Manager) feed(ctx context.Context, c *Chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
-	if m.opts.Indexes == nil {
-		return fmt.Errorf("%w: indexing is disabled on this node (--index-enabled=false)", host.ErrNoIndex)
+	ix, err := m.index(c, kind)
+	if err != nil {
+		return err
 	}
-	ix := m.opts.Indexes.Index(c.ID, kind)
 	send := func(c index.Container) error {
 		return fn(host.Container{ID: c.ID, Bytes: c.Bytes, Index: c.Index, Timestamp: c.Timestamp})
 	}
@@ -237,8 +237,35 @@ func (m *Manager) feed(ctx context.Context, c *Chain, kind string, start uint64,
 	return nil
 }
 
+// feedPositions streams the positions of c's index of kind from start,
+// reading no container; with follow it then waits for new ones until ctx
+// ends.
+func (m *Manager) feedPositions(ctx context.Context, c *Chain, kind string, start uint64, follow bool, fn func(uint64) error) error {
+	ix, err := m.index(c, kind)
+	if err != nil {
+		return err
+	}
+	if follow {
+		return ix.SubscribePositions(ctx, start, fn)
+	}
+	n, err := ix.Len()
+	for i := start; err == nil && i < n; i++ {
+		err = fn(i)
+	}
+	return err
+}
+
+// index returns c's index of kind, host.ErrNoIndex on a node without one.
+func (m *Manager) index(c *Chain, kind string) (*index.Index, error) {
+	if m.opts.Indexes == nil {
+		return nil, fmt.Errorf("%w: indexing is disabled on this node (--index-enabled=false)", host.ErrNoIndex)
+	}
+	return m.opts.Indexes.Index(c.ID, kind), nil
+}
+
 // readerIndex is host.Index for a plugin that reads chains but belongs to
-// none (a REST module): it feeds any chain's index and appends to none.
+// none (a REST module): it feeds any chain's index, also positions alone
+// (host.PositionIndex), and appends to none.
 type readerIndex struct {
 	m    *Manager
 	name string
@@ -250,14 +277,31 @@ func (x readerIndex) Accept(_ context.Context, kind string, id ids.ID, _ []byte,
 }
 
 func (x readerIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
+	c, err := x.target(chain)
+	if err != nil {
+		return err
+	}
+	return x.m.feed(ctx, c, kind, start, follow, fn)
+}
+
+func (x readerIndex) FeedPositions(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(uint64) error) error {
+	c, err := x.target(chain)
+	if err != nil {
+		return err
+	}
+	return x.m.feedPositions(ctx, c, kind, start, follow, fn)
+}
+
+// target is the chain a feed names; a module has none of its own.
+func (x readerIndex) target(chain string) (*Chain, error) {
 	if chain == "" {
-		return notFound{fmt.Errorf("module %s: feed: name the chain (a module has none of its own)", x.name)}
+		return nil, notFound{fmt.Errorf("module %s: feed: name the chain (a module has none of its own)", x.name)}
 	}
 	c, ok := x.m.Resolve(chain)
 	if !ok {
-		return notFound{fmt.Errorf("feed: unknown chain %q", chain)}
+		return nil, notFound{fmt.Errorf("feed: unknown chain %q", chain)}
 	}
-	return x.m.feed(ctx, c, kind, start, follow, fn)
+	return c, nil
 }
 
 // ReaderServices returns the host services of a plugin that reads the

@@ -114,3 +114,28 @@ func TestSubscribeFromPastTheEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestSubscribePositions(t *testing.T) {
+	db, _ := openDB(t)
+	ix := newIndexes(t, db, nil).Index(testChain, "block")
+	mustAccept(t, ix, 0, 300)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	next := uint64(5)
+	go func() {
+		done <- ix.SubscribePositions(ctx, next, func(p uint64) error {
+			if p != next {
+				return fmt.Errorf("position %d, want %d", p, next)
+			}
+			if next++; next == 310 {
+				cancel()
+			}
+			return nil
+		})
+	}()
+	mustAccept(t, ix, 300, 310) // live, after the stored ones
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("SubscribePositions ended with %v at %d", err, next)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
+	"github.com/chainhost/chainhost/sdk/blockinfo"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/plugintest"
@@ -64,6 +65,10 @@ type env struct {
 	clock *clock
 	// pBlocks is how many blocks of the P-Chain the module's host holds.
 	pBlocks int
+	// evmBlocks are the blocks appended to each EVM chain's index, as the
+	// EVM tells them (blockinfo.Method).
+	mu        sync.Mutex
+	evmBlocks map[ids.ID][]blockinfo.Block
 }
 
 // start starts the module on dir with config, the clock at now.
@@ -79,8 +84,9 @@ func startWith(t *testing.T, dir, config string, clk *clock, p *pChain) *env {
 	if p != nil {
 		chains = append(chains, p.info)
 	}
+	e := &env{t: t, clock: clk, evmBlocks: map[ids.ID][]blockinfo.Block{}}
 	m := metricsapi.New(metricsapi.Options{Clock: clk.Now})
-	h := plugintest.StartModule(t, m, plugintest.Options{
+	e.h = plugintest.StartModule(t, m, plugintest.Options{
 		Name: "metrics", Config: []byte(config), DataDir: dir, NetworkID: 12345,
 		Prefixes: api.Prefixes, Chains: chains,
 		Call: func(ctx context.Context, c host.ChainInfo, handler string, body []byte) (int, []byte, error) {
@@ -88,13 +94,39 @@ func startWith(t *testing.T, dir, config string, clk *clock, p *pChain) *env {
 				return p.call(ctx, handler, body)
 			}
 			id, ok := evmChain[c.ID]
-			if !ok || handler != evmapi.IndexerHandler || !strings.Contains(string(body), `"eth_chainId"`) {
-				return 0, nil, fmt.Errorf("call %s/%s: %w", c.ID, handler, host.ErrNotFound)
+			switch {
+			case !ok || handler != evmapi.IndexerHandler:
+			case strings.Contains(string(body), `"eth_chainId"`):
+				return 200, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"result":"0x%x"}`, id), nil
+			case strings.Contains(string(body), `"`+blockinfo.Method+`"`):
+				return e.blockInfo(c.ID, body)
 			}
-			return 200, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"result":"0x%x"}`, id), nil
+			return 0, nil, fmt.Errorf("call %s/%s: %w", c.ID, handler, host.ErrNotFound)
 		},
 	})
-	return &env{t: t, h: h, clock: clk}
+	return e
+}
+
+// blockInfo answers blockinfo.Method on an EVM chain from the blocks
+// appended to its index.
+func (e *env) blockInfo(chain ids.ID, body []byte) (int, []byte, error) {
+	var req struct {
+		Params []blockinfo.Args `json:"params"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Params) != 1 {
+		return 0, nil, fmt.Errorf("%s: params of %s: %v", blockinfo.Method, body, err)
+	}
+	e.mu.Lock()
+	appended := e.evmBlocks[chain]
+	e.mu.Unlock()
+	out, err := blockinfo.Answer(context.Background(), req.Params[0], uint64(len(appended)), func(_ context.Context, p uint64) (blockinfo.Block, error) {
+		return appended[p], nil
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	answer, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": out})
+	return 200, answer, err
 }
 
 // noLimits turns the rate limit off.
@@ -120,7 +152,11 @@ func evmBlock(t *testing.T, number uint64, ts int64, n int) (ids.ID, []byte) {
 // transactions) pair.
 func (e *env) appendBlocks(chain ids.ID, first uint64, blocks ...[2]int64) {
 	for i, b := range blocks {
-		id, raw := evmBlock(e.t, first+uint64(i), b[0], int(b[1]))
+		number := first + uint64(i)
+		id, raw := evmBlock(e.t, number, b[0], int(b[1]))
+		e.mu.Lock()
+		e.evmBlocks[chain] = append(e.evmBlocks[chain], blockinfo.Block{ID: id, Height: number, Time: b[0], Txs: int(b[1])})
+		e.mu.Unlock()
 		e.h.AppendContainer(chain, "block", id, raw)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxoapi"
 	"github.com/chainhost/chainhost/avax/utxovm"
+	"github.com/chainhost/chainhost/sdk/blockinfo"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -37,6 +38,7 @@ func (vm *VM) registerReads(s *jsonrpc.Server) {
 func (vm *VM) newIndexerServer() *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{})
 	vm.registerReads(s)
+	s.Register(blockinfo.Method, jsonrpc.Method(vm.getBlockInfo))
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxoapi"
 	"github.com/chainhost/chainhost/avax/xvmapi"
+	"github.com/chainhost/chainhost/sdk/blockinfo"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
@@ -18,6 +19,7 @@ import (
 func (vm *VM) newIndexerServer() *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{})
 	s.Register(xvmapi.GetVertexMethod, jsonrpc.Method(vm.getVertex))
+	s.Register(blockinfo.Method, jsonrpc.Method(vm.getBlockInfo))
 	return s
 }
 

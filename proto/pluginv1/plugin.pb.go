@@ -2755,7 +2755,11 @@ type FeedRequest struct {
 	Kind  string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	Start uint64 `protobuf:"varint,3,opt,name=start,proto3" json:"start,omitempty"`
 	// Follow keeps the stream open and sends new containers as accepted.
-	Follow        bool `protobuf:"varint,4,opt,name=follow,proto3" json:"follow,omitempty"`
+	Follow bool `protobuf:"varint,4,opt,name=follow,proto3" json:"follow,omitempty"`
+	// Positions only: each Container carries its index alone, and the host
+	// reads no container, for a plugin that reads what the containers hold
+	// from the chain itself. A host built before it sends whole containers.
+	PositionsOnly bool `protobuf:"varint,5,opt,name=positions_only,json=positionsOnly,proto3" json:"positions_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2814,6 +2818,13 @@ func (x *FeedRequest) GetStart() uint64 {
 func (x *FeedRequest) GetFollow() bool {
 	if x != nil {
 		return x.Follow
+	}
+	return false
+}
+
+func (x *FeedRequest) GetPositionsOnly() bool {
+	if x != nil {
+		return x.PositionsOnly
 	}
 	return false
 }
@@ -3714,12 +3725,13 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x16\n" +
 	"\x06traits\x18\x03 \x03(\fR\x06traits\"V\n" +
 	"\x13AcceptBatchResponse\x12?\n" +
-	"\baccepted\x18\x01 \x03(\v2#.chainhost.plugin.v1.AcceptResponseR\baccepted\"e\n" +
+	"\baccepted\x18\x01 \x03(\v2#.chainhost.plugin.v1.AcceptResponseR\baccepted\"\x8c\x01\n" +
 	"\vFeedRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
 	"\x05start\x18\x03 \x01(\x04R\x05start\x12\x16\n" +
-	"\x06follow\x18\x04 \x01(\bR\x06follow\"\x13\n" +
+	"\x06follow\x18\x04 \x01(\bR\x06follow\x12%\n" +
+	"\x0epositions_only\x18\x05 \x01(\bR\rpositionsOnly\"\x13\n" +
 	"\x11ListChainsRequest\"\xe7\x01\n" +
 	"\tChainInfo\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x13\n" +

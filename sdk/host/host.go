@@ -98,6 +98,26 @@ type Index interface {
 	Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(Container) error) error
 }
 
+// PositionIndex is an Index that feeds positions alone, reading no
+// container: the host's does.
+type PositionIndex interface {
+	Index
+	// FeedPositions is Feed with only each container's position.
+	FeedPositions(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(position uint64) error) error
+}
+
+// FeedPositions is ix.Feed for a plugin that reads what the containers
+// hold from the chain itself (docs/modules.md, "Reading a chain's
+// blocks"): fn gets only each container's position. A PositionIndex (the
+// host's) then reads and sends no container; another Index feeds them and
+// their bytes are dropped.
+func FeedPositions(ctx context.Context, ix Index, chain, kind string, start uint64, follow bool, fn func(position uint64) error) error {
+	if p, ok := ix.(PositionIndex); ok {
+		return p.FeedPositions(ctx, chain, kind, start, follow, fn)
+	}
+	return ix.Feed(ctx, chain, kind, start, follow, func(c Container) error { return fn(c.Index) })
+}
+
 // ChainInfo describes one chain of the node.
 type ChainInfo struct {
 	// ID is the blockchain ID.

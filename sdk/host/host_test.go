@@ -317,6 +317,50 @@ func TestIndexFeedFollow(t *testing.T) {
 	}
 }
 
+// positionIndex is an Index that feeds positions alone, counting the
+// feeds of each sort it serves.
+type positionIndex struct {
+	host.Index
+	feeds, positions *int
+}
+
+func (x positionIndex) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(host.Container) error) error {
+	*x.feeds++
+	return x.Index.Feed(ctx, chain, kind, start, follow, fn)
+}
+
+func (x positionIndex) FeedPositions(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(uint64) error) error {
+	*x.positions++
+	return x.Index.Feed(ctx, chain, kind, start, follow, func(c host.Container) error { return fn(c.Index) })
+}
+
+// TestFeedPositions: over gRPC, host.FeedPositions asks the host for
+// positions only, which a PositionIndex serves itself and another Index
+// with its containers, bytes dropped.
+func TestFeedPositions(t *testing.T) {
+	ctx := t.Context()
+	mem := newMem(nil)
+	for i := range 3 {
+		mem.AppendContainer(selfID, "block", ids.ID{byte(i)}, []byte("bytes"))
+	}
+	var feeds, positions int
+	for name, ix := range map[string]host.Index{"position index": positionIndex{mem.Services().Index, &feeds, &positions}, "plain index": mem.Services().Index} {
+		t.Run(name, func(t *testing.T) {
+			var got []uint64
+			err := host.FeedPositions(ctx, serve(t, host.Services{Index: ix}).Index, "C", "block", 1, false, func(p uint64) error {
+				got = append(got, p)
+				return nil
+			})
+			if err != nil || fmt.Sprint(got) != "[1 2]" {
+				t.Fatalf("FeedPositions from 1 = %v, %v; want [1 2]", got, err)
+			}
+		})
+	}
+	if feeds != 0 || positions != 1 {
+		t.Errorf("the position index served %d feeds and %d position feeds, want 0 and 1", feeds, positions)
+	}
+}
+
 func TestIndexFeedStop(t *testing.T) {
 	ctx := t.Context()
 	svc := serve(t, newMem(nil).Services())

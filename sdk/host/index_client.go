@@ -46,12 +46,29 @@ func (x *indexClient) AcceptBatch(ctx context.Context, b AcceptBatch) ([]Accepte
 }
 
 func (x *indexClient) Feed(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(Container) error) error {
+	req := &pluginv1.FeedRequest{Chain: chain, Kind: kind, Start: start, Follow: follow}
+	return x.feed(ctx, req, func(msg *pluginv1.Container) error {
+		c, err := containerFromProto(msg)
+		if err != nil {
+			return fmt.Errorf("host index feed %s %s: %w", chain, kind, err)
+		}
+		return fn(c)
+	})
+}
+
+func (x *indexClient) FeedPositions(ctx context.Context, chain, kind string, start uint64, follow bool, fn func(uint64) error) error {
+	req := &pluginv1.FeedRequest{Chain: chain, Kind: kind, Start: start, Follow: follow, PositionsOnly: true}
+	return x.feed(ctx, req, func(msg *pluginv1.Container) error { return fn(msg.GetIndex()) })
+}
+
+// feed streams req's containers to fn until the stream ends, fn fails or
+// returns ErrStop.
+func (x *indexClient) feed(ctx context.Context, req *pluginv1.FeedRequest, fn func(*pluginv1.Container) error) error {
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req := &pluginv1.FeedRequest{Chain: chain, Kind: kind, Start: start, Follow: follow}
 	stream, err := x.c.Feed(streamCtx, req)
 	if err != nil {
-		return fmt.Errorf("host index feed %s %s: %w", chain, kind, fromStatus(err))
+		return fmt.Errorf("host index feed %s %s: %w", req.GetChain(), req.GetKind(), fromStatus(err))
 	}
 	for {
 		msg, err := stream.Recv()
@@ -62,13 +79,9 @@ func (x *indexClient) Feed(ctx context.Context, chain, kind string, start uint64
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("host index feed %s %s: %w", chain, kind, fromStatus(err))
+			return fmt.Errorf("host index feed %s %s: %w", req.GetChain(), req.GetKind(), fromStatus(err))
 		}
-		c, err := containerFromProto(msg)
-		if err != nil {
-			return fmt.Errorf("host index feed %s %s: %w", chain, kind, err)
-		}
-		if err := fn(c); err != nil {
+		if err := fn(msg); err != nil {
 			if errors.Is(err, ErrStop) {
 				return nil
 			}

@@ -53,8 +53,13 @@ func (s *indexServer) AcceptBatch(ctx context.Context, req *pluginv1.AcceptBatch
 }
 
 func (s *indexServer) Feed(req *pluginv1.FeedRequest, stream pluginv1.Index_FeedServer) error {
-	err := s.index.Feed(stream.Context(), req.GetChain(), req.GetKind(), req.GetStart(), req.GetFollow(), func(c Container) error {
+	ctx, chain, kind, start, follow := stream.Context(), req.GetChain(), req.GetKind(), req.GetStart(), req.GetFollow()
+	if req.GetPositionsOnly() {
+		return toStatus(FeedPositions(ctx, s.index, chain, kind, start, follow, func(p uint64) error {
+			return stream.Send(&pluginv1.Container{Index: p})
+		}))
+	}
+	return toStatus(s.index.Feed(ctx, chain, kind, start, follow, func(c Container) error {
 		return stream.Send(containerToProto(c))
-	})
-	return toStatus(err)
+	}))
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -16,6 +14,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/evmrpc"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/tokens"
+	"github.com/chainhost/chainhost/sdk/follow"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -23,30 +22,15 @@ import (
 // blockKind is the index kind of the EVM's accepted blocks.
 const blockKind = "block"
 
-// pollInterval is how often the head is polled on a node without an
-// index.
-const pollInterval = time.Second
-
-// emptyPauseMin, emptyPauseMax and emptyWait bound the wait for a chain to
-// answer for a block the index already holds. The chain serves a block
-// once the index has taken it, a moment after the index feed shows it: the
-// first retry comes after emptyPauseMin, the pause doubles up to
-// emptyPauseMax, and the request gives up after about emptyWait.
-const (
-	emptyPauseMin = time.Millisecond
-	emptyPauseMax = 20 * time.Millisecond
-	emptyWait     = 2 * time.Second
-)
-
 // maxCached is how many token and NFT metadata records a follower keeps
 // in memory before it starts over.
 const maxCached = 100_000
 
 // follower indexes one chain: it learns which blocks are accepted from the
 // host's index feed, reads them in bulk through the chain's indexer
-// handler with several requests in flight, derives their records and
-// writes each answer's blocks, with the chain's new state, in one atomic
-// write.
+// handler with several requests in flight (follow.Blocks), derives their
+// records and writes each answer's blocks, with the chain's new state, in
+// one atomic write.
 type follower struct {
 	x     *Indexer
 	chain ids.ID
@@ -54,63 +38,50 @@ type follower struct {
 	rpc   *evmrpc.Client
 	tok   *tokens.Reader
 
-	accepted atomic.Uint64 // highest block number known accepted
-	signal   chan struct{} // a new accepted block, or a wake-up
+	wake chan struct{} // the chain (re)started
 
-	tokenCache map[common.Address]store.Token
-	nftCache   map[derive.NFTKey]store.NFT
+	tokenCache cache[common.Address, store.Token]
+	nftCache   cache[derive.NFTKey, store.NFT]
+}
+
+// newFollower returns the follower of a chain of x.
+func newFollower(x *Indexer, info host.ChainInfo) *follower {
+	name := info.ID.String()
+	if len(info.Aliases) > 0 {
+		name = info.Aliases[0]
+	}
+	rpc := evmrpc.New(x.opts.Host.Calls, info.ID.String())
+	return &follower{
+		x: x, chain: info.ID, name: name, rpc: rpc, tok: tokens.NewReader(rpc, x.opts.Tokens),
+		wake:       make(chan struct{}, 1),
+		tokenCache: cache[common.Address, store.Token]{},
+		nftCache:   cache[derive.NFTKey, store.NFT]{},
+	}
 }
 
 // run follows the chain until ctx ends, starting over after a failure
 // (with a growing pause) from the state in the store.
 func (f *follower) run(ctx context.Context) {
-	pause := f.x.opts.RetryMin
-	for ctx.Err() == nil {
-		started := time.Now()
-		err := f.follow(ctx)
-		if ctx.Err() != nil {
-			return
-		}
+	retry := follow.Retry{Min: f.x.opts.RetryMin, Max: f.x.opts.RetryMax, Wake: f.wake}
+	retry.Run(ctx, f.follow, func(err error, pause time.Duration) {
 		f.x.setError(f.chain, err)
 		f.x.metrics.errors.WithLabelValues(f.name).Inc()
 		f.x.log.Warn("indexing stopped; starting over", "chain", f.name, "error", err, "retry_in", pause)
-		if time.Since(started) > f.x.opts.RetryMax {
-			pause = f.x.opts.RetryMin
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-f.signal: // the chain (re)started
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, f.x.opts.RetryMax)
-	}
+	})
 }
 
-// wake makes the follower look again at once.
-func (f *follower) wake() {
+// restarted makes a follower waiting to start over start at once.
+func (f *follower) restarted() {
 	select {
-	case f.signal <- struct{}{}:
+	case f.wake <- struct{}{}:
 	default:
 	}
 }
 
-// job is one indexer_getBlocks request in flight.
-type job struct {
-	from, count uint64
-	done        chan struct{}
-	blocks      []evmapi.Block
-	err         error
-}
-
-// follow indexes from the store's state until ctx ends or something fails.
+// follow indexes from the store's state until ctx ends or something
+// fails. Position p of the chain's block index holds block p+1: the
+// genesis block is not indexed, and always accepted.
 func (f *follower) follow(ctx context.Context) error {
-	// Every goroutine started here (the feed, the requests in flight) ends
-	// before follow returns: cancel, then wait.
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	state, err := f.x.store.State(ctx, f.chain)
 	if err != nil {
 		return err
@@ -120,151 +91,72 @@ func (f *follower) follow(ctx context.Context) error {
 			return err
 		}
 	}
-	f.x.setProgress(f.chain, state, f.accepted.Load(), nil)
-
-	feedErr := make(chan error, 1)
-	from := state.Next
-	wg.Go(func() { feedErr <- f.feed(ctx, from) })
-
-	next := state.Next // the next block to request
-	var inflight []*job
-	start := func(from, count uint64) *job {
-		j := &job{from: from, count: count, done: make(chan struct{})}
-		wg.Go(func() {
-			defer close(j.done)
-			begin := time.Now()
-			for pause, waited := emptyPauseMin, time.Duration(0); ; pause = min(2*pause, emptyPauseMax) {
-				j.blocks, j.err = f.rpc.GetBlocks(ctx, from, count)
-				// The index may show a block a moment before the chain
-				// answers for it: ask again shortly.
-				if j.err != nil || len(j.blocks) > 0 || from == 0 || waited >= emptyWait {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(pause):
-				}
-				waited += pause
-			}
-			f.x.metrics.fetchSeconds.WithLabelValues(f.name).Observe(time.Since(begin).Seconds())
-		})
-		return j
-	}
-	for {
-		for len(inflight) < f.x.opts.InFlight && next <= f.accepted.Load() {
-			count := min(uint64(f.x.opts.BlocksPerRequest), f.accepted.Load()-next+1)
-			inflight = append(inflight, start(next, count))
-			next += count
-		}
-		if len(inflight) == 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case err := <-feedErr:
-				return fmt.Errorf("index feed: %w", err)
-			case <-f.signal:
-			}
-			continue
-		}
-		j := inflight[0]
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-feedErr:
-			return fmt.Errorf("index feed: %w", err)
-		case <-j.done:
-		}
-		inflight = inflight[1:]
-		if j.err != nil {
-			return j.err
-		}
-		blocks, err := checkBlocks(j)
-		if err != nil {
-			return err
-		}
-		if len(blocks) == 0 {
-			if j.from != 0 {
-				return fmt.Errorf("%s answered no blocks from %d, which the index holds", evmapi.GetBlocksMethod, j.from)
-			}
-			// The chain does not serve its genesis block: go on from 1.
-			state.Next = 1
-			if j.count > 1 {
-				inflight = append([]*job{start(1, j.count-1)}, inflight...)
-			}
-			continue
-		}
-		if last, want := uint64(blocks[len(blocks)-1].Number), j.from+j.count-1; last < want {
-			// A short answer (the transaction cap): ask for the rest first.
-			inflight = append([]*job{start(last+1, want-last)}, inflight...)
-		}
-		if state, err = f.index(ctx, state, blocks); err != nil {
+	f.x.setProgress(f.chain, state)
+	if state.Next == 0 {
+		if state, err = f.genesis(ctx, state); err != nil {
 			return err
 		}
 	}
+	polling := false
+	blocks := follow.Blocks[evmapi.Block]{
+		Index: f.x.opts.Host.Index, Chain: f.chain.String(), Kind: blockKind,
+		Read: f.read, Batch: f.x.opts.BlocksPerRequest, InFlight: f.x.opts.InFlight,
+		// On a node without an index, the chain's head says how many
+		// positions it would hold.
+		Poll: func(ctx context.Context) (uint64, error) {
+			if !polling {
+				polling = true
+				f.x.log.Warn("the node keeps no index: polling the chain's head instead", "chain", f.name)
+			}
+			return f.rpc.BlockNumber(ctx)
+		},
+		Accepted: func(n uint64) { f.x.setAccepted(f.chain, n) },
+	}
+	return blocks.Run(ctx, state.Next-1, func(_ uint64, blocks []evmapi.Block) error {
+		state, err = f.index(ctx, state, blocks)
+		return err
+	})
 }
 
-// checkBlocks returns the blocks of a job's answer, checking that they are
-// consecutive from the number asked for (an answer from 0 may start at 1:
-// a chain that does not serve its genesis block).
-func checkBlocks(j *job) ([]evmapi.Block, error) {
-	blocks := j.blocks
-	if uint64(len(blocks)) > j.count {
-		return nil, fmt.Errorf("%s(%d, %d) answered %d blocks", evmapi.GetBlocksMethod, j.from, j.count, len(blocks))
+// genesis indexes the genesis block, which the index does not hold, when
+// the chain serves it, and returns the new state; a chain that does not
+// serve it answers from block 1 on, or nothing.
+func (f *follower) genesis(ctx context.Context, state store.ChainState) (store.ChainState, error) {
+	blocks, err := f.rpc.GetBlocks(ctx, 0, 1)
+	if err != nil {
+		return state, err
 	}
-	want := j.from
-	if j.from == 0 && len(blocks) > 0 && blocks[0].Number == 1 {
-		want = 1
+	if len(blocks) == 0 || blocks[0].Number != 0 {
+		state.Next = 1
+		return state, nil
+	}
+	return f.index(ctx, state, blocks[:1])
+}
+
+// read reads the blocks at positions from on, at most count: blocks from+1
+// on, through indexer_getBlocks.
+func (f *follower) read(ctx context.Context, from uint64, count int) ([]evmapi.Block, error) {
+	begin := time.Now()
+	blocks, err := f.rpc.GetBlocks(ctx, from+1, uint64(count))
+	f.x.metrics.fetchSeconds.WithLabelValues(f.name).Observe(time.Since(begin).Seconds())
+	if err != nil {
+		return nil, err
+	}
+	return blocks, checkBlocks(blocks, from+1, count)
+}
+
+// checkBlocks checks that an answer to indexer_getBlocks(first, count)
+// holds consecutive blocks from first.
+func checkBlocks(blocks []evmapi.Block, first uint64, count int) error {
+	if len(blocks) > count {
+		return fmt.Errorf("%s(%d, %d) answered %d blocks", evmapi.GetBlocksMethod, first, count, len(blocks))
 	}
 	for i := range blocks {
-		if uint64(blocks[i].Number) != want+uint64(i) {
-			return nil, fmt.Errorf("%s(%d, %d) answered block %d at position %d", evmapi.GetBlocksMethod, j.from, j.count, blocks[i].Number, i)
+		if uint64(blocks[i].Number) != first+uint64(i) {
+			return fmt.Errorf("%s(%d, %d) answered block %d at position %d", evmapi.GetBlocksMethod, first, count, blocks[i].Number, i)
 		}
 	}
-	return blocks, nil
-}
-
-// feed follows the chain's index from the position of block next and
-// raises the accepted height as blocks arrive: position p holds block
-// p+1 (the genesis block is not indexed, and always accepted). On a node
-// without an index it polls eth_blockNumber instead.
-func (f *follower) feed(ctx context.Context, next uint64) error {
-	start := max(next, 1) - 1
-	err := f.x.opts.Host.Index.Feed(ctx, f.chain.String(), blockKind, start, true, func(c host.Container) error {
-		f.raise(c.Index + 1)
-		return nil
-	})
-	if !errors.Is(err, host.ErrNoIndex) {
-		return err
-	}
-	f.x.log.Warn("the node keeps no index: polling the chain's head instead", "chain", f.name)
-	for {
-		head, err := f.rpc.BlockNumber(ctx)
-		if err != nil {
-			return err
-		}
-		f.raise(head)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pollInterval):
-		}
-	}
-}
-
-// raise records that block n is accepted.
-func (f *follower) raise(n uint64) {
-	for {
-		cur := f.accepted.Load()
-		if n <= cur {
-			return
-		}
-		if f.accepted.CompareAndSwap(cur, n) {
-			f.x.setAccepted(f.chain, n)
-			f.wake()
-			return
-		}
-	}
+	return nil
 }
 
 // maxRebuilds bounds how often a run is derived again with balances read
@@ -297,15 +189,15 @@ func (f *follower) index(ctx context.Context, state store.ChainState, blocks []e
 		return state, err
 	}
 	for _, t := range batch.Tokens {
-		f.cacheToken(t)
+		f.tokenCache.put(t.Address, t)
 	}
 	for _, n := range batch.NFTs {
-		f.cacheNFT(derive.NFTKey{Token: n.Token, ID: common.BigToHash(n.NFT.TokenID)}, n.NFT)
+		f.nftCache.put(derive.NFTKey{Token: n.Token, ID: common.BigToHash(n.NFT.TokenID)}, n.NFT)
 	}
 	f.x.metrics.writeSeconds.WithLabelValues(f.name).Observe(time.Since(begin).Seconds())
 	f.x.metrics.blocks.WithLabelValues(f.name).Add(float64(len(batch.Blocks)))
 	f.x.metrics.txs.WithLabelValues(f.name).Add(float64(batch.State.CumulativeTxs - state.CumulativeTxs))
-	f.x.setProgress(f.chain, batch.State, f.accepted.Load(), nil)
+	f.x.setProgress(f.chain, batch.State)
 	return batch.State, nil
 }
 
@@ -313,45 +205,23 @@ func (f *follower) index(ctx context.Context, state store.ChainState, blocks []e
 // the store, or the chain the first time), current balances from the
 // store, and probes of new contracts.
 func (f *follower) resolve(ctx context.Context, n *derive.Needs) (*derive.Resolved, error) {
-	r := &derive.Resolved{
-		Tokens:    make(map[common.Address]store.Token, len(n.Tokens)),
-		NFTs:      make(map[derive.NFTKey]store.NFT, len(n.NFTs)),
-		Balances:  make(map[derive.BalanceKey]*big.Int, len(n.Balances)),
-		Contracts: map[common.Address]store.Token{},
+	r := &derive.Resolved{Balances: make(map[derive.BalanceKey]*big.Int, len(n.Balances)), Contracts: map[common.Address]store.Token{}}
+	var err error
+	r.Tokens, r.NewTokens, err = metadata(ctx, n.Tokens, f.tokenCache,
+		func(ctx context.Context, a common.Address) (store.Token, error) {
+			return f.x.store.Token(ctx, f.chain, a)
+		},
+		f.tok.Tokens, func(_ common.Address, t store.Token) store.Token { return t })
+	if err != nil {
+		return nil, err
 	}
-	missingTokens := map[common.Address]derive.TokenNeed{}
-	for a, need := range n.Tokens {
-		if t, ok := f.tokenCache[a]; ok {
-			r.Tokens[a] = t
-			continue
-		}
-		t, err := f.x.store.Token(ctx, f.chain, a)
-		switch {
-		case err == nil:
-			r.Tokens[a] = t
-			f.cacheToken(t)
-		case errors.Is(err, store.ErrNotFound):
-			missingTokens[a] = need
-		default:
-			return nil, err
-		}
-	}
-	missingNFTs := map[derive.NFTKey]derive.NFTNeed{}
-	for k, need := range n.NFTs {
-		if t, ok := f.nftCache[k]; ok {
-			r.NFTs[k] = t
-			continue
-		}
-		t, err := f.x.store.NFT(ctx, f.chain, k.Token, k.BigID())
-		switch {
-		case err == nil:
-			r.NFTs[k] = t
-			f.cacheNFT(k, t)
-		case errors.Is(err, store.ErrNotFound):
-			missingNFTs[k] = need
-		default:
-			return nil, err
-		}
+	r.NFTs, r.NewNFTs, err = metadata(ctx, n.NFTs, f.nftCache,
+		func(ctx context.Context, k derive.NFTKey) (store.NFT, error) {
+			return f.x.store.NFT(ctx, f.chain, k.Token, k.BigID())
+		},
+		f.tok.NFTs, func(k derive.NFTKey, t store.NFT) store.NFTRecord { return store.NFTRecord{Token: k.Token, NFT: t} })
+	if err != nil {
+		return nil, err
 	}
 	for k := range n.Balances {
 		var id *big.Int
@@ -364,48 +234,60 @@ func (f *follower) resolve(ctx context.Context, n *derive.Needs) (*derive.Resolv
 		}
 		r.Balances[k] = bal
 	}
-	if len(missingTokens) > 0 {
-		got, err := f.tok.Tokens(ctx, missingTokens)
-		if err != nil {
-			return nil, err
-		}
-		for a, t := range got {
-			r.Tokens[a] = t
-			r.NewTokens = append(r.NewTokens, t)
-		}
-	}
-	if len(missingNFTs) > 0 {
-		got, err := f.tok.NFTs(ctx, missingNFTs)
-		if err != nil {
-			return nil, err
-		}
-		for k, t := range got {
-			r.NFTs[k] = t
-			r.NewNFTs = append(r.NewNFTs, store.NFTRecord{Token: k.Token, NFT: t})
-		}
-	}
 	if len(n.Contracts) > 0 {
-		got, err := f.tok.Probe(ctx, n.Contracts)
-		if err != nil {
+		if r.Contracts, err = f.tok.Probe(ctx, n.Contracts); err != nil {
 			return nil, err
 		}
-		r.Contracts = got
 	}
 	return r, nil
 }
 
-// cacheToken remembers a token's metadata.
-func (f *follower) cacheToken(t store.Token) {
-	if len(f.tokenCache) >= maxCached {
-		clear(f.tokenCache)
+// metadata finds the metadata of each key needs names: in memory, then in
+// the store (then kept in memory), then, for the rest, from the chain with
+// fetch; those fetched are also returned as new records, made by record.
+func metadata[K comparable, N, V, R any](ctx context.Context, needs map[K]N, mem cache[K, V],
+	stored func(context.Context, K) (V, error), fetch func(context.Context, map[K]N) (map[K]V, error), record func(K, V) R,
+) (found map[K]V, fresh []R, err error) {
+	found = make(map[K]V, len(needs))
+	missing := map[K]N{}
+	for k, need := range needs {
+		if v, ok := mem[k]; ok {
+			found[k] = v
+			continue
+		}
+		v, err := stored(ctx, k)
+		switch {
+		case err == nil:
+			found[k] = v
+			mem.put(k, v)
+		case errors.Is(err, store.ErrNotFound):
+			missing[k] = need
+		default:
+			return nil, nil, err
+		}
 	}
-	f.tokenCache[t.Address] = t
+	if len(missing) == 0 {
+		return found, nil, nil
+	}
+	got, err := fetch(ctx, missing)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range got {
+		found[k] = v
+		fresh = append(fresh, record(k, v))
+	}
+	return found, fresh, nil
 }
 
-// cacheNFT remembers an NFT's metadata.
-func (f *follower) cacheNFT(k derive.NFTKey, n store.NFT) {
-	if len(f.nftCache) >= maxCached {
-		clear(f.nftCache)
+// cache is metadata kept in memory, up to maxCached records: then it
+// starts over.
+type cache[K comparable, V any] map[K]V
+
+// put remembers v for k.
+func (c cache[K, V]) put(k K, v V) {
+	if len(c) >= maxCached {
+		clear(c)
 	}
-	f.nftCache[k] = n
+	c[k] = v
 }

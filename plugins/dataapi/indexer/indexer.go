@@ -13,15 +13,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
-	"github.com/chainhost/chainhost/plugins/dataapi/derive"
-	"github.com/chainhost/chainhost/plugins/dataapi/evmrpc"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/tokens"
+	"github.com/chainhost/chainhost/sdk/follow"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
@@ -44,7 +42,7 @@ type Options struct {
 	// InFlight is how many indexer_getBlocks requests run at once; 0: 4.
 	InFlight int
 	// RetryMin and RetryMax bound the pause before indexing starts over
-	// after a failure; 0: 500ms and 30s.
+	// after a failure; 0: follow.DefaultRetryMin and DefaultRetryMax.
 	RetryMin, RetryMax time.Duration
 }
 
@@ -69,14 +67,13 @@ type Indexer struct {
 	store   store.Store
 	log     hclog.Logger
 	metrics *metrics
-
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	watch   *follow.Chains
+	wg      sync.WaitGroup // the followers
 
 	mu        sync.RWMutex
+	states    map[ids.ID]store.ChainState // as stored at Start
 	chains    map[ids.ID]*Chain
 	followers map[ids.ID]*follower
-	watchErr  error
 }
 
 // New returns an indexer; Start starts it.
@@ -91,12 +88,6 @@ func New(opts Options) (*Indexer, error) {
 	if opts.InFlight <= 0 {
 		opts.InFlight = 4
 	}
-	if opts.RetryMin <= 0 {
-		opts.RetryMin = 500 * time.Millisecond
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = 30 * time.Second
-	}
 	m := newMetrics()
 	if opts.Metrics != nil {
 		if err := m.register(opts.Metrics); err != nil {
@@ -105,6 +96,7 @@ func New(opts Options) (*Indexer, error) {
 	}
 	return &Indexer{
 		opts: opts, store: opts.Store, log: opts.Logger, metrics: m,
+		watch:  &follow.Chains{Registry: opts.Host.Chains, Logger: opts.Logger},
 		chains: map[ids.ID]*Chain{}, followers: map[ids.ID]*follower{},
 	}, nil
 }
@@ -122,61 +114,19 @@ func (x *Indexer) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read indexed chains: %w", err)
 	}
-	list, err := x.opts.Host.Chains.List(ctx)
-	if err != nil {
-		return fmt.Errorf("list chains: %w", err)
-	}
-	runCtx, stop := context.WithCancel(context.Background())
-	x.stop = stop
-	for _, c := range list {
-		x.see(runCtx, c, states)
-	}
-	x.wg.Add(1)
-	go func() {
-		defer x.wg.Done()
-		x.watch(runCtx)
-	}()
-	return nil
+	x.states = states
+	return x.watch.Start(ctx, x.see)
 }
 
-// Stop stops every follower and the watch.
+// Stop stops the watch and every follower.
 func (x *Indexer) Stop() {
-	if x.stop != nil {
-		x.stop()
-	}
+	x.watch.Stop()
 	x.wg.Wait()
-}
-
-// watchRetry is the pause before the chain watch starts again.
-const watchRetry = time.Second
-
-// watch keeps the chain list current until ctx ends.
-func (x *Indexer) watch(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := x.opts.Host.Chains.Watch(ctx, func(ev host.ChainEvent) error {
-			x.see(ctx, ev.Chain, nil)
-			x.mu.Lock()
-			x.watchErr = nil
-			x.mu.Unlock()
-			return nil
-		})
-		if ctx.Err() != nil {
-			return
-		}
-		x.mu.Lock()
-		x.watchErr = err
-		x.mu.Unlock()
-		x.log.Warn("chain watch ended; watching again", "error", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(watchRetry):
-		}
-	}
 }
 
 // see records a chain of the registry, starting a follower for a new EVM
 // chain and waking the follower of one that started.
-func (x *Indexer) see(ctx context.Context, info host.ChainInfo, states map[ids.ID]store.ChainState) {
+func (x *Indexer) see(ctx context.Context, info host.ChainInfo) {
 	if !isEVM(info) {
 		return
 	}
@@ -185,7 +135,7 @@ func (x *Indexer) see(ctx context.Context, info host.ChainInfo, states map[ids.I
 	c, known := x.chains[info.ID]
 	if !known {
 		c = &Chain{}
-		if st, ok := states[info.ID]; ok {
+		if st, ok := x.states[info.ID]; ok {
 			c.EVMChainID = st.EVMChainID
 			c.Height, c.Indexed = st.Height()
 		}
@@ -194,59 +144,42 @@ func (x *Indexer) see(ctx context.Context, info host.ChainInfo, states map[ids.I
 	c.Info = info
 	if f, ok := x.followers[info.ID]; ok {
 		if info.Running {
-			f.wake()
+			f.restarted()
 		}
 		return
 	}
-	name := info.ID.String()
-	if len(info.Aliases) > 0 {
-		name = info.Aliases[0]
-	}
-	rpc := evmrpc.New(x.opts.Host.Calls, info.ID.String())
-	f := &follower{
-		x: x, chain: info.ID, name: name, rpc: rpc, tok: tokens.NewReader(rpc, x.opts.Tokens),
-		signal:     make(chan struct{}, 1),
-		tokenCache: map[common.Address]store.Token{},
-		nftCache:   map[derive.NFTKey]store.NFT{},
-	}
+	f := newFollower(x, info)
 	x.followers[info.ID] = f
-	x.log.Info("indexing EVM chain", "chain", name, "id", info.ID)
-	x.wg.Add(1)
-	go func() {
-		defer x.wg.Done()
-		f.run(ctx)
-	}()
+	x.log.Info("indexing EVM chain", "chain", f.name, "id", info.ID)
+	x.wg.Go(func() { f.run(ctx) })
 }
 
-// setProgress records a chain's indexed state and accepted height.
-func (x *Indexer) setProgress(chain ids.ID, st store.ChainState, accepted uint64, err error) {
-	x.mu.Lock()
-	c := x.chains[chain]
-	if c == nil {
-		x.mu.Unlock()
-		return
-	}
-	c.EVMChainID = st.EVMChainID
-	c.Height, c.Indexed = st.Height()
-	c.Accepted = max(c.Accepted, accepted)
-	c.Err = err
-	name, height, acc := x.nameLocked(c), c.Height, c.Accepted
-	x.mu.Unlock()
-	x.metrics.height.WithLabelValues(name).Set(float64(height))
-	x.metrics.lag.WithLabelValues(name).Set(float64(acc - min(acc, height)))
+// setProgress records a chain's indexed state.
+func (x *Indexer) setProgress(chain ids.ID, st store.ChainState) {
+	x.update(chain, func(c *Chain) {
+		c.EVMChainID = st.EVMChainID
+		c.Height, c.Indexed = st.Height()
+		c.Err = nil
+	})
 }
 
 // setAccepted records a chain's accepted height.
 func (x *Indexer) setAccepted(chain ids.ID, accepted uint64) {
+	x.update(chain, func(c *Chain) { c.Accepted = max(c.Accepted, accepted) })
+}
+
+// update changes a known chain's record with change and sets its gauges.
+func (x *Indexer) update(chain ids.ID, change func(*Chain)) {
 	x.mu.Lock()
 	c := x.chains[chain]
 	if c == nil {
 		x.mu.Unlock()
 		return
 	}
-	c.Accepted = max(c.Accepted, accepted)
+	change(c)
 	name, height, acc := x.nameLocked(c), c.Height, c.Accepted
 	x.mu.Unlock()
+	x.metrics.height.WithLabelValues(name).Set(float64(height))
 	x.metrics.accepted.WithLabelValues(name).Set(float64(acc))
 	x.metrics.lag.WithLabelValues(name).Set(float64(acc - min(acc, height)))
 }
@@ -290,14 +223,7 @@ func alias(c Chain) string {
 }
 
 // Health is unhealthy while the chain watch is failing.
-func (x *Indexer) Health() error {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if x.watchErr != nil {
-		return fmt.Errorf("chain watch: %w", x.watchErr)
-	}
-	return nil
-}
+func (x *Indexer) Health() error { return x.watch.Err() }
 
 // HealthDetails reports each chain's indexed height, accepted height and
 // lag, by primary alias.

@@ -15,35 +15,32 @@ type metrics struct {
 }
 
 func newMetrics() *metrics {
-	chain := []string{"chain"}
 	return &metrics{
-		height: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "dataapi_indexer_height", Help: "Number of the last block indexed.",
-		}, chain),
-		accepted: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "dataapi_indexer_accepted_height", Help: "Number of the last block the chain's index holds.",
-		}, chain),
-		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "dataapi_indexer_lag_blocks", Help: "Accepted blocks not indexed yet.",
-		}, chain),
-		blocks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "dataapi_indexer_blocks_total", Help: "Blocks indexed since the module started.",
-		}, chain),
-		txs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "dataapi_indexer_transactions_total", Help: "Transactions indexed since the module started.",
-		}, chain),
-		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "dataapi_indexer_errors_total", Help: "Times indexing stopped on an error and started over.",
-		}, chain),
-		fetchSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "dataapi_indexer_fetch_seconds", Help: "Duration of one indexer_getBlocks request.",
-			Buckets: prometheus.ExponentialBuckets(0.001, 4, 8),
-		}, chain),
-		writeSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "dataapi_indexer_index_seconds", Help: "Duration of deriving and writing one answer's blocks.",
-			Buckets: prometheus.ExponentialBuckets(0.001, 4, 8),
-		}, chain),
+		height:       gauge("dataapi_indexer_height", "Number of the last block indexed."),
+		accepted:     gauge("dataapi_indexer_accepted_height", "Number of the last block the chain's index holds."),
+		lag:          gauge("dataapi_indexer_lag_blocks", "Accepted blocks not indexed yet."),
+		blocks:       counter("dataapi_indexer_blocks_total", "Blocks indexed since the module started."),
+		txs:          counter("dataapi_indexer_transactions_total", "Transactions indexed since the module started."),
+		errors:       counter("dataapi_indexer_errors_total", "Times indexing stopped on an error and started over."),
+		fetchSeconds: seconds("dataapi_indexer_fetch_seconds", "Duration of one indexer_getBlocks request."),
+		writeSeconds: seconds("dataapi_indexer_index_seconds", "Duration of deriving and writing one answer's blocks."),
 	}
+}
+
+// byChain is the label of every collector: the chain's primary alias.
+var byChain = []string{"chain"}
+
+func gauge(name, help string) *prometheus.GaugeVec {
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, byChain)
+}
+
+func counter(name, help string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, byChain)
+}
+
+// seconds is a histogram of durations from 1 ms to about 16 s.
+func seconds(name, help string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: prometheus.ExponentialBuckets(0.001, 4, 8)}, byChain)
 }
 
 // register registers every collector on r.

@@ -1,16 +1,16 @@
 // Package series keeps the metrics module's series current: it finds the
 // node's chains in the host's chain registry (also those that start
-// later), follows the block index of each chain whose block format it
-// reads from its first block, then live, and counts every block into its
-// UTC day in the store, once; of a P-Chain it also stores, after each
-// block, the staking totals of every subnet that changed, by hour
-// (docs/metrics-api.md, "How the series are computed").
+// later), follows the block index of each chain whose VM tells its blocks'
+// times and transaction counts (sdk/blockinfo) from its first block, then
+// live, and counts every block into its UTC day in the store, once; of a
+// P-Chain it also stores, after each block, the staking totals of every
+// subnet that changed, by hour (docs/metrics-api.md, "How the series are
+// computed").
 package series
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"sync"
@@ -21,9 +21,14 @@ import (
 
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
+	"github.com/chainhost/chainhost/sdk/blockinfo"
+	"github.com/chainhost/chainhost/sdk/follow"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
+
+// blockKind is the index kind of every chain's accepted blocks.
+const blockKind = "block"
 
 // Options configures a Follower.
 type Options struct {
@@ -38,7 +43,8 @@ type Options struct {
 	// Batch is the most blocks counted in one write; 0: 256.
 	Batch int
 	// RetryMin and RetryMax bound the pause before a chain's reading
-	// starts over after a failure; 0: 500ms and 30s.
+	// starts over after a failure; 0: follow.DefaultRetryMin and
+	// DefaultRetryMax.
 	RetryMin, RetryMax time.Duration
 }
 
@@ -59,26 +65,26 @@ type Chain struct {
 	StakingErr  error
 }
 
-// Follower follows the block index of every chain with a known block
-// format.
+// Follower follows the block index of every chain whose VM tells its
+// blocks.
 type Follower struct {
-	opts Options
-	log  hclog.Logger
+	opts  Options
+	log   hclog.Logger
+	watch *follow.Chains
+	wg    sync.WaitGroup // the readings
 
-	stop context.CancelFunc
-	wg   sync.WaitGroup
-
-	mu       sync.RWMutex
-	chains   map[ids.ID]*chain
-	watchErr error
+	mu     sync.RWMutex
+	chains map[ids.ID]*chain
 }
 
 // chain is one followed chain.
 type chain struct {
-	id      ids.ID // never changes; info does, under the follower's lock
-	name    string // primary alias, for logs
-	info    host.ChainInfo
-	decode  decoder
+	id   ids.ID // never changes; info does, under the follower's lock
+	name string // primary alias, for logs
+	info host.ChainInfo
+	// unread is set when the chain's VM turns out not to serve
+	// blockinfo.Method: the chain has no series.
+	unread  atomic.Bool
 	counted atomic.Uint64
 	seen    atomic.Uint64
 	err     atomic.Pointer[error]
@@ -102,71 +108,24 @@ func New(opts Options) *Follower {
 	if opts.Batch <= 0 {
 		opts.Batch = 256
 	}
-	if opts.RetryMin <= 0 {
-		opts.RetryMin = 500 * time.Millisecond
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = 30 * time.Second
-	}
-	return &Follower{opts: opts, log: opts.Logger, chains: map[ids.ID]*chain{}}
+	return &Follower{opts: opts, log: opts.Logger, watch: &follow.Chains{Registry: opts.Host.Chains, Logger: opts.Logger}, chains: map[ids.ID]*chain{}}
 }
 
 // Start follows the chains of the registry and watches it for more,
 // until Stop.
-func (f *Follower) Start(ctx context.Context) error {
-	list, err := f.opts.Host.Chains.List(ctx)
-	if err != nil {
-		return fmt.Errorf("list chains: %w", err)
-	}
-	runCtx, stop := context.WithCancel(context.Background())
-	f.stop = stop
-	for _, c := range list {
-		f.see(runCtx, c)
-	}
-	f.wg.Go(func() { f.watch(runCtx) })
-	return nil
-}
+func (f *Follower) Start(ctx context.Context) error { return f.watch.Start(ctx, f.see) }
 
 // Stop stops following.
 func (f *Follower) Stop() {
-	if f.stop != nil {
-		f.stop()
-	}
+	f.watch.Stop()
 	f.wg.Wait()
 }
 
-// watchRetry is the pause before the chain watch starts again.
-const watchRetry = time.Second
-
-// watch keeps the chain list current until ctx ends.
-func (f *Follower) watch(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := f.opts.Host.Chains.Watch(ctx, func(ev host.ChainEvent) error {
-			f.see(ctx, ev.Chain)
-			f.mu.Lock()
-			f.watchErr = nil
-			f.mu.Unlock()
-			return nil
-		})
-		if ctx.Err() != nil {
-			return
-		}
-		f.mu.Lock()
-		f.watchErr = err
-		f.mu.Unlock()
-		f.log.Warn("chain watch ended; watching again", "error", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(watchRetry):
-		}
-	}
-}
-
 // see records a chain of the registry and starts following it when it is
-// new and its blocks can be read.
+// new and has a block index and the internal handler its blocks are read
+// from.
 func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
-	dec, ok := decoders[info.VMName]
-	if !ok || !slices.Contains(info.IndexKinds, blockKind) {
+	if !slices.Contains(info.IndexKinds, blockKind) || !slices.Contains(info.InternalHandlers, blockinfo.Handler) {
 		return
 	}
 	f.mu.Lock()
@@ -175,7 +134,7 @@ func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
 		c.info = info
 		return
 	}
-	c := &chain{id: info.ID, name: alias(info), info: info, decode: dec}
+	c := &chain{id: info.ID, name: alias(info), info: info}
 	f.chains[info.ID] = c
 	f.wg.Go(func() { f.run(ctx, c, "counting", &c.err, f.follow) })
 	if info.VMName == pvmapi.VMName {
@@ -190,6 +149,9 @@ func (f *Follower) Chains() []Chain {
 	defer f.mu.RUnlock()
 	out := make([]Chain, 0, len(f.chains))
 	for _, c := range f.chains {
+		if c.unread.Load() {
+			continue
+		}
 		ch := Chain{Info: c.info, Counted: c.counted.Load(), Seen: c.seen.Load()}
 		if e := c.err.Load(); e != nil {
 			ch.Err = *e
@@ -207,14 +169,7 @@ func (f *Follower) Chains() []Chain {
 }
 
 // Health is the error of the chain watch, if it is down.
-func (f *Follower) Health() error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if f.watchErr != nil {
-		return fmt.Errorf("chain watch: %w", f.watchErr)
-	}
-	return nil
-}
+func (f *Follower) Health() error { return f.watch.Err() }
 
 // alias is a chain's primary alias, or its ID.
 func alias(c host.ChainInfo) string {
@@ -224,115 +179,57 @@ func alias(c host.ChainInfo) string {
 	return c.ID.String()
 }
 
-// run reads a chain with follow until ctx ends, starting over after a
-// failure (with a growing pause) from the progress in the store; errp
-// keeps the last failure.
-func (f *Follower) run(ctx context.Context, c *chain, what string, errp *atomic.Pointer[error], follow func(context.Context, *chain) error) {
-	pause := f.opts.RetryMin
-	for ctx.Err() == nil {
-		started := time.Now()
-		err := follow(ctx, c)
-		if ctx.Err() != nil {
-			return
-		}
+// run reads a chain with read until ctx ends or read returns nil,
+// starting over after a failure (with a growing pause) from the progress
+// in the store; errp keeps the last failure.
+func (f *Follower) run(ctx context.Context, c *chain, what string, errp *atomic.Pointer[error], read func(context.Context, *chain) error) {
+	retry := follow.Retry{Min: f.opts.RetryMin, Max: f.opts.RetryMax}
+	retry.Run(ctx, func(ctx context.Context) error { return read(ctx, c) }, func(err error, pause time.Duration) {
 		errp.Store(&err)
 		f.log.Warn("reading a chain's blocks stopped; starting over", "chain", c.name, "for", what, "error", err, "retry_in", pause)
-		if time.Since(started) > f.opts.RetryMax {
-			pause = f.opts.RetryMin
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, f.opts.RetryMax)
+	})
+}
+
+// blocks follows c's block index, reading its positions with read.
+func blocks[T any](f *Follower, c *chain, read follow.Read[T]) follow.Blocks[T] {
+	return follow.Blocks[T]{
+		Index: f.opts.Host.Index, Chain: c.id.String(), Kind: blockKind, Read: read, Batch: f.opts.Batch,
+		Accepted: func(n uint64) { storeMax(&c.seen, n) },
 	}
 }
 
-// follow counts the chain's blocks from the stored progress on, live.
+// follow counts the chain's blocks from the stored progress on, live,
+// reading their times and transaction counts from the chain's VM. A chain
+// whose VM does not tell them has no series: follow returns nil.
 func (f *Follower) follow(ctx context.Context, c *chain) error {
 	p, err := f.opts.Store.Progress(c.id)
 	if err != nil {
 		return err
 	}
 	c.counted.Store(p.Next)
-	blocks := make([]store.Block, 0, f.opts.Batch)
-	return f.feed(ctx, c, p.Next, func(batch []host.Container) error {
-		blocks = blocks[:0]
-		for _, ct := range batch {
-			b, err := c.decode(ct.Bytes)
-			if err != nil {
-				return fmt.Errorf("block at index %d (%s): %w", ct.Index, ct.ID, err)
-			}
-			blocks = append(blocks, b)
+	storeMax(&c.seen, p.Next)
+	read := func(ctx context.Context, from uint64, count int) ([]blockinfo.Block, error) {
+		return blockinfo.Get(ctx, f.opts.Host.Calls, c.id.String(), from, count)
+	}
+	counts := make([]store.Block, 0, f.opts.Batch)
+	err = blocks(f, c, read).Run(ctx, p.Next, func(_ uint64, got []blockinfo.Block) error {
+		counts = counts[:0]
+		for _, b := range got {
+			counts = append(counts, store.Block{Time: b.Time, Txs: b.Txs})
 		}
-		if p, err = f.opts.Store.Add(c.id, p, blocks, f.opts.Clock()); err != nil {
+		if p, err = f.opts.Store.Add(c.id, p, counts, f.opts.Clock()); err != nil {
 			return err
 		}
 		c.counted.Store(p.Next)
 		c.err.Store(nil)
 		return nil
 	})
-}
-
-// feed reads the chain's block index from position from on, live, and
-// hands the blocks to use in order. The feed runs ahead of use by up to a
-// batch, so that use takes batches while catching up and single blocks
-// when live.
-func (f *Follower) feed(ctx context.Context, c *chain, from uint64, use func([]host.Container) error) error {
-	storeMax(&c.seen, from)
-	containers := make(chan host.Container, f.opts.Batch)
-	feedErr := make(chan error, 1)
-	// The feed ends before feed returns: cancel, then wait.
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	wg.Go(func() {
-		feedErr <- f.opts.Host.Index.Feed(ctx, c.id.String(), blockKind, from, true, func(ct host.Container) error {
-			storeMax(&c.seen, ct.Index+1)
-			select {
-			case containers <- ct:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	})
-	batch := make([]host.Container, 0, f.opts.Batch)
-	next := from
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-feedErr:
-			if err == nil || errors.Is(err, context.Canceled) {
-				return ctx.Err()
-			}
-			return fmt.Errorf("index feed: %w", err)
-		case ct := <-containers:
-			batch = append(batch[:0], ct)
-		}
-		// Take what else is waiting, up to a batch.
-	more:
-		for len(batch) < f.opts.Batch {
-			select {
-			case ct := <-containers:
-				batch = append(batch, ct)
-			default:
-				break more
-			}
-		}
-		for _, ct := range batch {
-			if ct.Index != next {
-				return fmt.Errorf("index feed: position %d, want %d", ct.Index, next)
-			}
-			next++
-		}
-		if err := use(batch); err != nil {
-			return err
-		}
+	if errors.Is(err, blockinfo.ErrNotServed) {
+		f.log.Info("the chain's VM does not tell its blocks: no series", "chain", c.name, "vm", c.info.VMName)
+		c.unread.Store(true)
+		return nil
 	}
+	return err
 }
 
 // storeMax raises a to v.

@@ -7,7 +7,6 @@ import (
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/pchain"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
-	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
@@ -41,19 +40,28 @@ func (f *Follower) followStaking(ctx context.Context, c *chain) error {
 			return err
 		}
 	}
-	return f.feed(ctx, c, p.Next, func(batch []host.Container) error {
-		changes = changes[:0]
-		for _, ct := range batch {
-			height := ct.Index + 1
+	// The totals after the blocks at positions from on: position p holds
+	// height p+1.
+	read := func(ctx context.Context, from uint64, count int) ([]pvmapi.StakingTotals, error) {
+		out := make([]pvmapi.StakingTotals, count)
+		for i := range out {
+			height := from + uint64(i) + 1
 			t, err := pc.StakingTotals(ctx, height)
 			if err != nil {
-				return fmt.Errorf("staking totals after block %d: %w", height, err)
+				return nil, fmt.Errorf("staking totals after block %d: %w", height, err)
 			}
 			if uint64(t.Height) != height {
-				return fmt.Errorf("staking totals after block %d: the chain answered height %d", height, t.Height)
+				return nil, fmt.Errorf("staking totals after block %d: the chain answered height %d", height, t.Height)
 			}
+			out[i] = t
+		}
+		return out, nil
+	}
+	return blocks(f, c, read).Run(ctx, p.Next, func(_ uint64, batch []pvmapi.StakingTotals) error {
+		changes = changes[:0]
+		for _, t := range batch {
 			changes = st.apply(t, changes)
-			p.Next, p.LastBlockTime = height, int64(t.Time)
+			p.Next, p.LastBlockTime = uint64(t.Height), int64(t.Time)
 		}
 		if err := f.opts.Store.AddStaking(c.id, p, changes); err != nil {
 			return err
