@@ -48,6 +48,10 @@ type Rules[U signedtx.Unsigned, I any] struct {
 	// LastHeight is the last accepted block's height, or why there is
 	// none.
 	LastHeight func() (uint64, error)
+	// AcceptedCount is how many containers of an index kind the stored
+	// state holds, read without Mu (the host asks while the VM may wait on
+	// an append).
+	AcceptedCount func(ctx context.Context, kind string) (uint64, error)
 	// SourceChain reads getUTXOs' sourceChain param (never ""): the
 	// chain whose exports to this one the addresses' UTXOs are read from,
 	// or this chain.

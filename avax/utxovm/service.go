@@ -156,11 +156,17 @@ type UTXORef struct {
 	OutputIndex uint32 `json:"outputIndex"`
 }
 
-// BlockInfo answers blockinfo.Method for a chain that has accepted
-// blocks at the positions below accepted of its block index: position p
-// holds the block at height p+1 (the first block, height 0, is not
-// indexed).
-func (c *Core[U, I]) BlockInfo(ctx context.Context, a blockinfo.Args, accepted uint64) ([]blockinfo.Block, error) {
+// BlockKind is the index kind of a UTXO chain's accepted blocks.
+const BlockKind = "block"
+
+// GetBlockInfo serves blockinfo.Method on the VM's indexer handler: the
+// blocks at positions of the chain's block index, position p holding the
+// block at height p+1 (the first block, height 0, is not indexed).
+func (c *Core[U, I]) GetBlockInfo(ctx context.Context, a blockinfo.Args) ([]blockinfo.Block, error) {
+	accepted, err := c.rules.AcceptedCount(ctx, BlockKind)
+	if err != nil {
+		return nil, err
+	}
 	return blockinfo.Answer(ctx, a, accepted, func(ctx context.Context, p uint64) (blockinfo.Block, error) {
 		b, err := c.Block(ctx, p+1)
 		if err != nil {

@@ -38,7 +38,7 @@ func (vm *VM) registerReads(s *jsonrpc.Server) {
 func (vm *VM) newIndexerServer() *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{})
 	vm.registerReads(s)
-	s.Register(blockinfo.Method, jsonrpc.Method(vm.getBlockInfo))
+	s.Register(blockinfo.Method, jsonrpc.Method(vm.GetBlockInfo))
 	return s
 }
 

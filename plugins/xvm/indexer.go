@@ -19,7 +19,7 @@ import (
 func (vm *VM) newIndexerServer() *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{})
 	s.Register(xvmapi.GetVertexMethod, jsonrpc.Method(vm.getVertex))
-	s.Register(blockinfo.Method, jsonrpc.Method(vm.getBlockInfo))
+	s.Register(blockinfo.Method, jsonrpc.Method(vm.GetBlockInfo))
 	return s
 }
 
