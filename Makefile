@@ -36,13 +36,15 @@ run: build
 	$(BIN)/chainhost $(ARGS)
 
 # Tests that start the host find the binaries through CHAINHOST_BIN_DIR.
+# The end-to-end tests (tests/e2e, the longest package) are named first so
+# that they start first, beside the other packages, not after them.
 # compat/avalanchego is a module of its own (avalanchego's wallets check the
 # X-Chain and the C-Chain's atomic transactions; its dependencies stay out
 # of the node's binary). It runs without -race: it is a client of the
 # node's processes, and the race build of avalanchego's dependencies would
 # add minutes to every cold CI run.
 test: lint build sdk-deps pg-deps chromium-deps
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./...
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./tests/e2e ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
 # The conformance suites of the data and metrics APIs alone (their tests
