@@ -1,6 +1,7 @@
 package utxoclient
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -87,4 +88,42 @@ func Keys(key *avax.PrivateKey, n int) [][]*avax.PrivateKey {
 		keys[i] = []*avax.PrivateKey{key}
 	}
 	return keys
+}
+
+// Account is what every UTXO chain's wallet holds of its own: the key it
+// signs with, the network whose addresses it reads and writes, and the
+// clock its UTXOs' locktimes are compared with.
+type Account struct {
+	Key       *avax.PrivateKey
+	NetworkID uint32
+	// Now is the time locktimes are compared with; time.Now when nil.
+	Now func() time.Time
+}
+
+// NewAccount returns the account of key on the network c's node is on.
+func NewAccount(ctx context.Context, c *Conn, key *avax.PrivateKey) (Account, error) {
+	id, err := c.NetworkID(ctx)
+	if err != nil {
+		return Account{}, fmt.Errorf("network ID: %w", err)
+	}
+	return Account{Key: key, NetworkID: id}, nil
+}
+
+// Address returns the key's address.
+func (a Account) Address() avax.ShortID { return a.Key.Address() }
+
+// FormatAddress returns an address as chain shows it ("X-local1...").
+func (a Account) FormatAddress(chain string, addr avax.ShortID) string {
+	return FormatAddress(chain, a.NetworkID, addr)
+}
+
+// ParseAddress reads "<chain>-<hrp>1..." (any chain prefix), "<hrp>1..."
+// or a CB58 short ID, and checks the HRP is the network's.
+func (a Account) ParseAddress(s string) (avax.ShortID, error) {
+	return ParseAddress(s, a.NetworkID)
+}
+
+// Spendable returns what the account alone may spend of all, now.
+func (a Account) Spendable(all []avax.UTXO) []avax.UTXO {
+	return Spendable(all, a.Address(), a.Now)
 }

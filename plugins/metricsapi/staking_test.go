@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/chainhost/chainhost/avax/utxoclient"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -83,7 +84,7 @@ func startP(t *testing.T) *pChain {
 		t: t, h: h,
 		info: host.ChainInfo{ID: h.ChainID(), VMName: pvmapi.VMName, Aliases: []string{"P"}, IndexKinds: []string{"block"},
 			InternalHandlers: h.InternalHandlers(), Running: true},
-		wallet: &client.Wallet{Client: cl, Key: key, NetworkID: avax.LocalID, Config: cfg},
+		wallet: &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, Config: cfg},
 	}
 }
 

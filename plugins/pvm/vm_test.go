@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/chainhost/chainhost/avax/utxoclient"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func start(t *testing.T) *chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.wallet = &client.Wallet{Client: cl, Key: key, NetworkID: avax.LocalID, Config: cfg}
+	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, Config: cfg}
 	return c
 }
 

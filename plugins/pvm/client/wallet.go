@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/pvmapi"
@@ -23,40 +22,30 @@ import (
 // avalanchego's wallet does.
 type Wallet struct {
 	Client *Client
-	Key    *avax.PrivateKey
-	// NetworkID and Config are the chain's, read by NewWallet.
-	NetworkID uint32
-	Config    pvmapi.Config
-	// Now is the time locktimes are compared with; time.Now when nil.
-	Now func() time.Time
+	// Account is the key, the network ID that NewWallet reads and the
+	// clock.
+	utxoclient.Account
+	// Config is the chain's rules, read by NewWallet.
+	Config pvmapi.Config
 }
 
 // NewWallet returns a wallet of key on the client's chain, after reading
 // the network ID and the chain's rules.
 func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, error) {
-	w := &Wallet{Client: c, Key: key}
-	var err error
-	if w.NetworkID, err = c.NetworkID(ctx); err != nil {
-		return nil, fmt.Errorf("network ID: %w", err)
+	account, err := utxoclient.NewAccount(ctx, &c.Conn, key)
+	if err != nil {
+		return nil, err
 	}
+	w := &Wallet{Client: c, Account: account}
 	if w.Config, err = c.GetConfig(ctx); err != nil {
 		return nil, fmt.Errorf("the chain's rules: %w", err)
 	}
 	return w, nil
 }
 
-// Address returns the key's address.
-func (w *Wallet) Address() avax.ShortID { return w.Key.Address() }
-
 // FormatAddress returns an address as the chain shows it ("P-local1...").
 func (w *Wallet) FormatAddress(a avax.ShortID) string {
-	return utxoclient.FormatAddress(w.Client.Chain(), w.NetworkID, a)
-}
-
-// ParseAddress reads "<chain>-<hrp>1..." (any chain prefix), "<hrp>1..."
-// or a CB58 short ID, and checks the HRP is the network's.
-func (w *Wallet) ParseAddress(s string) (avax.ShortID, error) {
-	return utxoclient.ParseAddress(s, w.NetworkID)
+	return w.Account.FormatAddress(w.Client.Chain(), a)
 }
 
 // output returns an output of amount AVAX to one address.
@@ -74,7 +63,7 @@ func (w *Wallet) spend(ctx context.Context, need uint64) ([]avax.TransferableInp
 	if err != nil {
 		return nil, nil, err
 	}
-	return utxoclient.Spend(utxoclient.Spendable(all, w.Address(), w.Now), w.Address(), map[ids.ID]uint64{w.Config.AVAXAssetID: need})
+	return utxoclient.Spend(w.Spendable(all), w.Address(), map[ids.ID]uint64{w.Config.AVAXAssetID: need})
 }
 
 // base returns the common fields of a transaction that pays need (the fee

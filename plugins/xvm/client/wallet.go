@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxoclient"
@@ -16,26 +15,24 @@ import (
 // transfers, exports and imports in avalanchego's formats.
 type Wallet struct {
 	Client *Client
-	Key    *avax.PrivateKey
-	// NetworkID, ChainID, FeeAsset and Fee are the chain's, read by
-	// NewWallet.
-	NetworkID uint32
-	ChainID   ids.ID
-	FeeAsset  ids.ID
-	Fee       uint64
-	// Now is the time locktimes are compared with; time.Now when nil.
-	Now func() time.Time
+	// Account is the key, the network ID that NewWallet reads and the
+	// clock.
+	utxoclient.Account
+	// ChainID, FeeAsset and Fee are the chain's, read by NewWallet.
+	ChainID  ids.ID
+	FeeAsset ids.ID
+	Fee      uint64
 }
 
 // NewWallet returns a wallet of key on the client's chain, after reading
 // the chain's network, ID, fee asset ("AVAX", else the asset the fee is
 // paid in must be given with WithFeeAsset) and fee.
 func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, error) {
-	w := &Wallet{Client: c, Key: key}
-	var err error
-	if w.NetworkID, err = c.NetworkID(ctx); err != nil {
-		return nil, fmt.Errorf("network ID: %w", err)
+	account, err := utxoclient.NewAccount(ctx, &c.Conn, key)
+	if err != nil {
+		return nil, err
 	}
+	w := &Wallet{Client: c, Account: account}
 	if w.ChainID, err = c.BlockchainID(ctx, c.Chain()); err != nil {
 		return nil, fmt.Errorf("chain ID of %s: %w", c.Chain(), err)
 	}
@@ -50,18 +47,9 @@ func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, e
 	return w, nil
 }
 
-// Address returns the key's address.
-func (w *Wallet) Address() avax.ShortID { return w.Key.Address() }
-
 // FormatAddress returns an address as the chain shows it ("X-local1...").
 func (w *Wallet) FormatAddress(a avax.ShortID) string {
-	return utxoclient.FormatAddress(w.Client.Chain(), w.NetworkID, a)
-}
-
-// ParseAddress reads "<chain>-<hrp>1..." (any chain prefix), "<hrp>1..."
-// or a CB58 short ID, and checks the HRP is the network's.
-func (w *Wallet) ParseAddress(s string) (avax.ShortID, error) {
-	return utxoclient.ParseAddress(s, w.NetworkID)
+	return w.Account.FormatAddress(w.Client.Chain(), a)
 }
 
 // spendable returns the UTXOs the key alone may spend now, of the chain
@@ -71,7 +59,7 @@ func (w *Wallet) spendable(ctx context.Context, source string) ([]avax.UTXO, err
 	if err != nil {
 		return nil, err
 	}
-	return utxoclient.Spendable(all, w.Address(), w.Now), nil
+	return w.Spendable(all), nil
 }
 
 // ErrInsufficientFunds is matched by a transfer or export the key's
