@@ -122,18 +122,8 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 		ops        []host.Op
 		containers []host.NewContainer
 		txEntries  []host.NewContainer
-		shared     = map[ids.ID]*host.SharedRequests{}
-		peers      []ids.ID
+		shared     host.SharedBatch
 	)
-	requests := func(peer ids.ID) *host.SharedRequests {
-		r, ok := shared[peer]
-		if !ok {
-			r = &host.SharedRequests{Peer: peer}
-			shared[peer] = r
-			peers = append(peers, peer)
-		}
-		return r
-	}
 	container, at := byte(containerBlock), m.Height+1
 	if !m.Linearized {
 		container, at = containerVertex, m.VtxCount
@@ -147,15 +137,13 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 			ops = utxostore.Spend(ops, u, txID)
 		}
 		for _, id := range p.Imports {
-			r := requests(p.Info.peer)
-			r.Removes = append(r.Removes, id[:])
+			shared.Remove(p.Info.peer, id[:])
 		}
 		base := t.Unsigned.Base()
 		for j, o := range base.Outs {
 			ops = utxostore.Put(ops, avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(j)}, AssetID: o.AssetID, Out: o.Out})
 		}
 		if e, ok := t.Unsigned.(*txs.ExportTx); ok {
-			r := requests(p.Info.peer)
 			for j, o := range e.ExportedOuts {
 				u := avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(len(base.Outs) + j)}, AssetID: o.AssetID, Out: o.Out}
 				id := u.InputID()
@@ -163,7 +151,7 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 				for k, a := range o.Out.Addrs {
 					traits[k] = append([]byte{}, a[:]...)
 				}
-				r.Puts = append(r.Puts, host.SharedElement{Key: id[:], Value: u.Bytes(), Traits: traits})
+				shared.Put(p.Info.peer, host.SharedElement{Key: id[:], Value: u.Bytes(), Traits: traits})
 			}
 		}
 		for asset, v := range p.Info.burned {
@@ -200,10 +188,7 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 	}
 	ops = append(ops, utxovm.JSONOp([]byte(utxovm.KeyMeta), m))
 	containers = append(containers, txEntries...)
-	ab := host.AcceptBatch{Containers: containers, State: ops}
-	for _, peer := range peers {
-		ab.SharedMemory = append(ab.SharedMemory, *shared[peer])
-	}
+	ab := host.AcceptBatch{Containers: containers, State: ops, SharedMemory: shared.Requests()}
 	err := vm.AppendLocked(ctx, ab, func(ctx context.Context) (bool, error) {
 		stored, found, err := vm.readMeta(ctx)
 		return found && stored.TxCount == m.TxCount && stored.LastBlockID == m.LastBlockID && stored.LastVtxID == m.LastVtxID, err
