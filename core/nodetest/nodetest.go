@@ -42,6 +42,12 @@ type Options struct {
 	// NoWait returns as soon as the process runs, without waiting for the
 	// HTTP listener (for start-up failures).
 	NoWait bool
+	// AsUser runs the host as a user does: no flag but Args, so the
+	// embedded defaults hold (port 9650, the plugin dir next to the
+	// binary), with HOME a new temp dir that the default data dir
+	// (~/.chainhost) falls in. Config and PluginDir must be empty; DataDir
+	// is set by Start (a Restart keeps the same HOME).
+	AsUser bool
 }
 
 // Node is a running chainhost process.
@@ -67,13 +73,25 @@ func Start(t testing.TB, opts Options) *Node {
 	} else {
 		hostBin, plugins = Binaries(t)
 	}
-	if opts.DataDir == "" {
-		opts.DataDir = t.TempDir()
+	var args, env []string
+	switch {
+	case opts.AsUser:
+		if opts.Config != "" || opts.PluginDir != "" {
+			t.Fatal("nodetest: AsUser takes no Config or PluginDir")
+		}
+		if opts.DataDir == "" {
+			opts.DataDir = filepath.Join(t.TempDir(), ".chainhost")
+		}
+		env = []string{"HOME=" + filepath.Dir(opts.DataDir)}
+	default:
+		if opts.DataDir == "" {
+			opts.DataDir = t.TempDir()
+		}
+		if opts.PluginDir == "" {
+			opts.PluginDir = plugins
+		}
+		args = []string{"--data-dir=" + opts.DataDir, "--plugin-dir=" + opts.PluginDir, "--http-port=0", "--log-display-level=INFO"}
 	}
-	if opts.PluginDir == "" {
-		opts.PluginDir = plugins
-	}
-	args := []string{"--data-dir=" + opts.DataDir, "--plugin-dir=" + opts.PluginDir, "--http-port=0", "--log-display-level=INFO"}
 	if opts.Config != "" {
 		path := filepath.Join(opts.DataDir, "test-config.yaml")
 		if err := os.WriteFile(path, []byte(opts.Config), 0o600); err != nil {
@@ -83,7 +101,7 @@ func Start(t testing.TB, opts Options) *Node {
 	}
 	args = append(args, opts.Args...)
 	cmd := exec.Command(hostBin, args...)
-	cmd.Env = append(Environ(), opts.Env...)
+	cmd.Env = append(append(Environ(), env...), opts.Env...)
 	out := &syncbuf.Buffer{}
 	pr, pw := io.Pipe()
 	cmd.Stdout = io.MultiWriter(out, pw)

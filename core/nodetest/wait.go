@@ -2,6 +2,8 @@ package nodetest
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -40,6 +42,28 @@ func WaitGone(t testing.TB, timeout time.Duration, pids []int) {
 			if Alive(pid) {
 				return fmt.Errorf("process %d still alive", pid)
 			}
+		}
+		return nil
+	})
+}
+
+// healthyTimeout bounds a node's start until every chain and module is
+// healthy: plugins start in parallel on a loaded machine.
+const healthyTimeout = 2 * time.Minute
+
+// WaitHealthy waits until GET /ext/health answers 200: every chain and
+// module of the node is up.
+func (n *Node) WaitHealthy(t testing.TB) {
+	t.Helper()
+	plugintest.Eventually(t, healthyTimeout, func() error {
+		resp, err := http.Get(n.URL + "/ext/health")
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/ext/health answered %d: %s", resp.StatusCode, body)
 		}
 		return nil
 	})
