@@ -6,7 +6,9 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -189,5 +191,35 @@ func wsRoundTrip(t *testing.T, dialer *websocket.Dialer, u string) {
 	}
 	if err := conn.ReadJSON(&answer); err != nil || string(answer.ID) != "7" {
 		t.Errorf("JSON-RPC over %s: id %s, %v; want the request's id 7", u, answer.ID, err)
+	}
+}
+
+// TestAvgTPSLastRunFromStart: on a node just started from the default
+// config, the very first request of the average throughput of the
+// C-Chain (by EVM chain ID), the X-Chain and the P-Chain carries lastRun,
+// a time of this run of the node.
+func TestAvgTPSLastRunFromStart(t *testing.T) {
+	started := time.Now().Unix()
+	n := nodetest.Start(t, nodetest.Options{})
+	for _, chain := range []string{"43112", "X", "P"} {
+		resp, err := http.Get(n.URL + "/v1/avg_tps/" + chain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var got map[string]json.RawMessage
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &got) != nil {
+			t.Errorf("%s: %d %s", chain, resp.StatusCode, body)
+			continue
+		}
+		var lastRun int64
+		if raw, ok := got["lastRun"]; !ok || json.Unmarshal(raw, &lastRun) != nil {
+			t.Errorf("%s: no integer lastRun in the first answer: %s", chain, body)
+			continue
+		}
+		if now := time.Now().Unix(); lastRun < started || lastRun > now {
+			t.Errorf("%s: lastRun %d, want a time of this run, within [%d, %d]", chain, lastRun, started, now)
+		}
 	}
 }
