@@ -18,13 +18,20 @@ const (
 	localPAddress   = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 )
 
-// printBanner tells the operator where each API answers, like a dev node.
+// wsHandler names the handler a chain serves WebSocket at, as its VM
+// declares it ("rpc", "ws", ...: sdk.Plugin's Handlers).
+const wsHandler = "ws"
+
+// printBanner tells the operator where each API answers, like a dev node:
+// every URL as its client takes it (ws:// for WebSocket, https:// and
+// wss:// when the node serves TLS).
 func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
-	scheme := "http"
+	scheme, wsScheme := "http", "ws"
 	if cfg.HTTPTLSCertFile != "" {
-		scheme = "https"
+		scheme, wsScheme = "https", "wss"
 	}
 	base := scheme + "://" + n.Addr().String()
+	wsBase := wsScheme + "://" + n.Addr().String()
 	fmt.Fprintf(w, "\nchainhost is up (network %d, data in %s)\n\n", cfg.NetworkID, cfg.DataDir)
 	if cfg.APIHealthEnabled {
 		fmt.Fprintf(w, "  health   GET  %s/ext/health\n", base)
@@ -52,7 +59,11 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 				fmt.Fprintf(w, "    %-8s %s/ext/bc/%s\n", "api", base, c.Alias)
 				continue
 			}
-			fmt.Fprintf(w, "    %-8s %s/ext/bc/%s/%s\n", h, base, c.Alias, h)
+			hBase := base
+			if h == wsHandler {
+				hBase = wsBase
+			}
+			fmt.Fprintf(w, "    %-8s %s/ext/bc/%s/%s\n", h, hBase, c.Alias, h)
 		}
 		if addr := c.ListenAddr(); addr != "" {
 			fmt.Fprintf(w, "    %-8s %s://%s (the chain's own listener: /<handler> and /ext/bc/%s/<handler>, served by its plugin)\n", "listen", scheme, addr, c.Alias)
@@ -77,7 +88,7 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 		}
 	}
 	for _, mod := range n.Modules().Modules() {
-		modBase := "http://" + n.ModuleAddr(mod).String()
+		modBase := scheme + "://" + n.ModuleAddr(mod).String()
 		if inst, reason := mod.Instance(); inst == nil {
 			fmt.Fprintf(w, "  module %s: not running: %s\n", mod.Name, reason)
 		} else {

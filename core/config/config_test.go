@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chainhost/chainhost/sdk/loglevel"
 	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
 )
 
 const pin = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -158,6 +160,9 @@ func TestLoadErrors(t *testing.T) {
 		{name: "unknown file extension", file: "c.ini:http-port=1", wantErr: []string{`unknown config file extension ".ini"`}},
 		{name: "file missing", args: []string{"--config", "/nonexistent/c.yaml"}, wantErr: []string{"config: load /nonexistent/c.yaml"}},
 		{name: "file not YAML", file: "c.yaml:a: [", wantErr: []string{"config: load"}},
+		{name: "YAML document not a mapping", file: "c.yaml:[1, 2]", wantErr: []string{"c.yaml: parse yaml: the document is a list, not a mapping"}},
+		{name: "TOML integer beyond 64 bits", file: "c.toml:[[chains]]\nalias = \"a\"\nvm = \"v\"\ngenesis = {balance = 50000000000000000000000000}",
+			wantErr: []string{"c.toml: parse toml: line 4, column 22:", `"50000000000000000000000000": value out of range`}},
 		{name: "JSON with trailing data", file: `c.json:{"http-port": 1} 2`, wantErr: []string{"data after the top-level object"}},
 		{name: "unknown flag", args: []string{"--htp-port=1"}, wantErr: []string{"config: unknown flag: --htp-port"}},
 		{name: "flag for a file-only key", args: []string{"--chains=x"}, wantErr: []string{"config: unknown flag: --chains"}},
@@ -343,15 +348,115 @@ pruning = false
 	}
 }
 
-func TestLoadJSONKeepsLargeNumbers(t *testing.T) {
-	file := writeFile(t, "c.json", `{"chains": [{"alias": "a", "vm": "v", "genesis": {"supply": 123456789012345678901234567890}}]}`)
-	c, err := Load(LoadOptions{Args: []string{"--config", file}, Environ: homeEnv})
-	if err != nil {
-		t.Fatalf("Load: %v", err)
+// TestLoadKeepsIntegersExact: every integer of a config file reaches the
+// genesis and config JSON handed to the plugins digit for digit, whatever
+// its size (TOML's are 64-bit), and floats stay floats.
+func TestLoadKeepsIntegersExact(t *testing.T) {
+	const (
+		big    = "50000000000000000000000000"
+		bigNeg = "-123456789012345678901234567890"
+		i64    = "9223372036854775807"
+		u64    = "18446744073709551615"
+	)
+	tests := []struct {
+		file                  string
+		genesis, conf, module string
+	}{
+		{file: "c.yaml:" + `
+chains:
+  - alias: a
+    vm: v
+    genesis: {alloc: {k: {balance: ` + big + `}}, neg: ` + bigNeg + `, sep: 50_000_000_000_000_000_000_000_000, u64: ` + u64 + `, f: 1.5, s: "` + big + `"}
+    config: {cap: ` + big + `, list: [` + big + `, 1]}
+modules:
+  - name: m
+    config: {limit: ` + big + `}
+`,
+			genesis: `{"alloc":{"k":{"balance":` + big + `}},"f":1.5,"neg":` + bigNeg + `,"s":"` + big + `","sep":` + big + `,"u64":` + u64 + `}`,
+			conf:    `{"cap":` + big + `,"list":[` + big + `,1]}`,
+			module:  `{"limit":` + big + `}`},
+		{file: "c.json:" + `{"chains": [{"alias": "a", "vm": "v",
+  "genesis": {"alloc": {"k": {"balance": ` + big + `}}, "neg": ` + bigNeg + `, "u64": ` + u64 + `, "f": 1.5, "s": "` + big + `"},
+  "config": {"cap": ` + big + `, "list": [` + big + `, 1]}}],
+ "modules": [{"name": "m", "config": {"limit": ` + big + `}}]}`,
+			genesis: `{"alloc":{"k":{"balance":` + big + `}},"f":1.5,"neg":` + bigNeg + `,"s":"` + big + `","u64":` + u64 + `}`,
+			conf:    `{"cap":` + big + `,"list":[` + big + `,1]}`,
+			module:  `{"limit":` + big + `}`},
+		{file: "c.toml:" + `
+[[chains]]
+alias = "a"
+vm = "v"
+[chains.genesis]
+max = ` + i64 + `
+min = -9223372036854775808
+f = 1.5
+s = "` + big + `"
+[chains.config]
+cap = ` + i64 + `
+[[modules]]
+name = "m"
+[modules.config]
+limit = ` + i64 + `
+`,
+			genesis: `{"f":1.5,"max":` + i64 + `,"min":-9223372036854775808,"s":"` + big + `"}`,
+			conf:    `{"cap":` + i64 + `}`,
+			module:  `{"limit":` + i64 + `}`},
 	}
-	g, err := c.Chains[0].GenesisJSON()
-	if err != nil || string(g) != `{"supply":123456789012345678901234567890}` {
-		t.Errorf("GenesisJSON = %s, %v", g, err)
+	for _, tt := range tests {
+		name, content, _ := strings.Cut(tt.file, ":")
+		t.Run(name, func(t *testing.T) {
+			c, err := Load(LoadOptions{Args: []string{"--config", writeFile(t, name, content)}, Environ: homeEnv})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if g, err := c.Chains[0].GenesisJSON(); err != nil || string(g) != tt.genesis {
+				t.Errorf("GenesisJSON = %s, %v\nwant %s", g, err, tt.genesis)
+			}
+			if j, err := c.Chains[0].ConfigJSON(); err != nil || string(j) != tt.conf {
+				t.Errorf("chain ConfigJSON = %s, %v\nwant %s", j, err, tt.conf)
+			}
+			if j, err := c.Modules[0].ConfigJSON(); err != nil || string(j) != tt.module {
+				t.Errorf("module ConfigJSON = %s, %v\nwant %s", j, err, tt.module)
+			}
+		})
+	}
+}
+
+// TestYAMLParser: the config's YAML parser reads a document as yaml.v3 does
+// (anchors, merge keys, nulls, timestamps as strings, octal and hex), except
+// integers beyond 64 bits, which it keeps exact.
+func TestYAMLParser(t *testing.T) {
+	doc := `
+base: &base {a: 1, b: [x, 2.5, null, true, [null]]}
+other: &other {b: 3, c: 0x10}
+merged: {<<: [*base, *other], a: 7}
+alias: *base
+date: 2024-01-02
+octal: 0o17
+neg: -5
+u64: 18446744073709551615
+empty:
+"1": one
+`
+	got, err := yamlParser{}.Unmarshal([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := yaml.Unmarshal([]byte(doc), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("yamlParser = %#v\nyaml.v3    = %#v", got, want)
+	}
+
+	got, err = yamlParser{}.Unmarshal([]byte("big: 50000000000000000000000000\nfloat: 5e25\ntagged: !!float 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]any{"big": json.Number("50000000000000000000000000"), "float": 5e25, "tagged": 5.0}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("yamlParser = %#v, want %#v", got, want)
 	}
 }
 
@@ -412,7 +517,7 @@ chains:
   - alias: C
     aliases: [evm, "123"]
     vm: evm
-    genesis: {chainId: 43112, "true": yes, list: [1, "2", {a: null}], big: 18446744073709551615}
+    genesis: {chainId: 43112, "true": yes, list: [1, "2", {a: null}], big: 18446744073709551615, huge: 50000000000000000000000000}
     config: {pruning: false, note: "10s"}
   - alias: X
     vm: xvm

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 
-	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/rawbytes"
 	"github.com/knadh/koanf/v2"
 
@@ -13,7 +12,7 @@ import (
 // loadDefaults returns a koanf instance holding the embedded defaults.
 func loadDefaults() (*koanf.Koanf, error) {
 	k := koanf.New(".")
-	if err := k.Load(rawbytes.Provider(configs.Default()), yaml.Parser()); err != nil {
+	if err := k.Load(rawbytes.Provider(configs.Default()), yamlParser{}); err != nil {
 		return nil, fmt.Errorf("config: embedded defaults: %w", err)
 	}
 	return k, nil

@@ -1,16 +1,11 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
-	"github.com/knadh/koanf/parsers/toml/v2"
-	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/env/v2"
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/providers/posflag"
@@ -104,11 +99,11 @@ func loadFile(k *koanf.Koanf, path string) error {
 	var parser koanf.Parser
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".yaml", ".yml":
-		parser = yaml.Parser()
+		parser = yamlParser{}
 	case ".json":
 		parser = jsonParser{}
 	case ".toml":
-		parser = toml.Parser()
+		parser = tomlParser{}
 	default:
 		return fmt.Errorf("config: %s: unknown config file extension %q (want .yaml, .yml, .json or .toml)", path, ext)
 	}
@@ -140,24 +135,3 @@ func lookupEnv(environ []string, name string) string {
 	}
 	return ""
 }
-
-// jsonParser parses JSON keeping numbers exact (json.Number), so that large
-// genesis values reach the VM unchanged.
-type jsonParser struct{}
-
-// Unmarshal parses a JSON object.
-func (jsonParser) Unmarshal(b []byte) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var out map[string]any
-	if err := d.Decode(&out); err != nil {
-		return nil, fmt.Errorf("parse json: %w", err)
-	}
-	if _, err := d.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("parse json: data after the top-level object")
-	}
-	return out, nil
-}
-
-// Marshal writes JSON.
-func (jsonParser) Marshal(m map[string]any) ([]byte, error) { return json.Marshal(m) }

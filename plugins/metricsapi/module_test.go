@@ -239,7 +239,9 @@ func checkPoints(t *testing.T, what string, got []api.MetricPoint, want []point)
 // timestamp, newest first; days without blocks are zeros; a block at
 // 23:59:59 and one at 00:00:00 fall on their own days; the chain answers
 // by alias, blockchain ID and EVM chain ID; lastRun is the module's clock
-// at the last change; a restart counts nothing twice.
+// at its last run over the chain: the last count of a block, or the start
+// of its current run, so that a chain without a block has one from the
+// first request on; a restart counts nothing twice.
 func TestAvgTPS(t *testing.T) {
 	dir := t.TempDir()
 	clk := &clock{now: time.Unix(day0+10*secondsPerDay, 0)}
@@ -260,9 +262,9 @@ func TestAvgTPS(t *testing.T) {
 				t.Errorf("%s: status %d, lastRun %d (want %d), token %q", chain, got.Status, got.LastRun, clk.Now().Unix(), got.NextPageToken)
 			}
 		}
-		// D has no block yet: no points.
-		if got := e.avgTPS("99999", ""); len(got.Results) != 0 || got.LastRun != 0 {
-			t.Errorf("D before its first block: %+v", got)
+		// D has no block yet: no points, and the run that found none.
+		if got := e.avgTPS("99999", ""); len(got.Results) != 0 || got.Status != 200 || got.LastRun != clk.Now().Unix() {
+			t.Errorf("D before its first block: %+v, want no point and lastRun %d", got, clk.Now().Unix())
 		}
 	})
 	clk.Advance(time.Hour)
@@ -281,6 +283,9 @@ func TestAvgTPS(t *testing.T) {
 		checkPoints(t, "C after the restart", got.Results, []point{{3, 12}, {2, 0}, {1, 5}, {0, 7}})
 		if got.LastRun != clk.Now().Unix() {
 			t.Errorf("lastRun %d, want %d", got.LastRun, clk.Now().Unix())
+		}
+		if got := e.avgTPS("D", ""); got.LastRun != clk.Now().Unix() {
+			t.Errorf("D: lastRun %d, want this run's start %d", got.LastRun, clk.Now().Unix())
 		}
 	})
 }

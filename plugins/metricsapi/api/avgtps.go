@@ -20,7 +20,7 @@ type MetricPoint struct {
 type AvgTPSResponse struct {
 	Results       []MetricPoint `json:"results"`
 	Status        int           `json:"status"`
-	LastRun       int64         `json:"lastRun,omitempty"`
+	LastRun       int64         `json:"lastRun"`
 	NextPageToken string        `json:"nextPageToken,omitempty"`
 }
 
@@ -32,7 +32,8 @@ type avgTPSCursor struct {
 
 // avgTPS answers GET /v1/avg_tps/{chainId}: per UTC day, from the day of
 // the chain's newest block back to the day of its first, the day's
-// transactions divided by the seconds of a day, newest first.
+// transactions divided by the seconds of a day, newest first, with when
+// the module last ran over the chain (lastRun).
 func (s *Server) avgTPS(r *http.Request) (any, error) {
 	value, err := rest.PathParam(r, "chainId")
 	if err != nil {
@@ -51,7 +52,10 @@ func (s *Server) avgTPS(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, rest.Unavailable("the series of chain %s cannot be read", c.Info.ID).WithCause(err)
 	}
-	out := AvgTPSResponse{Results: []MetricPoint{}, Status: http.StatusOK, LastRun: p.LastRun}
+	// The module's last run over the chain: its last count of a block, or
+	// the start of its current run when that is later (a run that finds
+	// nothing new still ran).
+	out := AvgTPSResponse{Results: []MetricPoint{}, Status: http.StatusOK, LastRun: max(p.LastRun, c.Followed)}
 	first, hasDays, err := s.opts.Store.FirstDay(c.Info.ID)
 	if err != nil {
 		return nil, rest.Unavailable("the series of chain %s cannot be read", c.Info.ID).WithCause(err)

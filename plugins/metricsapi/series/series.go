@@ -52,6 +52,10 @@ type Options struct {
 type Chain struct {
 	// Info is the chain as the registry describes it.
 	Info host.ChainInfo
+	// Followed is when the module began following the chain, at its own
+	// start or the chain's (unix seconds, the module's clock): the start
+	// of its current run over the chain.
+	Followed int64
 	// Counted is how many of its blocks are counted; Seen how many its
 	// index holds, as far as the feed has shown.
 	Counted, Seen uint64
@@ -79,9 +83,10 @@ type Follower struct {
 
 // chain is one followed chain.
 type chain struct {
-	id   ids.ID // never changes; info does, under the follower's lock
-	name string // primary alias, for logs
-	info host.ChainInfo
+	id       ids.ID // never changes; info does, under the follower's lock
+	name     string // primary alias, for logs
+	followed int64  // Chain.Followed
+	info     host.ChainInfo
 	// unread is set when the chain's VM turns out not to serve
 	// blockinfo.Method: the chain has no series.
 	unread  atomic.Bool
@@ -134,7 +139,7 @@ func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
 		c.info = info
 		return
 	}
-	c := &chain{id: info.ID, name: alias(info), info: info}
+	c := &chain{id: info.ID, name: alias(info), followed: f.opts.Clock().Unix(), info: info}
 	f.chains[info.ID] = c
 	f.wg.Go(func() { f.run(ctx, c, "counting", &c.err, f.follow) })
 	if info.VMName == pvmapi.VMName {
@@ -152,7 +157,7 @@ func (f *Follower) Chains() []Chain {
 		if c.unread.Load() {
 			continue
 		}
-		ch := Chain{Info: c.info, Counted: c.counted.Load(), Seen: c.seen.Load()}
+		ch := Chain{Info: c.info, Followed: c.followed, Counted: c.counted.Load(), Seen: c.seen.Load()}
 		if e := c.err.Load(); e != nil {
 			ch.Err = *e
 		}
