@@ -247,10 +247,13 @@ func goEnv(t *testing.T) []string {
 }
 
 func (r *docRunner) runBlock(t *testing.T, b *docBlock) {
+	// Only the block right after a run block is its answer.
+	before := r.last
+	r.last = nil
 	lang := langOf(b)
 	if b.notRun != "" {
 		r.notRun = append(r.notRun, fmt.Sprintf("%s: %s", b.name(), b.notRun))
-		t.Skipf("not run by the doc tests: %s", b.notRun)
+		t.SkipNow() // the report at the end lists it with its reason
 	}
 	switch lang {
 	case "":
@@ -267,7 +270,7 @@ func (r *docRunner) runBlock(t *testing.T, b *docBlock) {
 	case "sh":
 		r.runShell(t, b)
 	case "json":
-		r.checkJSON(t, b)
+		r.checkJSON(t, b, before)
 	case "yaml":
 		partOf, _ := b.marker("part-of")
 		if err := checkConfigSnippet(b.code, partOf, t.TempDir()); err != nil {
@@ -361,7 +364,7 @@ func (r *docRunner) check(t *testing.T, b *docBlock, res runResult) {
 
 // checkJSON checks a json block: it parses; marked `answer`, it has the
 // shape of what the block before printed.
-func (r *docRunner) checkJSON(t *testing.T, b *docBlock) {
+func (r *docRunner) checkJSON(t *testing.T, b *docBlock, before *runResult) {
 	doc, err := docJSONValues(b.code)
 	if err != nil {
 		t.Fatalf("not JSON: %v", err)
@@ -369,12 +372,12 @@ func (r *docRunner) checkJSON(t *testing.T, b *docBlock) {
 	if _, ok := b.marker("answer"); !ok {
 		return
 	}
-	if r.last == nil {
-		t.Fatal("marked as the answer of the block before, but no block ran before it")
+	if before == nil {
+		t.Fatal("marked as the answer of the block before, but the block before is not one that runs")
 	}
-	got := printedJSON(r.last.stdout)
+	got := printedJSON(before.stdout)
 	if len(got) != len(doc) {
-		t.Fatalf("the doc shows %d JSON values, the block before printed %d:\n%s", len(doc), len(got), tail(string(r.last.stdout), 60))
+		t.Fatalf("the doc shows %d JSON values, the block before printed %d:\n%s", len(doc), len(got), tail(string(before.stdout), 60))
 	}
 	same := map[string]bool{}
 	for _, v := range b.markerValues("same") {
@@ -387,7 +390,7 @@ func (r *docRunner) checkJSON(t *testing.T, b *docBlock) {
 		diffs = append(diffs, shapeDiff(doc[i], got[i], "", same)...)
 	}
 	if len(diffs) > 0 {
-		t.Fatalf("the answer the block before printed has not the documented shape:\n%s\nthe answer:\n%s", strings.Join(diffs, "\n"), tail(string(r.last.stdout), 60))
+		t.Fatalf("the answer the block before printed has not the documented shape:\n%s\nthe answer:\n%s", strings.Join(diffs, "\n"), tail(string(before.stdout), 60))
 	}
 }
 
