@@ -61,7 +61,7 @@ func checkConfigSnippet(code, partOf, dir string) error {
 		default:
 			return fmt.Errorf("part-of %q: want \"chain <vm>\" or \"module <plugin>\"", partOf)
 		}
-		file = head + indent(code, "    ")
+		file = head + indentLines(code, "    ")
 	}
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
@@ -118,8 +118,8 @@ func checkConfigSnippet(code, partOf, dir string) error {
 	return errors.Join(problems...)
 }
 
-// indent puts prefix before every non-empty line of s.
-func indent(s, prefix string) string {
+// indentLines puts prefix before every non-empty line of s.
+func indentLines(s, prefix string) string {
 	lines := strings.SplitAfter(s, "\n")
 	for i, l := range lines {
 		if strings.TrimSpace(l) != "" {

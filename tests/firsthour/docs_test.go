@@ -116,7 +116,7 @@ func TestDocs(t *testing.T) {
 	}
 	programs, cleanup := buildGoPrograms(root, t.TempDir(), goBlocks)
 	t.Cleanup(cleanup)
-	r := &docRunner{root: root, programs: programs, goEnv: goEnv(t)}
+	r := &docRunner{root: root, programs: programs, goEnv: goCacheEnv(t)}
 	for _, f := range files {
 		r.runFile(t, f)
 	}
@@ -187,7 +187,7 @@ func (r *docRunner) runFile(t *testing.T, f *docFile) {
 		if !ok {
 			r.failed = append(r.failed, b.name())
 			if r.node != nil && needsNode(b) {
-				t.Logf("%s failed; the node's last lines:\n%s", b.name(), tail(r.node.Output(), 8))
+				t.Logf("%s failed; the node's last lines:\n%s", b.name(), lastLines(r.node.Output(), 8))
 			}
 		}
 	}
@@ -227,9 +227,9 @@ func (r *docRunner) env() []string {
 	return append(append(env, "HOME="+filepath.Dir(r.dataDir)), r.goEnv...)
 }
 
-// goEnv returns Go's cache and path settings, which default to places
+// goCacheEnv returns Go's cache and path settings, which default to places
 // under HOME.
-func goEnv(t *testing.T) []string {
+func goCacheEnv(t *testing.T) []string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
 	if err != nil {
@@ -294,7 +294,7 @@ func (r *docRunner) runBlock(t *testing.T, b *docBlock) {
 
 func (r *docRunner) runShell(t *testing.T, b *docBlock) {
 	script := "set -euo pipefail\n" + r.prelude + b.code
-	res := runCommand(r.root, r.env(), "bash", "-c", script)
+	res := runBlockCommand(r.root, r.env(), "bash", "-c", script)
 	r.check(t, b, res)
 	if _, ok := b.marker("prelude"); ok {
 		r.prelude += b.code
@@ -307,14 +307,14 @@ func (r *docRunner) runGo(t *testing.T, b *docBlock) {
 		t.Fatalf("the program:\n%s\n%v", b.code, err)
 	}
 	if isPlugin(b.code) {
-		res := runCommand(r.root, r.env(), bin, "describe")
+		res := runBlockCommand(r.root, r.env(), bin, "describe")
 		var desc map[string]any
 		if res.err != nil || json.Unmarshal(res.stdout, &desc) != nil {
 			t.Fatalf("the plugin's `describe` (%v) did not print its description as a JSON object:\n%s", res.err, res.output)
 		}
 		return
 	}
-	r.check(t, b, runCommand(r.root, r.env(), bin))
+	r.check(t, b, runBlockCommand(r.root, r.env(), bin))
 }
 
 func (r *docRunner) runJS(t *testing.T, b *docBlock) {
@@ -333,7 +333,7 @@ func (r *docRunner) runJS(t *testing.T, b *docBlock) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r.check(t, b, runCommand(r.root, r.env(), "node", f.Name()))
+	r.check(t, b, runBlockCommand(r.root, r.env(), "node", f.Name()))
 }
 
 // check applies a run block's checks (docs/doctest.md): exit status 0, no
@@ -358,7 +358,7 @@ func (r *docRunner) check(t *testing.T, b *docBlock, res runResult) {
 		}
 	}
 	if len(problems) > 0 {
-		t.Fatalf("the block:\n%s\n%s\nits output:\n%s", indent(b.code, "    "), strings.Join(problems, "\n"), indent(tail(string(res.output), 60), "    "))
+		t.Fatalf("the block:\n%s\n%s\nits output:\n%s", indentLines(b.code, "    "), strings.Join(problems, "\n"), indentLines(lastLines(string(res.output), 60), "    "))
 	}
 }
 
@@ -377,7 +377,7 @@ func (r *docRunner) checkJSON(t *testing.T, b *docBlock, before *runResult) {
 	}
 	got := printedJSON(before.stdout)
 	if len(got) != len(doc) {
-		t.Fatalf("the doc shows %d JSON values, the block before printed %d:\n%s", len(doc), len(got), tail(string(before.stdout), 60))
+		t.Fatalf("the doc shows %d JSON values, the block before printed %d:\n%s", len(doc), len(got), lastLines(string(before.stdout), 60))
 	}
 	same := map[string]bool{}
 	for _, v := range b.markerValues("same") {
@@ -390,7 +390,7 @@ func (r *docRunner) checkJSON(t *testing.T, b *docBlock, before *runResult) {
 		diffs = append(diffs, shapeDiff(doc[i], got[i], "", same)...)
 	}
 	if len(diffs) > 0 {
-		t.Fatalf("the answer the block before printed has not the documented shape:\n%s\nthe answer:\n%s", strings.Join(diffs, "\n"), tail(string(before.stdout), 60))
+		t.Fatalf("the answer the block before printed has not the documented shape:\n%s\nthe answer:\n%s", strings.Join(diffs, "\n"), lastLines(string(before.stdout), 60))
 	}
 }
 
@@ -413,8 +413,8 @@ func (r *docRunner) report(t *testing.T, took time.Duration) {
 	}
 }
 
-// tail is the last n lines of s.
-func tail(s string, n int) string {
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
 	lines := strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
 	if len(lines) <= n {
 		return s

@@ -105,7 +105,7 @@ func shapeDiff(doc, got any, path string, same map[string]bool) []string {
 		return nil
 	}
 	if jsonType(doc) != jsonType(got) {
-		return []string{fmt.Sprintf("%s: the doc shows %s %s, the answer has %s %s", pathOr(path), jsonType(doc), brief(doc), jsonType(got), brief(got))}
+		return []string{fmt.Sprintf("%s: the doc shows %s %s, the answer has %s %s", pathOr(path), jsonType(doc), briefJSON(doc), jsonType(got), briefJSON(got))}
 	}
 	switch d := doc.(type) {
 	case map[string]any:
@@ -122,7 +122,7 @@ func shapeDiff(doc, got any, path string, same map[string]bool) []string {
 			}
 			diffs = append(diffs, shapeDiff(d[k], gv, path+"."+k, same)...)
 			if same[k] && !jsonEqual(d[k], gv) {
-				diffs = append(diffs, fmt.Sprintf("%s.%s: the doc shows %s, the answer has %s", path, k, brief(d[k]), brief(gv)))
+				diffs = append(diffs, fmt.Sprintf("%s.%s: the doc shows %s, the answer has %s", path, k, briefJSON(d[k]), briefJSON(gv)))
 			}
 		}
 		return diffs
@@ -182,8 +182,8 @@ func jsonEqual(a, b any) bool {
 	return bytes.Equal(x, y)
 }
 
-// brief is a value as JSON, cut to a line.
-func brief(v any) string {
+// briefJSON is a value as JSON, cut to a line.
+func briefJSON(v any) string {
 	b, _ := json.Marshal(v)
 	if len(b) > 80 {
 		return string(b[:77]) + "..."

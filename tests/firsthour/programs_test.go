@@ -24,10 +24,10 @@ type runResult struct {
 	err            error  // the exit status, or why it did not run
 }
 
-// runCommand runs a command of a block in dir with env, in a process group
+// runBlockCommand runs a command of a block in dir with env, in a process group
 // of its own that is killed when it exits or runs out of time, so that
 // nothing a block starts outlives it.
-func runCommand(dir string, env []string, name string, args ...string) runResult {
+func runBlockCommand(dir string, env []string, name string, args ...string) runResult {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
