@@ -167,6 +167,14 @@ func defaultConfig() config {
 	}
 }
 
+// CheckConfig reports what is wrong with a chain config, as the VM reads it
+// at start: for tools that check a config file without running the chain
+// (the doc tests, docs/doctest.md).
+func CheckConfig(raw []byte) error {
+	_, err := parseConfig(raw)
+	return err
+}
+
 // parseConfig reads a chain config over the defaults; unknown keys are an
 // error, as in the node's own config.
 func parseConfig(raw []byte) (config, error) {

@@ -42,6 +42,27 @@ type config struct {
 	RateLimit rest.LimitConfig `json:"rate-limit"`
 }
 
+// parseConfig reads the module's config strictly (confjson) and checks its
+// rate limits.
+func parseConfig(raw []byte) (config, error) {
+	var cfg config
+	if err := confjson.Decode(raw, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := cfg.RateLimit.Validate(); err != nil {
+		return config{}, fmt.Errorf("rate-limit: %w", err)
+	}
+	return cfg, nil
+}
+
+// CheckConfig reports what is wrong with the module's config, as
+// Initialize reads it (the doc tests check config files with it,
+// docs/doctest.md).
+func CheckConfig(raw []byte) error {
+	_, err := parseConfig(raw)
+	return err
+}
+
 // pageTokenTTL is how long a page token stays valid.
 const pageTokenTTL = 24 * time.Hour
 
@@ -72,8 +93,8 @@ func New() *Module { return &Module{chains: map[ids.ID]host.ChainInfo{}} }
 // watching them.
 func (m *Module) Initialize(ctx context.Context, env *sdk.Env) error {
 	m.env = env
-	var cfg config
-	if err := confjson.Decode(env.Config, &cfg); err != nil {
+	cfg, err := parseConfig(env.Config)
+	if err != nil {
 		return fmt.Errorf("module %s config: %w", env.Name, err)
 	}
 	key, err := rest.LoadOrCreateKey(filepath.Join(env.DataDir, "pagetoken.key"))

@@ -28,6 +28,14 @@ const Prefix = "/explorer"
 // ones like every module.
 type config struct{}
 
+// CheckConfig reports what is wrong with the module's config: it has no
+// key, so anything but an empty object is (the doc tests check config
+// files with it, docs/doctest.md).
+func CheckConfig(raw []byte) error {
+	var cfg config
+	return confjson.Decode(raw, &cfg)
+}
+
 // Options configures a Module.
 type Options struct {
 	// Assets holds the built front end in web/dist; nil: the one embedded
@@ -53,8 +61,7 @@ func New(opts Options) *Module {
 
 // Initialize checks the config and loads the embedded assets.
 func (m *Module) Initialize(_ context.Context, env *sdk.Env) error {
-	var cfg config
-	if err := confjson.Decode(env.Config, &cfg); err != nil {
+	if err := CheckConfig(env.Config); err != nil {
 		return fmt.Errorf("module %s config: %w", env.Name, err)
 	}
 	a, err := loadAssets(m.opts.Assets)

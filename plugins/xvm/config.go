@@ -24,6 +24,21 @@ type config struct {
 	LinearizationHeight jsonrpc.Uint64 `json:"linearization-height"`
 }
 
+// CheckConfig reports what is wrong with a chain config, as the VM reads it
+// at start: for tools that check a config file without running the chain
+// (the doc tests, docs/doctest.md).
+func CheckConfig(raw []byte) error {
+	_, err := parseConfig(raw)
+	return err
+}
+
+// CheckGenesis reports what is wrong with a genesis of a chain on network
+// networkID, as the VM reads it at start.
+func CheckGenesis(raw []byte, networkID uint32) error {
+	_, _, err := parseGenesis(raw, networkID)
+	return err
+}
+
 // parseConfig reads a chain config over the defaults; unknown keys are an
 // error, as in the node's own config.
 func parseConfig(raw []byte) (config, error) {
