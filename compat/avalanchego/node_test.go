@@ -38,9 +38,13 @@ func binaries(t *testing.T) (string, string) {
 			return
 		}
 		build.host, build.plugins = filepath.Join(dir, "bin", "chainhost"), filepath.Join(dir, "plugins")
-		for _, c := range [][2]string{{build.host, "./cmd/chainhost"}, {filepath.Join(build.plugins, "xvm"), "./cmd/xvm"},
-			{filepath.Join(build.plugins, "evm"), "./cmd/evm"}} {
-			cmd := exec.Command("go", "build", "-o", c[0], c[1])
+		cmds, _ := filepath.Glob(filepath.Join(repo, "cmd", "*"))
+		for _, c := range cmds {
+			dst := filepath.Join(build.plugins, filepath.Base(c))
+			if filepath.Base(c) == "chainhost" {
+				dst = build.host
+			}
+			cmd := exec.Command("go", "build", "-o", dst, "./cmd/"+filepath.Base(c))
 			cmd.Dir = repo
 			if out, err := cmd.CombinedOutput(); err != nil {
 				build.err = &buildError{string(out), err}
@@ -77,15 +81,21 @@ func startNode(t *testing.T, config string) *node {
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(hostBin, "--data-dir="+filepath.Join(dir, "data"), "--plugin-dir="+plugins,
-		"--http-port=0", "--config="+cfg)
-	var env []string
+	return runNode(t, exec.Command(hostBin, "--data-dir="+filepath.Join(dir, "data"), "--plugin-dir="+plugins,
+		"--http-port=0", "--config="+cfg))
+}
+
+// runNode starts cmd, the host, in this process's environment less its
+// CHAINHOST_ variables, plus env, and waits until it serves HTTP; the
+// process is killed when the test ends.
+func runNode(t *testing.T, cmd *exec.Cmd, env ...string) *node {
+	t.Helper()
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CHAINHOST_") {
-			env = append(env, kv)
+			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = env
+	cmd.Env = append(cmd.Env, env...) // last, so that they win
 	var logs strings.Builder
 	var mu sync.Mutex
 	pr, pw := io.Pipe()

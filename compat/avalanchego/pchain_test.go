@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/api/info"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/crypto/bls"
@@ -43,6 +44,35 @@ chains:
     config: {clock: manual, dev-api-enabled: true}
 `
 
+// pWallet is avalanchego's P-Chain wallet of keys, built as
+// primary.MakePWallet builds it (the UTXOs from platform.getUTXOs through
+// client) but for its context: chainhost serves no fee state
+// (docs/pchain.md), so the context has avalanchego's local gas weights at
+// a price that makes every transaction's fee above chainhost's static
+// fees. owners holds the owners of the subnets the wallet may sign for.
+func pWallet(t *testing.T, uri string, client *platformvm.Client, keys ...*secp256k1.PrivateKey) (w pwallet.Wallet, owners map[ids.ID]fx.Owner) {
+	t.Helper()
+	ctx := context.Background()
+	assetID, err := client.GetStakingAssetID(ctx, constants.PrimaryNetworkID)
+	if err != nil {
+		t.Fatalf("getStakingAssetID: %v", err)
+	}
+	networkID, err := info.NewClient(uri).GetNetworkID(ctx)
+	if err != nil {
+		t.Fatalf("info.getNetworkID: %v", err)
+	}
+	kc := secp256k1fx.NewKeychain(keys...)
+	utxos := common.NewUTXOs()
+	if err := primary.AddAllUTXOs(ctx, utxos, client, txs.Codec, constants.PlatformChainID, constants.PlatformChainID, kc.Addresses().List()); err != nil {
+		t.Fatalf("avalanchego reads chainhost's UTXOs: %v", err)
+	}
+	owners = map[ids.ID]fx.Owner{}
+	backend := pwallet.NewBackend(common.NewChainUTXOs(constants.PlatformChainID, utxos), owners)
+	bctx := &pbuilder.Context{NetworkID: networkID, AVAXAssetID: assetID, GasPrice: 100_000,
+		ComplexityWeights: gas.Dimensions{gas.Bandwidth: 1, gas.DBRead: 1_000, gas.DBWrite: 1_000, gas.Compute: 4}}
+	return pwallet.New(p.NewClient(client, backend), pbuilder.New(kc.Addresses(), bctx, backend), psigner.New(kc, backend)), owners
+}
+
 // TestPChainAvalanchegoWallet: avalanchego v1.14's P-Chain wallet
 // (wallet/chain/p, with platformvm.Client and primary.AddAllUTXOs) builds
 // and signs a transfer, a primary-network validator with its BLS key, a
@@ -69,18 +99,7 @@ func TestPChainAvalanchegoWallet(t *testing.T) {
 	if err != nil || assetID.String() != "D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob" {
 		t.Fatalf("getStakingAssetID: %s, %v", assetID, err)
 	}
-	kc := secp256k1fx.NewKeychain(ewoq)
-	utxos := common.NewUTXOs()
-	if err := primary.AddAllUTXOs(ctx, utxos, client, txs.Codec, constants.PlatformChainID, constants.PlatformChainID, kc.Addresses().List()); err != nil {
-		t.Fatalf("avalanchego reads chainhost's UTXOs: %v", err)
-	}
-	owners := map[ids.ID]fx.Owner{}
-	backend := pwallet.NewBackend(common.NewChainUTXOs(constants.PlatformChainID, utxos), owners)
-	// avalanchego's local gas weights, at a price that makes every
-	// transaction's fee above chainhost's static fees.
-	bctx := &pbuilder.Context{NetworkID: constants.LocalID, AVAXAssetID: assetID, GasPrice: 100_000,
-		ComplexityWeights: gas.Dimensions{gas.Bandwidth: 1, gas.DBRead: 1_000, gas.DBWrite: 1_000, gas.Compute: 4}}
-	w := pwallet.New(p.NewClient(client, backend), pbuilder.New(kc.Addresses(), bctx, backend), psigner.New(kc, backend))
+	w, owners := pWallet(t, n.URL, client, ewoq)
 	me := ewoq.Address()
 	owner := &secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{me}}
 	var issued []*txs.Tx

@@ -33,19 +33,6 @@ const (
 	killLoopEarly  = 4
 )
 
-// killLoopConfig is the default node (the example chain, C, X, the data
-// and metrics modules) without the modules' rate limits, which the readers
-// would trip.
-const killLoopConfig = `
-modules:
-  - name: data
-    plugin: dataapi
-    config: {rate-limit: {anonymous: {per-second: 0}}}
-  - name: metrics
-    plugin: metricsapi
-    config: {rate-limit: {anonymous: {per-second: 0}}}
-`
-
 // killLoopAcks is what the node acknowledged during the loop.
 type killLoopAcks struct {
 	mu    sync.Mutex
@@ -165,8 +152,10 @@ func checkAcks(t *testing.T, n *nodetest.Node, evm []evmSeen, xs []ids.ID, when 
 	}
 }
 
-// TestHostKillLoop: the host is SIGKILLed killLoopRounds times, at random
-// moments, while every chain and module is busy (EVM and X transfers,
+// TestHostKillLoop: the host of the default node (the embedded default
+// config, whose data and metrics APIs limit no one) is SIGKILLed
+// killLoopRounds times, at random moments, while every chain and module is
+// busy (EVM and X transfers,
 // index, data and metrics reads), and restarted on its data each time.
 // Nothing acknowledged is lost: every EVM transfer whose receipt was
 // returned stays in its block, every X transfer issueTx answered stays
@@ -177,7 +166,7 @@ func TestHostKillLoop(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random delays from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	opts := nodetest.Options{Config: killLoopConfig, DataDir: t.TempDir()}
+	opts := nodetest.Options{DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	x := xchainInfo(t, n, "X")
 	acks := &killLoopAcks{}
