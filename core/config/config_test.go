@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -623,6 +624,67 @@ func TestExampleConfigs(t *testing.T) {
 				t.Errorf("config %+v does not match the example", c)
 			}
 		})
+	}
+}
+
+// TestPublicNodeExample: configs/examples/public-node.yaml runs C, X and P
+// with the genesis of the embedded defaults (so the same chain IDs), with
+// every API unsafe in public, debug_ and testing_ off on each, and the data
+// and metrics APIs with an anonymous rate limit that admits callers
+// without a key.
+func TestPublicNodeExample(t *testing.T) {
+	c, err := Load(LoadOptions{Args: []string{"--config", filepath.Join("..", "..", "configs", "examples", "public-node.yaml")}, Environ: homeEnv})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	d, err := Load(LoadOptions{Environ: homeEnv})
+	if err != nil {
+		t.Fatalf("Load defaults: %v", err)
+	}
+	var aliases []string
+	for _, ch := range c.Chains {
+		aliases = append(aliases, ch.Alias)
+		var local *Chain
+		for i := range d.Chains {
+			if d.Chains[i].Alias == ch.Alias {
+				local = &d.Chains[i]
+			}
+		}
+		if local == nil {
+			t.Errorf("chain %s is not a chain of the defaults", ch.Alias)
+			continue
+		}
+		got, err := ch.GenesisJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := local.GenesisJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.VM != local.VM || string(got) != string(want) {
+			t.Errorf("chain %s: vm %s, genesis %s; want the defaults' vm %s, genesis %s", ch.Alias, ch.VM, got, local.VM, want)
+		}
+		cfg, _ := ch.Config.(map[string]any)
+		for _, key := range []string{"dev-api-enabled", "personal-api-enabled", "debug-api-enabled", "testing-api-enabled"} {
+			if on, set := cfg[key]; (set || ch.VM == "evm") && on != false {
+				t.Errorf("chain %s: %s = %v, want false", ch.Alias, key, on)
+			}
+		}
+	}
+	if fmt.Sprint(aliases) != "[C X P]" {
+		t.Errorf("chains %v, want [C X P]", aliases)
+	}
+	for _, m := range c.Modules {
+		if !m.IsEnabled() {
+			continue
+		}
+		cfg, _ := m.Config.(map[string]any)
+		limit, _ := cfg["rate-limit"].(map[string]any)
+		anon, _ := limit["anonymous"].(map[string]any)
+		if anon["per-second"] == nil || limit["require-key"] != false {
+			t.Errorf("module %s: rate-limit %v, want an anonymous limit and require-key false", m.Name, limit)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -16,11 +17,16 @@ import (
 
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/tracers"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/gorilla/websocket"
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
+
+// publicNodeConfig is configs/examples/public-node.yaml as a user gets it.
+const publicNodeConfig = "../../configs/examples/public-node.yaml"
 
 // unsafeMethods are the methods a public node must not serve, by the chain
 // path that serves them on the local network: the dev methods, every
@@ -86,6 +92,76 @@ func portOf(t *testing.T, raw string) string {
 		t.Fatal(err)
 	}
 	return u.Port()
+}
+
+// TestPublicNode: the node started from configs/examples/public-node.yaml
+// as written (on loopback, as a test must stay) refuses every dev,
+// personal_, debug_ and testing_ method in JSON-RPC's format, answers
+// WebSocket on the C-Chain only, runs no example chain and no admin API,
+// keeps batches to 40 items and rate-limits the data API.
+func TestPublicNode(t *testing.T) {
+	cfg, err := os.ReadFile(publicNodeConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := nodetest.Start(t, nodetest.Options{Config: string(cfg), Args: []string{"--http-host=127.0.0.1"}})
+	n.WaitHealthy(t)
+
+	for path, methods := range unsafeMethods() {
+		for _, method := range methods {
+			a, body := callRaw(t, n.URL+path, method)
+			if a.Error == nil || a.Error.Code != -32601 || a.Result != nil || !strings.Contains(a.Error.Message, method) {
+				t.Errorf("%s at %s answered %s, want error -32601 naming the method", method, path, body)
+			}
+		}
+	}
+
+	ctx := t.Context()
+	wsBase := "ws://127.0.0.1:" + portOf(t, n.URL)
+	ec, err := ethclient.DialContext(ctx, wsBase+"/ext/bc/C/ws")
+	if err != nil {
+		t.Fatalf("WebSocket on C: %v", err)
+	}
+	defer ec.Close()
+	if id, err := ec.ChainID(ctx); err != nil || id.Uint64() != 43112 {
+		t.Errorf("eth_chainId over C's WebSocket = %v, %v; want 43112", id, err)
+	}
+	var sub any
+	if err := ec.Client().CallContext(ctx, &sub, "debug_subscribe", "traceChain", "0x0", "0x1"); rpcErrorCode(err) != -32601 {
+		t.Errorf("debug_subscribe over C's WebSocket = %v, want error -32601", err)
+	}
+	for _, chain := range []string{"X", "P", "example"} {
+		c, resp, err := websocket.DefaultDialer.DialContext(ctx, wsBase+"/ext/bc/"+chain+"/ws", nil)
+		if err == nil {
+			c.Close()
+			t.Errorf("WebSocket on %s answered", chain)
+			continue
+		}
+		if resp == nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("WebSocket on %s: %v (%v), want a 404", chain, err, resp)
+		}
+	}
+	if status, body := postJSON(t, n.URL+"/ext/bc/example/rpc", rpcRequest("kv.get", `{"key":"a"}`)); status != http.StatusNotFound {
+		t.Errorf("the example chain answered %d %s, want 404", status, body)
+	}
+	if status, body := postJSON(t, n.URL+"/ext/admin", rpcRequest("admin.getLoggerLevel", "{}")); status != http.StatusNotFound {
+		t.Errorf("/ext/admin answered %d %s, want 404", status, body)
+	}
+
+	batch := "[" + strings.Repeat(rpcRequest("eth_chainId", "[]")+",", 40) + rpcRequest("eth_chainId", "[]") + "]"
+	for _, path := range []string{"/ext/bc/C/rpc", "/ext/info"} {
+		if status, body := postJSON(t, n.URL+path, batch); status != http.StatusOK || !strings.Contains(body, "-32600") || !strings.Contains(body, "40") {
+			t.Errorf("a batch of 41 at %s: %d %s, want -32600 naming the limit of 40", path, status, body)
+		}
+	}
+	resp, err := http.Get(n.URL + "/v1/chains")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("RateLimit-Limit") != "20" {
+		t.Errorf("GET /v1/chains: %d with RateLimit-Limit %q, want 200 under the anonymous limit (burst 20)", resp.StatusCode, resp.Header.Get("RateLimit-Limit"))
+	}
 }
 
 // startRefused starts a node that must refuse to serve, and watches while
