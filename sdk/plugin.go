@@ -67,6 +67,30 @@ type InternalHandlerSource interface {
 	InternalHandlers() map[string]http.Handler
 }
 
+// UnsafeAPISource is implemented by VMs that serve API families unsafe in
+// public: methods that change the chain at a caller's will (a dev API that
+// moves its clock or mines on demand) or that keep secrets on the server (a
+// personal API's keystore). The node refuses to serve such a chain on an
+// address beyond loopback unless the operator allows each family by name,
+// <chain alias>.<family> in http-allow-unsafe-apis (docs/modules.md,
+// "Unsafe APIs"). A VM without it declares none.
+type UnsafeAPISource interface {
+	// UnsafeAPIs names the families this instance serves, as its config
+	// turns them on: UnsafeAPIDev, UnsafeAPIPersonal or short names of the
+	// VM's own. It is called once, after Initialize succeeded.
+	UnsafeAPIs() []string
+}
+
+// Names of the unsafe API families most VMs have (UnsafeAPISource).
+const (
+	// UnsafeAPIDev is a dev API: methods that move the chain's clock, mine
+	// or build blocks on demand.
+	UnsafeAPIDev = "dev"
+	// UnsafeAPIPersonal is a personal API: accounts whose keys the node
+	// keeps and signs with.
+	UnsafeAPIPersonal = "personal"
+)
+
 // ContainerSource is implemented by VMs that report accepted containers to
 // the host's index. The host compares AcceptedCount with its index at start
 // and fetches the missing ones with GetAccepted.

@@ -67,14 +67,20 @@ type pluginServer struct {
 	shutdownErr  error
 }
 
-// instance is what a ready server serves with; immutable once built.
+// instance is what a ready server serves with; immutable once built,
+// but for listener, which the pluginServer's mu guards.
 type instance struct {
 	name    string
 	logger  hclog.Logger
 	http    *httpgrpc.Server
 	source  ContainerSource // nil when the plugin reports no containers
 	metrics prometheus.Gatherer
-	// listener serves the chain's own listener; nil when it has none.
+	// serveListener starts serving the chain's own listener, which the
+	// host asked to hold until ServeListener; nil when there is none to
+	// hold, or once served.
+	serveListener func() (*httpserve.Server, error)
+	// listener serves the chain's own listener; nil when it has none, or
+	// while it is held.
 	listener *httpserve.Server
 	// data serves the host's data socket; nil when it sent none.
 	data *httpunix.Server
@@ -214,15 +220,27 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 		run.source = src
 		resp.IndexKinds = slices.Clone(src.IndexKinds())
 	}
+	if src, ok := s.plugin.(UnsafeAPISource); ok {
+		resp.UnsafeApis = slices.Compact(slices.Sorted(slices.Values(src.UnsafeAPIs())))
+	}
 	if l := req.GetListener(); l != nil {
-		srv, err := serveListener(env, l, handlers, public, registry)
-		if err != nil {
+		serve := func() (*httpserve.Server, error) {
+			srv, err := serveListener(env, l, handlers, public, registry)
+			if err != nil {
+				return nil, fmt.Errorf("serve %s's own listener: %w", env.Name, err)
+			}
+			env.Logger.Info("serving the chain's own listener", "addr", l.GetAddr())
+			return srv, nil
+		}
+		resp.ServesListener = true
+		var err error
+		if req.GetHoldListener() {
+			run.serveListener = serve
+		} else if run.listener, err = serve(); err != nil {
 			_ = s.plugin.Shutdown(ctx)
 			closeQuietly(closer)
 			return nil, nil, nil, status.Error(codes.InvalidArgument, fmt.Sprintf("initialize %s: %v", env.Name, err))
 		}
-		run.listener, resp.ServesListener = srv, true
-		env.Logger.Info("serving the chain's own listener", "addr", l.GetAddr())
 	}
 	if fd := req.GetDataSocketFd(); fd != 0 {
 		srv, err := httpunix.ServeFD(fd, lookup, env.Logger)
@@ -237,6 +255,26 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 		run.data, resp.ServesDataSocket = srv, true
 	}
 	return resp, run, closer, nil
+}
+
+// ServeListener starts serving the chain's own listener that Initialize
+// held; a listener already served, or none at all, is not an error.
+func (s *pluginServer) ServeListener(context.Context, *pluginv1.ServeListenerRequest) (*pluginv1.ServeListenerResponse, error) {
+	if _, err := s.ready(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run := s.run
+	if run == nil || run.serveListener == nil {
+		return &pluginv1.ServeListenerResponse{}, nil
+	}
+	srv, err := run.serveListener()
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	run.listener, run.serveListener = srv, nil
+	return &pluginv1.ServeListenerResponse{}, nil
 }
 
 // serveListener serves the public handlers of a chain on the listener the

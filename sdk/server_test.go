@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,5 +209,61 @@ func TestServerShutdownBeforeInitialize(t *testing.T) {
 	}
 	if p.inits.Load() != 0 {
 		t.Error("Initialize after Shutdown reached the plugin")
+	}
+}
+
+// TestServerHoldsListener: a chain's own listener that the host asks to
+// hold is not served after Initialize, only once ServeListener is called,
+// so that the host can refuse a chain before any request reaches it.
+func TestServerHoldsListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ln.(*net.TCPListener).File()
+	ln.Close() // f holds the socket
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd, err := syscall.Dup(int(f.Fd())) // the server's own copy, which it closes
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	req := initRequest()
+	req.Listener = &pluginv1.Listener{Fd: uint32(fd), Addr: addr}
+	req.HoldListener = true
+	s := newPluginServer(&stubPlugin{}, PluginServerOptions{})
+	resp, err := s.Initialize(t.Context(), req)
+	if err != nil || !resp.GetServesListener() {
+		t.Fatalf("Initialize = %v, %v; want it to serve the listener", resp, err)
+	}
+	t.Cleanup(func() { _, _ = s.Shutdown(context.Background(), &pluginv1.ShutdownRequest{}) })
+
+	get := func(timeout time.Duration) (*http.Response, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), timeout)
+		defer cancel()
+		r, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/rpc", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	// Nothing answers a held listener: the request waits in its backlog.
+	if resp, err := get(300 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("GET on the held listener = %v, %v; want no answer", resp, err)
+	}
+	for range 2 { // a second call finds it served and changes nothing
+		if _, err := s.ServeListener(t.Context(), &pluginv1.ServeListenerRequest{}); err != nil {
+			t.Fatalf("ServeListener: %v", err)
+		}
+	}
+	if resp, err := get(30 * time.Second); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET on the served listener = %v, %v; want the stub handler's 404", resp, err)
 	}
 }

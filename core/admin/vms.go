@@ -43,7 +43,9 @@ func (s *Service) loadVMs(ctx context.Context, _ struct{}) (loadVMsResult, error
 	}
 	// The chains outlive the request: a client that hangs up must not
 	// cancel their start.
-	started := s.opts.Chains.StartPending(context.WithoutCancel(ctx))
+	// A chain refused for its unsafe APIs is not running, says why in
+	// /ext/health and in the log, like any other that fails to start.
+	started, _ := s.opts.Chains.StartPending(context.WithoutCancel(ctx))
 	var modules []string
 	if s.opts.StartModules != nil {
 		modules = s.opts.StartModules(context.WithoutCancel(ctx))

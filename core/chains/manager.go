@@ -16,6 +16,7 @@ import (
 	"github.com/chainhost/chainhost/core/aliases"
 	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/config"
+	"github.com/chainhost/chainhost/core/exposure"
 	"github.com/chainhost/chainhost/core/index"
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
@@ -129,11 +130,14 @@ func (m *Manager) Resolve(s string) (*Chain, bool) {
 
 // StartPending starts every chain that is not running and whose VM is
 // installed; a chain whose VM is missing waits for admin.loadVMs. It returns
-// the chains it started.
-func (m *Manager) StartPending(ctx context.Context) []*Chain {
+// the chains it started and, joined, the *exposure.RefusedError of each
+// chain that may not be served where it is listened for (those are not
+// running either, and say why).
+func (m *Manager) StartPending(ctx context.Context) ([]*Chain, error) {
 	m.startMu.Lock()
 	defer m.startMu.Unlock()
 	var started []*Chain
+	var refusals []error
 	for _, c := range m.chains {
 		if inst, _ := c.Instance(); inst != nil {
 			continue
@@ -145,13 +149,42 @@ func (m *Manager) StartPending(ctx context.Context) []*Chain {
 			continue
 		}
 		if err := m.start(ctx, c, vm); err != nil {
+			var refused *exposure.RefusedError
+			if errors.As(err, &refused) {
+				err = refused // its message is whole; the steps it came through add nothing
+				refusals = append(refusals, refused)
+			}
 			c.setNotRunning(err.Error())
 			m.opts.Log.Error("chain failed to start", "chain", c.Alias, "error", err)
 			continue
 		}
 		started = append(started, c)
 	}
-	return started
+	return started, errors.Join(refusals...)
+}
+
+// listeners are the addresses c is served on: the main listener's host
+// and the chain's own listen, each with the key that sets it.
+func (m *Manager) listeners(c *Chain) []exposure.Listener {
+	out := []exposure.Listener{{Addr: m.opts.Config.HTTPHost, Key: "http-host"}}
+	if c.Config.Listen != "" {
+		out = append(out, exposure.Listener{Addr: c.Config.Listen, Key: c.key + ".listen"})
+	}
+	return out
+}
+
+// admit lets c be served where it is listened for, unless it declares
+// unsafe APIs the operator has not allowed on a listener beyond loopback.
+func (m *Manager) admit(c *Chain, unsafeAPIs []string) error {
+	leave, err := exposure.Check(c.Alias, unsafeAPIs, m.listeners(c), m.opts.Config.HTTPAllowUnsafeAPIs)
+	if err != nil {
+		return err
+	}
+	if len(leave) > 0 {
+		m.opts.Log.Warn("serving APIs unsafe in public beyond loopback, as "+exposure.Flag+" allows",
+			"chain", c.Alias, "apis", leave)
+	}
+	return nil
 }
 
 func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
@@ -188,6 +221,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	if m.opts.SharedMemory != nil {
 		opts.Services.SharedMemory = chainSharedMemory{m: m, chain: c}
 	}
+	opts.Admit = func(unsafeAPIs []string) error { return m.admit(c, unsafeAPIs) }
 	opts.OnStart = func(ctx context.Context, inst *pluginhost.Instance) error {
 		return m.backfill(ctx, c, inst, bootstrap)
 	}

@@ -46,6 +46,9 @@ type Config struct {
 	// HTTPMaxWebSocketConnections: most WebSocket connections open at once on
 	// each listener; more are refused with 503.
 	HTTPMaxWebSocketConnections int `koanf:"http-max-websocket-connections"`
+	// HTTPAllowUnsafeAPIs: unsafe APIs a chain may serve beyond loopback, each
+	// named <chain alias>.<API> (C.dev). core/exposure decides.
+	HTTPAllowUnsafeAPIs []string `koanf:"http-allow-unsafe-apis"`
 	// PluginRequestTimeout: time a plugin has to answer a request (or a chain
 	// call) before the caller gets 504; less than http-write-timeout.
 	PluginRequestTimeout time.Duration `koanf:"plugin-request-timeout"`

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -157,6 +158,14 @@ func TestLoadErrors(t *testing.T) {
 				`modules[0].prefixes[3]: "/v1/a" is listed twice`, "modules[0].prefixes[4]", "modules[0].prefixes[5]"}},
 		{name: "unknown module key", file: "c.yaml:modules: [{name: m, colour: red}]", wantErr: []string{`config: unknown key "modules[0].colour"`}},
 		{name: "module enabled not a bool", file: "c.yaml:modules: [{name: m, enabled: maybe}]", wantErr: []string{`config: modules[0].enabled: cannot parse "maybe" as bool`}},
+		{name: "unsafe API not named by chain", args: []string{"--http-allow-unsafe-apis=dev"},
+			wantErr: []string{`config: http-allow-unsafe-apis[0]: "dev" is not <chain alias>.<API>, like C.dev`}},
+		{name: "unsafe API of an unknown chain", args: []string{"--http-allow-unsafe-apis=C.dev,Q.dev"},
+			wantErr: []string{`config: http-allow-unsafe-apis[1]: "Q.dev" names no chain: no chain has the alias "Q"`}},
+		{name: "unsafe API by a further alias", file: "c.yaml:chains: [{alias: C, aliases: [cchain], vm: evm}]\nhttp-allow-unsafe-apis: [cchain.dev]",
+			wantErr: []string{`config: http-allow-unsafe-apis[0]: "cchain.dev" names chain C by a further alias; write C.dev`}},
+		{name: "unsafe API twice", env: []string{"CHAINHOST_HTTP_ALLOW_UNSAFE_APIS=P.dev,P.dev"},
+			wantErr: []string{`config: http-allow-unsafe-apis[1]: "P.dev" is listed twice`}},
 		{name: "unknown file extension", file: "c.ini:http-port=1", wantErr: []string{`unknown config file extension ".ini"`}},
 		{name: "file missing", args: []string{"--config", "/nonexistent/c.yaml"}, wantErr: []string{"config: load /nonexistent/c.yaml"}},
 		{name: "file not YAML", file: "c.yaml:a: [", wantErr: []string{"config: load"}},
@@ -233,6 +242,35 @@ func TestLoadPrecedence(t *testing.T) {
 			if c.HTTPPort != tt.port || c.LogLevel != tt.level || c.IndexEnabled != tt.index {
 				t.Errorf("port, log-level, index-enabled = %d, %s, %v; want %d, %s, %v",
 					c.HTTPPort, c.LogLevel, c.IndexEnabled, tt.port, tt.level, tt.index)
+			}
+		})
+	}
+}
+
+// TestLoadAllowUnsafeAPIs: http-allow-unsafe-apis is read as a list from
+// a flag and the environment (a,b) and from a file, and is empty by
+// default.
+func TestLoadAllowUnsafeAPIs(t *testing.T) {
+	file := writeFile(t, "c.yaml", "http-allow-unsafe-apis: [P.dev]\n")
+	for _, tt := range []struct {
+		name string
+		opts LoadOptions
+		want []string
+	}{
+		{"default", LoadOptions{}, nil},
+		{"flag", LoadOptions{Args: []string{"--http-allow-unsafe-apis=C.dev,C.personal"}}, []string{"C.dev", "C.personal"}},
+		{"flag twice", LoadOptions{Args: []string{"--http-allow-unsafe-apis=C.dev", "--http-allow-unsafe-apis=P.dev"}}, []string{"C.dev", "P.dev"}},
+		{"environment", LoadOptions{Environ: []string{"CHAINHOST_HTTP_ALLOW_UNSAFE_APIS=C.personal,P.dev"}}, []string{"C.personal", "P.dev"}},
+		{"file", LoadOptions{Args: []string{"--config", file}}, []string{"P.dev"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Environ = append(tt.opts.Environ, homeEnv...)
+			c, err := Load(tt.opts)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if !slices.Equal(c.HTTPAllowUnsafeAPIs, tt.want) {
+				t.Errorf("http-allow-unsafe-apis = %#v, want %#v", c.HTTPAllowUnsafeAPIs, tt.want)
 			}
 		})
 	}
@@ -623,8 +661,9 @@ func TestFlagSet(t *testing.T) {
 	typ := reflect.TypeFor[Config]()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
-		switch f.Type.Kind() {
-		case reflect.Slice, reflect.Map:
+		switch key := f.Tag.Get("koanf"); {
+		case key == "http-allow-unsafe-apis": // a list with a flag: a,b
+		case f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Map:
 			if fs.Lookup(f.Tag.Get("koanf")) != nil {
 				t.Errorf("flag --%s exists; want it set by file or environment only", f.Tag.Get("koanf"))
 			}
@@ -690,6 +729,67 @@ func TestExampleConfigs(t *testing.T) {
 				t.Errorf("config %+v does not match the example", c)
 			}
 		})
+	}
+}
+
+// TestPublicNodeExample: configs/examples/public-node.yaml runs C, X and P
+// with the genesis of the embedded defaults (so the same chain IDs), with
+// every API unsafe in public, debug_ and testing_ off on each, and the data
+// and metrics APIs with an anonymous rate limit that admits callers
+// without a key.
+func TestPublicNodeExample(t *testing.T) {
+	c, err := Load(LoadOptions{Args: []string{"--config", filepath.Join("..", "..", "configs", "examples", "public-node.yaml")}, Environ: homeEnv})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	d, err := Load(LoadOptions{Environ: homeEnv})
+	if err != nil {
+		t.Fatalf("Load defaults: %v", err)
+	}
+	var aliases []string
+	for _, ch := range c.Chains {
+		aliases = append(aliases, ch.Alias)
+		var local *Chain
+		for i := range d.Chains {
+			if d.Chains[i].Alias == ch.Alias {
+				local = &d.Chains[i]
+			}
+		}
+		if local == nil {
+			t.Errorf("chain %s is not a chain of the defaults", ch.Alias)
+			continue
+		}
+		got, err := ch.GenesisJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := local.GenesisJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.VM != local.VM || string(got) != string(want) {
+			t.Errorf("chain %s: vm %s, genesis %s; want the defaults' vm %s, genesis %s", ch.Alias, ch.VM, got, local.VM, want)
+		}
+		cfg, _ := ch.Config.(map[string]any)
+		for _, key := range []string{"dev-api-enabled", "personal-api-enabled", "debug-api-enabled", "testing-api-enabled"} {
+			if on, set := cfg[key]; (set || ch.VM == "evm") && on != false {
+				t.Errorf("chain %s: %s = %v, want false", ch.Alias, key, on)
+			}
+		}
+	}
+	if fmt.Sprint(aliases) != "[C X P]" {
+		t.Errorf("chains %v, want [C X P]", aliases)
+	}
+	for _, m := range c.Modules {
+		if !m.IsEnabled() {
+			continue
+		}
+		cfg, _ := m.Config.(map[string]any)
+		limit, _ := cfg["rate-limit"].(map[string]any)
+		anon, _ := limit["anonymous"].(map[string]any)
+		if anon["per-second"] == nil || limit["require-key"] != false {
+			t.Errorf("module %s: rate-limit %v, want an anonymous limit and require-key false", m.Name, limit)
+		}
 	}
 }
 

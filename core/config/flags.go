@@ -10,9 +10,10 @@ const flagConfig = "config"
 
 // FlagSet returns a new set of the host's flags: --config and one flag per
 // scalar key, named like the key, showing the embedded default and the
-// key's description (descriptions). `chains`,
-// `modules`, `plugin-sha256` and `http-cors-allowed-origins` are set in a
-// config file or the environment only.
+// key's description (descriptions), and http-allow-unsafe-apis, a list
+// written a,b. `chains`, `modules`, `plugin-sha256` and
+// `http-cors-allowed-origins` are set in a config file or the environment
+// only.
 func FlagSet() *pflag.FlagSet {
 	d, err := defaults()
 	if err != nil {
@@ -34,6 +35,7 @@ func FlagSet() *pflag.FlagSet {
 	fs.String("http-tls-cert-file", d.HTTPTLSCertFile, desc["http-tls-cert-file"])
 	fs.String("http-tls-key-file", d.HTTPTLSKeyFile, desc["http-tls-key-file"])
 	fs.Int("http-max-websocket-connections", d.HTTPMaxWebSocketConnections, desc["http-max-websocket-connections"])
+	fs.StringSlice("http-allow-unsafe-apis", d.HTTPAllowUnsafeAPIs, desc["http-allow-unsafe-apis"])
 	fs.Duration("plugin-request-timeout", d.PluginRequestTimeout, desc["plugin-request-timeout"])
 	fs.Int("api-max-batch-size", d.APIMaxBatchSize, desc["api-max-batch-size"])
 	fs.String("data-dir", d.DataDir, desc["data-dir"])

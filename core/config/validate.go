@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/core/exposure"
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/sdk/loglevel"
 	"github.com/chainhost/chainhost/transport/route"
@@ -85,7 +86,42 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateChains(usedBy)...)
 	errs = append(errs, c.validateModules(usedBy)...)
 	errs = append(errs, c.validateListeners()...)
+	errs = append(errs, c.validateUnsafeAPIs()...)
 	return errors.Join(errs...)
+}
+
+// validateUnsafeAPIs checks that each entry of http-allow-unsafe-apis is
+// <chain alias>.<API>, names a chain of the config by its primary alias,
+// and is listed once.
+func (c *Config) validateUnsafeAPIs() []error {
+	var errs []error
+	for i, name := range c.HTTPAllowUnsafeAPIs {
+		key := fmt.Sprintf("%s[%d]", exposure.Flag, i)
+		alias, api, err := exposure.ParseName(name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config: %s: %w", key, err))
+			continue
+		}
+		if primary := c.primaryAlias(alias); primary == "" {
+			errs = append(errs, fmt.Errorf("config: %s: %q names no chain: no chain has the alias %q", key, name, alias))
+		} else if primary != alias {
+			errs = append(errs, fmt.Errorf("config: %s: %q names chain %s by a further alias; write %s", key, name, primary, exposure.Name(primary, api)))
+		} else if slices.Index(c.HTTPAllowUnsafeAPIs, name) < i {
+			errs = append(errs, fmt.Errorf("config: %s: %q is listed twice", key, name))
+		}
+	}
+	return errs
+}
+
+// primaryAlias returns the primary alias of the chain that has alias, or
+// "" when no chain has it.
+func (c *Config) primaryAlias(alias string) string {
+	for _, ch := range c.Chains {
+		if ch.Alias == alias || slices.Contains(ch.Aliases, alias) {
+			return ch.Alias
+		}
+	}
+	return ""
 }
 
 // validateChains checks each chain and that no alias names two chains or

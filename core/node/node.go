@@ -358,7 +358,8 @@ func (n *Node) indexAPI(c *chains.Chain, kind string) (http.Handler, error) {
 
 // Start scans the plugin dir, routes the modules (two modules claiming one
 // path prefix stop the start), binds the chains' own listeners, starts the
-// chains, then the modules, and listens.
+// chains (one refused for serving unsafe APIs beyond loopback stops the
+// start, core/exposure), then the modules, and listens.
 func (n *Node) Start(ctx context.Context) error {
 	n.log.Info("starting chainhost", "version", version.Version, "data-dir", n.cfg.DataDir, "plugin-dir", n.cfg.PluginDir)
 	// Memory a burst of requests used goes back to the system once the
@@ -394,7 +395,10 @@ func (n *Node) Start(ctx context.Context) error {
 			n.log.Info("chain listener listening", "chain", c.Alias, "addr", addr)
 		}
 	}
-	n.chains.StartPending(ctx)
+	// Before the main listener opens, so that nothing is served first.
+	if _, err := n.chains.StartPending(ctx); err != nil {
+		return err
+	}
 	n.modules.StartPending(ctx)
 	if n.srv, err = n.listen(net.JoinHostPort(n.cfg.HTTPHost, fmt.Sprint(n.cfg.HTTPPort)), n.router); err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/transport/httpserve"
@@ -150,6 +152,9 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 		p.teardown()
 		return nil, fmt.Errorf("the plugin does not serve a listener of its own (it was built with an SDK from before chain listeners): remove listen from its config, or rebuild it")
 	}
+	if err := i.admit(ctx, p, resp.GetUnsafeApis()); err != nil {
+		return nil, err
+	}
 	p.handlers, p.internal, p.indexKinds, p.logLevel = resp.GetHandlers(), resp.GetInternalHandlers(), resp.GetIndexKinds(), level
 	if i.data != nil && resp.GetServesDataSocket() {
 		p.data = i.data.pool()
@@ -178,6 +183,31 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 		}
 	}
 	return p, nil
+}
+
+// admit runs Admit on what a freshly initialized process declared, then
+// lets it serve its own listener. A process refused is shut down.
+func (i *Instance) admit(ctx context.Context, p *process, unsafeAPIs []string) error {
+	if i.opts.Admit != nil {
+		if err := i.opts.Admit(unsafeAPIs); err != nil {
+			sctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
+			if _, serr := p.rpc.Shutdown(sctx, &pluginv1.ShutdownRequest{}); serr != nil {
+				i.logger.Warn("plugin shutdown failed, killing it", "error", serr)
+			}
+			cancel()
+			p.teardown()
+			return err
+		}
+	}
+	if i.opts.Init.Listener == nil {
+		return nil
+	}
+	// A plugin built before ServeListener serves from Initialize on.
+	if _, err := p.rpc.ServeListener(ctx, &pluginv1.ServeListenerRequest{}); err != nil && status.Code(err) != codes.Unimplemented {
+		p.teardown()
+		return fmt.Errorf("serve the chain's own listener: %w", err)
+	}
+	return nil
 }
 
 // Description returns what the binary answered to describe at Start.

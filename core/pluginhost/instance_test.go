@@ -83,6 +83,7 @@ func TestStartRefuses(t *testing.T) {
 	wrong := sha256.Sum256([]byte("something else"))
 
 	var onStartPID int
+	var declared []string
 	tests := []struct {
 		name   string
 		change func(*Options)
@@ -100,6 +101,13 @@ func TestStartRefuses(t *testing.T) {
 				return errors.New("backfill failed")
 			}
 		}, "on start: backfill failed", nil},
+		{"Admit refuses", func(o *Options) {
+			o.Admit = func(unsafeAPIs []string) error {
+				declared = unsafeAPIs
+				return errors.New("chain test: the dev API is unsafe in public")
+			}
+			o.OnStart = func(context.Context, *Instance) error { return errors.New("OnStart ran after Admit refused") }
+		}, "chain test: the dev API is unsafe in public", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,6 +130,9 @@ func TestStartRefuses(t *testing.T) {
 				t.Errorf("states %v end running", states)
 			}
 		})
+	}
+	if fmt.Sprint(declared) != "[dev]" {
+		t.Errorf("Admit got %v, want the plugin's declared [dev]", declared)
 	}
 	if onStartPID == 0 {
 		t.Fatal("OnStart did not see a process")

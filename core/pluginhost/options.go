@@ -94,6 +94,8 @@ func (in Init) request(brokerID uint32, logLevel string, dataFD uint32) *pluginv
 	if in.Listener != nil {
 		// launch passes the socket as the process's first inherited file.
 		req.Listener = httpserve.Listener{FD: httpserve.FirstInheritedFD, Addr: in.Listener.Addr, Limits: in.Listener.Limits}.ToProto()
+		// Served once Options.Admit has let the process serve (startProcess).
+		req.HoldListener = true
 	}
 	if !in.ChainID.IsZero() {
 		req.ChainId = in.ChainID.String()
@@ -133,6 +135,10 @@ type Options struct {
 	// reach the plugin over it instead of gRPC (transport/httpunix). Empty, or a
 	// socket that cannot be bound there, keeps them on gRPC.
 	SocketDir string
+	// Admit runs after every Initialize, with the API families the plugin
+	// declared unsafe in public, before the process serves its own
+	// listener or any request; an error fails the start.
+	Admit func(unsafeAPIs []string) error
 	// OnStart runs after every start and Initialize, before the instance is
 	// marked running; an error fails the start.
 	OnStart func(ctx context.Context, inst *Instance) error

@@ -311,6 +311,20 @@ func (vm *VM) Health(context.Context) error {
 	return nil
 }
 
+// UnsafeAPIs declares the dev methods (evm_*) and the personal_ keystore
+// unsafe in public when the chain config turns them on: the node serves
+// them beyond loopback only with the operator's leave.
+func (vm *VM) UnsafeAPIs() []string {
+	var apis []string
+	if vm.cfg.DevAPIEnabled {
+		apis = append(apis, sdk.UnsafeAPIDev)
+	}
+	if vm.cfg.PersonalAPIEnabled {
+		apis = append(apis, sdk.UnsafeAPIPersonal)
+	}
+	return apis
+}
+
 // IndexKinds makes the VM a container source for the host index.
 func (vm *VM) IndexKinds() []string { return []string{Kind} }
 

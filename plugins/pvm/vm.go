@@ -152,6 +152,17 @@ func (vm *VM) InternalHandlers() map[string]http.Handler {
 	return map[string]http.Handler{pvmapi.IndexerHandler: vm.newIndexerServer()}
 }
 
+// UnsafeAPIs declares the dev methods that move the clock
+// (pvm.increaseTime, pvm.setTime) unsafe in public when the chain config
+// turns them on: the node serves them beyond loopback only with the
+// operator's leave.
+func (vm *VM) UnsafeAPIs() []string {
+	if vm.cfg.DevAPIEnabled {
+		return []string{sdk.UnsafeAPIDev}
+	}
+	return nil
+}
+
 // IndexKinds are the kinds the VM reports: its blocks.
 func (vm *VM) IndexKinds() []string { return []string{kindBlock} }
 

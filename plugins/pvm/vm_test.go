@@ -602,3 +602,22 @@ func TestRemovedL1Validator(t *testing.T) {
 		t.Fatalf("fees of the removed validator: %+v, %v", f, err)
 	}
 }
+
+// TestUnsafeAPIs: the chain declares its clock methods (the dev API)
+// unsafe in public when its config turns them on.
+func TestUnsafeAPIs(t *testing.T) {
+	for _, dev := range []bool{true, false} {
+		config := strings.Replace(testConfig, `"dev-api-enabled":true`, fmt.Sprintf(`"dev-api-enabled":%v`, dev), 1)
+		h := plugintest.Start(t, pvm.New(), plugintest.Options{
+			Name: "P", NetworkID: avax.LocalID, Genesis: []byte(testGenesis()), Config: []byte(config),
+			Chains: []host.ChainInfo{peer},
+		})
+		want := "[]"
+		if dev {
+			want = "[dev]"
+		}
+		if got := fmt.Sprint(h.UnsafeAPIs()); got != want {
+			t.Errorf("dev-api-enabled %v: unsafe APIs %s, want %s", dev, got, want)
+		}
+	}
+}

@@ -68,7 +68,11 @@ type InitializeRequest struct {
 	// socket the host forwards the shared listener's HTTP requests on (one
 	// HTTP/1.1 request at a time per connection; docs/decisions.md); 0 when
 	// there is none, and every request comes over gRPC.
-	DataSocketFd  uint32 `protobuf:"varint,21,opt,name=data_socket_fd,json=dataSocketFd,proto3" json:"data_socket_fd,omitempty"`
+	DataSocketFd uint32 `protobuf:"varint,21,opt,name=data_socket_fd,json=dataSocketFd,proto3" json:"data_socket_fd,omitempty"`
+	// True when the plugin must not serve the Listener before the host calls
+	// ServeListener; a host built before it leaves it false, and the plugin
+	// serves the listener from Initialize on.
+	HoldListener  bool `protobuf:"varint,22,opt,name=hold_listener,json=holdListener,proto3" json:"hold_listener,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -206,6 +210,13 @@ func (x *InitializeRequest) GetDataSocketFd() uint32 {
 		return x.DataSocketFd
 	}
 	return 0
+}
+
+func (x *InitializeRequest) GetHoldListener() bool {
+	if x != nil {
+		return x.HoldListener
+	}
+	return false
 }
 
 // Listener is a listening TCP socket the plugin serves its handlers on
@@ -349,6 +360,11 @@ type InitializeResponse struct {
 	// Handler names the router never serves: only host chain calls from
 	// other plugins reach them.
 	InternalHandlers []string `protobuf:"bytes,3,rep,name=internal_handlers,json=internalHandlers,proto3" json:"internal_handlers,omitempty"`
+	// API families the instance serves that are unsafe in public ("dev",
+	// "personal"), as its configuration turns them on: the host refuses to
+	// serve the chain beyond loopback unless the operator allows each by
+	// name. A plugin built before it declares none.
+	UnsafeApis []string `protobuf:"bytes,4,rep,name=unsafe_apis,json=unsafeApis,proto3" json:"unsafe_apis,omitempty"`
 	// True when the plugin serves the Listener of its InitializeRequest; a
 	// plugin built before listeners existed leaves it false.
 	ServesListener bool `protobuf:"varint,20,opt,name=serves_listener,json=servesListener,proto3" json:"serves_listener,omitempty"`
@@ -407,6 +423,13 @@ func (x *InitializeResponse) GetIndexKinds() []string {
 func (x *InitializeResponse) GetInternalHandlers() []string {
 	if x != nil {
 		return x.InternalHandlers
+	}
+	return nil
+}
+
+func (x *InitializeResponse) GetUnsafeApis() []string {
+	if x != nil {
+		return x.UnsafeApis
 	}
 	return nil
 }
@@ -1541,6 +1564,78 @@ func (x *GetAcceptedResponse) GetContainer() *Container {
 	return nil
 }
 
+type ServeListenerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServeListenerRequest) Reset() {
+	*x = ServeListenerRequest{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServeListenerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServeListenerRequest) ProtoMessage() {}
+
+func (x *ServeListenerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServeListenerRequest.ProtoReflect.Descriptor instead.
+func (*ServeListenerRequest) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{21}
+}
+
+type ServeListenerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServeListenerResponse) Reset() {
+	*x = ServeListenerResponse{}
+	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServeListenerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServeListenerResponse) ProtoMessage() {}
+
+func (x *ServeListenerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServeListenerResponse.ProtoReflect.Descriptor instead.
+func (*ServeListenerResponse) Descriptor() ([]byte, []int) {
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{22}
+}
+
 type ShutdownRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1549,7 +1644,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	mi := &file_pluginv1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1561,7 +1656,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[21]
+	mi := &file_pluginv1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1574,7 +1669,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{21}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 type ShutdownResponse struct {
@@ -1585,7 +1680,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	mi := &file_pluginv1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1597,7 +1692,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[22]
+	mi := &file_pluginv1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1610,7 +1705,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{22}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 // Container is an accepted block, vertex or transaction.
@@ -1628,7 +1723,7 @@ type Container struct {
 
 func (x *Container) Reset() {
 	*x = Container{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[23]
+	mi := &file_pluginv1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1640,7 +1735,7 @@ func (x *Container) String() string {
 func (*Container) ProtoMessage() {}
 
 func (x *Container) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[23]
+	mi := &file_pluginv1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1653,7 +1748,7 @@ func (x *Container) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Container.ProtoReflect.Descriptor instead.
 func (*Container) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{23}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Container) GetId() []byte {
@@ -1693,7 +1788,7 @@ type GetRequest struct {
 
 func (x *GetRequest) Reset() {
 	*x = GetRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[24]
+	mi := &file_pluginv1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1705,7 +1800,7 @@ func (x *GetRequest) String() string {
 func (*GetRequest) ProtoMessage() {}
 
 func (x *GetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[24]
+	mi := &file_pluginv1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1718,7 +1813,7 @@ func (x *GetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequest.ProtoReflect.Descriptor instead.
 func (*GetRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{24}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetRequest) GetKey() []byte {
@@ -1738,7 +1833,7 @@ type GetResponse struct {
 
 func (x *GetResponse) Reset() {
 	*x = GetResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[25]
+	mi := &file_pluginv1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1750,7 +1845,7 @@ func (x *GetResponse) String() string {
 func (*GetResponse) ProtoMessage() {}
 
 func (x *GetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[25]
+	mi := &file_pluginv1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1763,7 +1858,7 @@ func (x *GetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResponse.ProtoReflect.Descriptor instead.
 func (*GetResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{25}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetResponse) GetValue() []byte {
@@ -1789,7 +1884,7 @@ type HasRequest struct {
 
 func (x *HasRequest) Reset() {
 	*x = HasRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[26]
+	mi := &file_pluginv1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1801,7 +1896,7 @@ func (x *HasRequest) String() string {
 func (*HasRequest) ProtoMessage() {}
 
 func (x *HasRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[26]
+	mi := &file_pluginv1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1814,7 +1909,7 @@ func (x *HasRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HasRequest.ProtoReflect.Descriptor instead.
 func (*HasRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{26}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *HasRequest) GetKey() []byte {
@@ -1833,7 +1928,7 @@ type HasResponse struct {
 
 func (x *HasResponse) Reset() {
 	*x = HasResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[27]
+	mi := &file_pluginv1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1845,7 +1940,7 @@ func (x *HasResponse) String() string {
 func (*HasResponse) ProtoMessage() {}
 
 func (x *HasResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[27]
+	mi := &file_pluginv1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1858,7 +1953,7 @@ func (x *HasResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HasResponse.ProtoReflect.Descriptor instead.
 func (*HasResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{27}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *HasResponse) GetFound() bool {
@@ -1878,7 +1973,7 @@ type PutRequest struct {
 
 func (x *PutRequest) Reset() {
 	*x = PutRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[28]
+	mi := &file_pluginv1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1890,7 +1985,7 @@ func (x *PutRequest) String() string {
 func (*PutRequest) ProtoMessage() {}
 
 func (x *PutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[28]
+	mi := &file_pluginv1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1903,7 +1998,7 @@ func (x *PutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutRequest.ProtoReflect.Descriptor instead.
 func (*PutRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{28}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PutRequest) GetKey() []byte {
@@ -1928,7 +2023,7 @@ type PutResponse struct {
 
 func (x *PutResponse) Reset() {
 	*x = PutResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[29]
+	mi := &file_pluginv1_plugin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1940,7 +2035,7 @@ func (x *PutResponse) String() string {
 func (*PutResponse) ProtoMessage() {}
 
 func (x *PutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[29]
+	mi := &file_pluginv1_plugin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1953,7 +2048,7 @@ func (x *PutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutResponse.ProtoReflect.Descriptor instead.
 func (*PutResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{29}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{31}
 }
 
 type DeleteRequest struct {
@@ -1965,7 +2060,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[30]
+	mi := &file_pluginv1_plugin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1977,7 +2072,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[30]
+	mi := &file_pluginv1_plugin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1990,7 +2085,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{30}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DeleteRequest) GetKey() []byte {
@@ -2008,7 +2103,7 @@ type DeleteResponse struct {
 
 func (x *DeleteResponse) Reset() {
 	*x = DeleteResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[31]
+	mi := &file_pluginv1_plugin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2020,7 +2115,7 @@ func (x *DeleteResponse) String() string {
 func (*DeleteResponse) ProtoMessage() {}
 
 func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[31]
+	mi := &file_pluginv1_plugin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2033,7 +2128,7 @@ func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
 func (*DeleteResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{31}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{33}
 }
 
 type BatchOp struct {
@@ -2047,7 +2142,7 @@ type BatchOp struct {
 
 func (x *BatchOp) Reset() {
 	*x = BatchOp{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[32]
+	mi := &file_pluginv1_plugin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2059,7 +2154,7 @@ func (x *BatchOp) String() string {
 func (*BatchOp) ProtoMessage() {}
 
 func (x *BatchOp) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[32]
+	mi := &file_pluginv1_plugin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2072,7 +2167,7 @@ func (x *BatchOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchOp.ProtoReflect.Descriptor instead.
 func (*BatchOp) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{32}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *BatchOp) GetKey() []byte {
@@ -2107,7 +2202,7 @@ type WriteBatchRequest struct {
 
 func (x *WriteBatchRequest) Reset() {
 	*x = WriteBatchRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[33]
+	mi := &file_pluginv1_plugin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2119,7 +2214,7 @@ func (x *WriteBatchRequest) String() string {
 func (*WriteBatchRequest) ProtoMessage() {}
 
 func (x *WriteBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[33]
+	mi := &file_pluginv1_plugin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2132,7 +2227,7 @@ func (x *WriteBatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteBatchRequest.ProtoReflect.Descriptor instead.
 func (*WriteBatchRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{33}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *WriteBatchRequest) GetOps() []*BatchOp {
@@ -2157,7 +2252,7 @@ type WriteBatchResponse struct {
 
 func (x *WriteBatchResponse) Reset() {
 	*x = WriteBatchResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[34]
+	mi := &file_pluginv1_plugin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2169,7 +2264,7 @@ func (x *WriteBatchResponse) String() string {
 func (*WriteBatchResponse) ProtoMessage() {}
 
 func (x *WriteBatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[34]
+	mi := &file_pluginv1_plugin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2182,7 +2277,7 @@ func (x *WriteBatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteBatchResponse.ProtoReflect.Descriptor instead.
 func (*WriteBatchResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{34}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{36}
 }
 
 type IterateRequest struct {
@@ -2195,7 +2290,7 @@ type IterateRequest struct {
 
 func (x *IterateRequest) Reset() {
 	*x = IterateRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[35]
+	mi := &file_pluginv1_plugin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2207,7 +2302,7 @@ func (x *IterateRequest) String() string {
 func (*IterateRequest) ProtoMessage() {}
 
 func (x *IterateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[35]
+	mi := &file_pluginv1_plugin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2220,7 +2315,7 @@ func (x *IterateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IterateRequest.ProtoReflect.Descriptor instead.
 func (*IterateRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{35}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *IterateRequest) GetPrefix() []byte {
@@ -2247,7 +2342,7 @@ type KeyValue struct {
 
 func (x *KeyValue) Reset() {
 	*x = KeyValue{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[36]
+	mi := &file_pluginv1_plugin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2259,7 +2354,7 @@ func (x *KeyValue) String() string {
 func (*KeyValue) ProtoMessage() {}
 
 func (x *KeyValue) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[36]
+	mi := &file_pluginv1_plugin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2272,7 +2367,7 @@ func (x *KeyValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyValue.ProtoReflect.Descriptor instead.
 func (*KeyValue) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{36}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *KeyValue) GetKey() []byte {
@@ -2298,7 +2393,7 @@ type IterateResponse struct {
 
 func (x *IterateResponse) Reset() {
 	*x = IterateResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[37]
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2310,7 +2405,7 @@ func (x *IterateResponse) String() string {
 func (*IterateResponse) ProtoMessage() {}
 
 func (x *IterateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[37]
+	mi := &file_pluginv1_plugin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2323,7 +2418,7 @@ func (x *IterateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IterateResponse.ProtoReflect.Descriptor instead.
 func (*IterateResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{37}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *IterateResponse) GetPairs() []*KeyValue {
@@ -2345,7 +2440,7 @@ type AcceptRequest struct {
 
 func (x *AcceptRequest) Reset() {
 	*x = AcceptRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[38]
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2357,7 +2452,7 @@ func (x *AcceptRequest) String() string {
 func (*AcceptRequest) ProtoMessage() {}
 
 func (x *AcceptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[38]
+	mi := &file_pluginv1_plugin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2370,7 +2465,7 @@ func (x *AcceptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptRequest.ProtoReflect.Descriptor instead.
 func (*AcceptRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{38}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AcceptRequest) GetKind() string {
@@ -2411,7 +2506,7 @@ type AcceptResponse struct {
 
 func (x *AcceptResponse) Reset() {
 	*x = AcceptResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2423,7 +2518,7 @@ func (x *AcceptResponse) String() string {
 func (*AcceptResponse) ProtoMessage() {}
 
 func (x *AcceptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[39]
+	mi := &file_pluginv1_plugin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2436,7 +2531,7 @@ func (x *AcceptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptResponse.ProtoReflect.Descriptor instead.
 func (*AcceptResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{39}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AcceptResponse) GetIndex() uint64 {
@@ -2466,7 +2561,7 @@ type AcceptBatchRequest struct {
 
 func (x *AcceptBatchRequest) Reset() {
 	*x = AcceptBatchRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2478,7 +2573,7 @@ func (x *AcceptBatchRequest) String() string {
 func (*AcceptBatchRequest) ProtoMessage() {}
 
 func (x *AcceptBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[40]
+	mi := &file_pluginv1_plugin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2491,7 +2586,7 @@ func (x *AcceptBatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptBatchRequest.ProtoReflect.Descriptor instead.
 func (*AcceptBatchRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{40}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *AcceptBatchRequest) GetContainers() []*IndexEntry {
@@ -2527,7 +2622,7 @@ type IndexEntry struct {
 
 func (x *IndexEntry) Reset() {
 	*x = IndexEntry{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2539,7 +2634,7 @@ func (x *IndexEntry) String() string {
 func (*IndexEntry) ProtoMessage() {}
 
 func (x *IndexEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[41]
+	mi := &file_pluginv1_plugin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2552,7 +2647,7 @@ func (x *IndexEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexEntry.ProtoReflect.Descriptor instead.
 func (*IndexEntry) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{41}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *IndexEntry) GetKind() string {
@@ -2592,7 +2687,7 @@ type SharedMemoryRequests struct {
 
 func (x *SharedMemoryRequests) Reset() {
 	*x = SharedMemoryRequests{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2604,7 +2699,7 @@ func (x *SharedMemoryRequests) String() string {
 func (*SharedMemoryRequests) ProtoMessage() {}
 
 func (x *SharedMemoryRequests) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[42]
+	mi := &file_pluginv1_plugin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2617,7 +2712,7 @@ func (x *SharedMemoryRequests) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryRequests.ProtoReflect.Descriptor instead.
 func (*SharedMemoryRequests) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{42}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SharedMemoryRequests) GetPeerChainId() []byte {
@@ -2654,7 +2749,7 @@ type SharedMemoryElement struct {
 
 func (x *SharedMemoryElement) Reset() {
 	*x = SharedMemoryElement{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2666,7 +2761,7 @@ func (x *SharedMemoryElement) String() string {
 func (*SharedMemoryElement) ProtoMessage() {}
 
 func (x *SharedMemoryElement) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[43]
+	mi := &file_pluginv1_plugin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2679,7 +2774,7 @@ func (x *SharedMemoryElement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryElement.ProtoReflect.Descriptor instead.
 func (*SharedMemoryElement) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{43}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SharedMemoryElement) GetKey() []byte {
@@ -2713,7 +2808,7 @@ type AcceptBatchResponse struct {
 
 func (x *AcceptBatchResponse) Reset() {
 	*x = AcceptBatchResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[44]
+	mi := &file_pluginv1_plugin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2725,7 +2820,7 @@ func (x *AcceptBatchResponse) String() string {
 func (*AcceptBatchResponse) ProtoMessage() {}
 
 func (x *AcceptBatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[44]
+	mi := &file_pluginv1_plugin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2738,7 +2833,7 @@ func (x *AcceptBatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptBatchResponse.ProtoReflect.Descriptor instead.
 func (*AcceptBatchResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{44}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *AcceptBatchResponse) GetAccepted() []*AcceptResponse {
@@ -2766,7 +2861,7 @@ type FeedRequest struct {
 
 func (x *FeedRequest) Reset() {
 	*x = FeedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[45]
+	mi := &file_pluginv1_plugin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2873,7 @@ func (x *FeedRequest) String() string {
 func (*FeedRequest) ProtoMessage() {}
 
 func (x *FeedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[45]
+	mi := &file_pluginv1_plugin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2886,7 @@ func (x *FeedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FeedRequest.ProtoReflect.Descriptor instead.
 func (*FeedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{45}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *FeedRequest) GetChain() string {
@@ -2837,7 +2932,7 @@ type ListChainsRequest struct {
 
 func (x *ListChainsRequest) Reset() {
 	*x = ListChainsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[46]
+	mi := &file_pluginv1_plugin_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +2944,7 @@ func (x *ListChainsRequest) String() string {
 func (*ListChainsRequest) ProtoMessage() {}
 
 func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[46]
+	mi := &file_pluginv1_plugin_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +2957,7 @@ func (x *ListChainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsRequest.ProtoReflect.Descriptor instead.
 func (*ListChainsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{46}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{48}
 }
 
 type ChainInfo struct {
@@ -2882,7 +2977,7 @@ type ChainInfo struct {
 
 func (x *ChainInfo) Reset() {
 	*x = ChainInfo{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[47]
+	mi := &file_pluginv1_plugin_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2894,7 +2989,7 @@ func (x *ChainInfo) String() string {
 func (*ChainInfo) ProtoMessage() {}
 
 func (x *ChainInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[47]
+	mi := &file_pluginv1_plugin_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2907,7 +3002,7 @@ func (x *ChainInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainInfo.ProtoReflect.Descriptor instead.
 func (*ChainInfo) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{47}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ChainInfo) GetId() string {
@@ -2975,7 +3070,7 @@ type ListChainsResponse struct {
 
 func (x *ListChainsResponse) Reset() {
 	*x = ListChainsResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[48]
+	mi := &file_pluginv1_plugin_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2987,7 +3082,7 @@ func (x *ListChainsResponse) String() string {
 func (*ListChainsResponse) ProtoMessage() {}
 
 func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[48]
+	mi := &file_pluginv1_plugin_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3000,7 +3095,7 @@ func (x *ListChainsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChainsResponse.ProtoReflect.Descriptor instead.
 func (*ListChainsResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{48}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListChainsResponse) GetChains() []*ChainInfo {
@@ -3019,7 +3114,7 @@ type ResolveRequest struct {
 
 func (x *ResolveRequest) Reset() {
 	*x = ResolveRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[49]
+	mi := &file_pluginv1_plugin_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3031,7 +3126,7 @@ func (x *ResolveRequest) String() string {
 func (*ResolveRequest) ProtoMessage() {}
 
 func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[49]
+	mi := &file_pluginv1_plugin_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3044,7 +3139,7 @@ func (x *ResolveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveRequest.ProtoReflect.Descriptor instead.
 func (*ResolveRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{49}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ResolveRequest) GetAlias() string {
@@ -3063,7 +3158,7 @@ type ResolveResponse struct {
 
 func (x *ResolveResponse) Reset() {
 	*x = ResolveResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[50]
+	mi := &file_pluginv1_plugin_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3075,7 +3170,7 @@ func (x *ResolveResponse) String() string {
 func (*ResolveResponse) ProtoMessage() {}
 
 func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[50]
+	mi := &file_pluginv1_plugin_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3088,7 +3183,7 @@ func (x *ResolveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveResponse.ProtoReflect.Descriptor instead.
 func (*ResolveResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{50}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ResolveResponse) GetChain() *ChainInfo {
@@ -3106,7 +3201,7 @@ type WatchChainsRequest struct {
 
 func (x *WatchChainsRequest) Reset() {
 	*x = WatchChainsRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[51]
+	mi := &file_pluginv1_plugin_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3118,7 +3213,7 @@ func (x *WatchChainsRequest) String() string {
 func (*WatchChainsRequest) ProtoMessage() {}
 
 func (x *WatchChainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[51]
+	mi := &file_pluginv1_plugin_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3131,7 +3226,7 @@ func (x *WatchChainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchChainsRequest.ProtoReflect.Descriptor instead.
 func (*WatchChainsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{51}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{53}
 }
 
 type ChainEvent struct {
@@ -3146,7 +3241,7 @@ type ChainEvent struct {
 
 func (x *ChainEvent) Reset() {
 	*x = ChainEvent{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[52]
+	mi := &file_pluginv1_plugin_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3158,7 +3253,7 @@ func (x *ChainEvent) String() string {
 func (*ChainEvent) ProtoMessage() {}
 
 func (x *ChainEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[52]
+	mi := &file_pluginv1_plugin_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3171,7 +3266,7 @@ func (x *ChainEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainEvent.ProtoReflect.Descriptor instead.
 func (*ChainEvent) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{52}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ChainEvent) GetKind() string {
@@ -3203,7 +3298,7 @@ type ChainCallRequest struct {
 
 func (x *ChainCallRequest) Reset() {
 	*x = ChainCallRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[53]
+	mi := &file_pluginv1_plugin_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3215,7 +3310,7 @@ func (x *ChainCallRequest) String() string {
 func (*ChainCallRequest) ProtoMessage() {}
 
 func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[53]
+	mi := &file_pluginv1_plugin_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3228,7 +3323,7 @@ func (x *ChainCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallRequest.ProtoReflect.Descriptor instead.
 func (*ChainCallRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{53}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ChainCallRequest) GetChain() string {
@@ -3269,7 +3364,7 @@ type ChainCallResponse struct {
 
 func (x *ChainCallResponse) Reset() {
 	*x = ChainCallResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[54]
+	mi := &file_pluginv1_plugin_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3281,7 +3376,7 @@ func (x *ChainCallResponse) String() string {
 func (*ChainCallResponse) ProtoMessage() {}
 
 func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[54]
+	mi := &file_pluginv1_plugin_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3294,7 +3389,7 @@ func (x *ChainCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCallResponse.ProtoReflect.Descriptor instead.
 func (*ChainCallResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{54}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ChainCallResponse) GetStatus() int32 {
@@ -3321,7 +3416,7 @@ type SharedMemoryGetRequest struct {
 
 func (x *SharedMemoryGetRequest) Reset() {
 	*x = SharedMemoryGetRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[55]
+	mi := &file_pluginv1_plugin_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3333,7 +3428,7 @@ func (x *SharedMemoryGetRequest) String() string {
 func (*SharedMemoryGetRequest) ProtoMessage() {}
 
 func (x *SharedMemoryGetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[55]
+	mi := &file_pluginv1_plugin_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3346,7 +3441,7 @@ func (x *SharedMemoryGetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryGetRequest.ProtoReflect.Descriptor instead.
 func (*SharedMemoryGetRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{55}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *SharedMemoryGetRequest) GetPeerChainId() []byte {
@@ -3372,7 +3467,7 @@ type SharedMemoryGetResponse struct {
 
 func (x *SharedMemoryGetResponse) Reset() {
 	*x = SharedMemoryGetResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[56]
+	mi := &file_pluginv1_plugin_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3384,7 +3479,7 @@ func (x *SharedMemoryGetResponse) String() string {
 func (*SharedMemoryGetResponse) ProtoMessage() {}
 
 func (x *SharedMemoryGetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[56]
+	mi := &file_pluginv1_plugin_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3397,7 +3492,7 @@ func (x *SharedMemoryGetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryGetResponse.ProtoReflect.Descriptor instead.
 func (*SharedMemoryGetResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{56}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *SharedMemoryGetResponse) GetValues() [][]byte {
@@ -3422,7 +3517,7 @@ type SharedMemoryIndexedRequest struct {
 
 func (x *SharedMemoryIndexedRequest) Reset() {
 	*x = SharedMemoryIndexedRequest{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[57]
+	mi := &file_pluginv1_plugin_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3434,7 +3529,7 @@ func (x *SharedMemoryIndexedRequest) String() string {
 func (*SharedMemoryIndexedRequest) ProtoMessage() {}
 
 func (x *SharedMemoryIndexedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[57]
+	mi := &file_pluginv1_plugin_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3447,7 +3542,7 @@ func (x *SharedMemoryIndexedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryIndexedRequest.ProtoReflect.Descriptor instead.
 func (*SharedMemoryIndexedRequest) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{57}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *SharedMemoryIndexedRequest) GetPeerChainId() []byte {
@@ -3497,7 +3592,7 @@ type SharedMemoryIndexedResponse struct {
 
 func (x *SharedMemoryIndexedResponse) Reset() {
 	*x = SharedMemoryIndexedResponse{}
-	mi := &file_pluginv1_plugin_proto_msgTypes[58]
+	mi := &file_pluginv1_plugin_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3509,7 +3604,7 @@ func (x *SharedMemoryIndexedResponse) String() string {
 func (*SharedMemoryIndexedResponse) ProtoMessage() {}
 
 func (x *SharedMemoryIndexedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginv1_plugin_proto_msgTypes[58]
+	mi := &file_pluginv1_plugin_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3522,7 +3617,7 @@ func (x *SharedMemoryIndexedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedMemoryIndexedResponse.ProtoReflect.Descriptor instead.
 func (*SharedMemoryIndexedResponse) Descriptor() ([]byte, []int) {
-	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{58}
+	return file_pluginv1_plugin_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *SharedMemoryIndexedResponse) GetValues() [][]byte {
@@ -3550,7 +3645,7 @@ var File_pluginv1_plugin_proto protoreflect.FileDescriptor
 
 const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x15pluginv1/plugin.proto\x12\x13chainhost.plugin.v1\"\xf8\x03\n" +
+	"\x15pluginv1/plugin.proto\x12\x13chainhost.plugin.v1\"\x9d\x04\n" +
 	"\x11InitializeRequest\x12$\n" +
 	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x19\n" +
@@ -3568,7 +3663,8 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x18bootstrap_time_unix_nano\x18\f \x01(\x03R\x15bootstrapTimeUnixNano\x12\x1a\n" +
 	"\bprefixes\x18\r \x03(\tR\bprefixes\x129\n" +
 	"\blistener\x18\x14 \x01(\v2\x1d.chainhost.plugin.v1.ListenerR\blistener\x12$\n" +
-	"\x0edata_socket_fd\x18\x15 \x01(\rR\fdataSocketFd\"\xba\x03\n" +
+	"\x0edata_socket_fd\x18\x15 \x01(\rR\fdataSocketFd\x12#\n" +
+	"\rhold_listener\x18\x16 \x01(\bR\fholdListener\"\xba\x03\n" +
 	"\bListener\x12\x0e\n" +
 	"\x02fd\x18\x01 \x01(\rR\x02fd\x12\x12\n" +
 	"\x04addr\x18\x02 \x01(\tR\x04addr\x12$\n" +
@@ -3582,12 +3678,14 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"tlsKeyFile\x120\n" +
 	"\x14cors_allowed_origins\x18\n" +
 	" \x03(\tR\x12corsAllowedOrigins\x12%\n" +
-	"\x0emax_websockets\x18\v \x01(\x05R\rmaxWebsockets\"\xd5\x01\n" +
+	"\x0emax_websockets\x18\v \x01(\x05R\rmaxWebsockets\"\xf6\x01\n" +
 	"\x12InitializeResponse\x12\x1a\n" +
 	"\bhandlers\x18\x01 \x03(\tR\bhandlers\x12\x1f\n" +
 	"\vindex_kinds\x18\x02 \x03(\tR\n" +
 	"indexKinds\x12+\n" +
-	"\x11internal_handlers\x18\x03 \x03(\tR\x10internalHandlers\x12'\n" +
+	"\x11internal_handlers\x18\x03 \x03(\tR\x10internalHandlers\x12\x1f\n" +
+	"\vunsafe_apis\x18\x04 \x03(\tR\n" +
+	"unsafeApis\x12'\n" +
 	"\x0fserves_listener\x18\x14 \x01(\bR\x0eservesListener\x12,\n" +
 	"\x12serves_data_socket\x18\x15 \x01(\bR\x10servesDataSocket\"2\n" +
 	"\x06Header\x12\x10\n" +
@@ -3654,7 +3752,9 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1a\n" +
 	"\bposition\x18\x02 \x01(\x04R\bposition\"S\n" +
 	"\x13GetAcceptedResponse\x12<\n" +
-	"\tcontainer\x18\x01 \x01(\v2\x1e.chainhost.plugin.v1.ContainerR\tcontainer\"\x11\n" +
+	"\tcontainer\x18\x01 \x01(\v2\x1e.chainhost.plugin.v1.ContainerR\tcontainer\"\x16\n" +
+	"\x14ServeListenerRequest\"\x17\n" +
+	"\x15ServeListenerResponse\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
 	"\x10ShutdownResponse\"w\n" +
 	"\tContainer\x12\x0e\n" +
@@ -3778,7 +3878,7 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\x06values\x18\x01 \x03(\fR\x06values\x12\x1d\n" +
 	"\n" +
 	"last_trait\x18\x02 \x01(\fR\tlastTrait\x12\x19\n" +
-	"\blast_key\x18\x03 \x01(\fR\alastKey2\xb3\a\n" +
+	"\blast_key\x18\x03 \x01(\fR\alastKey2\x9b\b\n" +
 	"\x06Plugin\x12]\n" +
 	"\n" +
 	"Initialize\x12&.chainhost.plugin.v1.InitializeRequest\x1a'.chainhost.plugin.v1.InitializeResponse\x12R\n" +
@@ -3789,7 +3889,8 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\aMetrics\x12#.chainhost.plugin.v1.MetricsRequest\x1a$.chainhost.plugin.v1.MetricsResponse\x12`\n" +
 	"\vSetLogLevel\x12'.chainhost.plugin.v1.SetLogLevelRequest\x1a(.chainhost.plugin.v1.SetLogLevelResponse\x12f\n" +
 	"\rAcceptedCount\x12).chainhost.plugin.v1.AcceptedCountRequest\x1a*.chainhost.plugin.v1.AcceptedCountResponse\x12`\n" +
-	"\vGetAccepted\x12'.chainhost.plugin.v1.GetAcceptedRequest\x1a(.chainhost.plugin.v1.GetAcceptedResponse\x12W\n" +
+	"\vGetAccepted\x12'.chainhost.plugin.v1.GetAcceptedRequest\x1a(.chainhost.plugin.v1.GetAcceptedResponse\x12f\n" +
+	"\rServeListener\x12).chainhost.plugin.v1.ServeListenerRequest\x1a*.chainhost.plugin.v1.ServeListenerResponse\x12W\n" +
 	"\bShutdown\x12$.chainhost.plugin.v1.ShutdownRequest\x1a%.chainhost.plugin.v1.ShutdownResponse2\xf2\x03\n" +
 	"\bDatabase\x12H\n" +
 	"\x03Get\x12\x1f.chainhost.plugin.v1.GetRequest\x1a .chainhost.plugin.v1.GetResponse\x12H\n" +
@@ -3827,7 +3928,7 @@ func file_pluginv1_plugin_proto_rawDescGZIP() []byte {
 	return file_pluginv1_plugin_proto_rawDescData
 }
 
-var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_pluginv1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_pluginv1_plugin_proto_goTypes = []any{
 	(*InitializeRequest)(nil),           // 0: chainhost.plugin.v1.InitializeRequest
 	(*Listener)(nil),                    // 1: chainhost.plugin.v1.Listener
@@ -3850,44 +3951,46 @@ var file_pluginv1_plugin_proto_goTypes = []any{
 	(*AcceptedCountResponse)(nil),       // 18: chainhost.plugin.v1.AcceptedCountResponse
 	(*GetAcceptedRequest)(nil),          // 19: chainhost.plugin.v1.GetAcceptedRequest
 	(*GetAcceptedResponse)(nil),         // 20: chainhost.plugin.v1.GetAcceptedResponse
-	(*ShutdownRequest)(nil),             // 21: chainhost.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),            // 22: chainhost.plugin.v1.ShutdownResponse
-	(*Container)(nil),                   // 23: chainhost.plugin.v1.Container
-	(*GetRequest)(nil),                  // 24: chainhost.plugin.v1.GetRequest
-	(*GetResponse)(nil),                 // 25: chainhost.plugin.v1.GetResponse
-	(*HasRequest)(nil),                  // 26: chainhost.plugin.v1.HasRequest
-	(*HasResponse)(nil),                 // 27: chainhost.plugin.v1.HasResponse
-	(*PutRequest)(nil),                  // 28: chainhost.plugin.v1.PutRequest
-	(*PutResponse)(nil),                 // 29: chainhost.plugin.v1.PutResponse
-	(*DeleteRequest)(nil),               // 30: chainhost.plugin.v1.DeleteRequest
-	(*DeleteResponse)(nil),              // 31: chainhost.plugin.v1.DeleteResponse
-	(*BatchOp)(nil),                     // 32: chainhost.plugin.v1.BatchOp
-	(*WriteBatchRequest)(nil),           // 33: chainhost.plugin.v1.WriteBatchRequest
-	(*WriteBatchResponse)(nil),          // 34: chainhost.plugin.v1.WriteBatchResponse
-	(*IterateRequest)(nil),              // 35: chainhost.plugin.v1.IterateRequest
-	(*KeyValue)(nil),                    // 36: chainhost.plugin.v1.KeyValue
-	(*IterateResponse)(nil),             // 37: chainhost.plugin.v1.IterateResponse
-	(*AcceptRequest)(nil),               // 38: chainhost.plugin.v1.AcceptRequest
-	(*AcceptResponse)(nil),              // 39: chainhost.plugin.v1.AcceptResponse
-	(*AcceptBatchRequest)(nil),          // 40: chainhost.plugin.v1.AcceptBatchRequest
-	(*IndexEntry)(nil),                  // 41: chainhost.plugin.v1.IndexEntry
-	(*SharedMemoryRequests)(nil),        // 42: chainhost.plugin.v1.SharedMemoryRequests
-	(*SharedMemoryElement)(nil),         // 43: chainhost.plugin.v1.SharedMemoryElement
-	(*AcceptBatchResponse)(nil),         // 44: chainhost.plugin.v1.AcceptBatchResponse
-	(*FeedRequest)(nil),                 // 45: chainhost.plugin.v1.FeedRequest
-	(*ListChainsRequest)(nil),           // 46: chainhost.plugin.v1.ListChainsRequest
-	(*ChainInfo)(nil),                   // 47: chainhost.plugin.v1.ChainInfo
-	(*ListChainsResponse)(nil),          // 48: chainhost.plugin.v1.ListChainsResponse
-	(*ResolveRequest)(nil),              // 49: chainhost.plugin.v1.ResolveRequest
-	(*ResolveResponse)(nil),             // 50: chainhost.plugin.v1.ResolveResponse
-	(*WatchChainsRequest)(nil),          // 51: chainhost.plugin.v1.WatchChainsRequest
-	(*ChainEvent)(nil),                  // 52: chainhost.plugin.v1.ChainEvent
-	(*ChainCallRequest)(nil),            // 53: chainhost.plugin.v1.ChainCallRequest
-	(*ChainCallResponse)(nil),           // 54: chainhost.plugin.v1.ChainCallResponse
-	(*SharedMemoryGetRequest)(nil),      // 55: chainhost.plugin.v1.SharedMemoryGetRequest
-	(*SharedMemoryGetResponse)(nil),     // 56: chainhost.plugin.v1.SharedMemoryGetResponse
-	(*SharedMemoryIndexedRequest)(nil),  // 57: chainhost.plugin.v1.SharedMemoryIndexedRequest
-	(*SharedMemoryIndexedResponse)(nil), // 58: chainhost.plugin.v1.SharedMemoryIndexedResponse
+	(*ServeListenerRequest)(nil),        // 21: chainhost.plugin.v1.ServeListenerRequest
+	(*ServeListenerResponse)(nil),       // 22: chainhost.plugin.v1.ServeListenerResponse
+	(*ShutdownRequest)(nil),             // 23: chainhost.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),            // 24: chainhost.plugin.v1.ShutdownResponse
+	(*Container)(nil),                   // 25: chainhost.plugin.v1.Container
+	(*GetRequest)(nil),                  // 26: chainhost.plugin.v1.GetRequest
+	(*GetResponse)(nil),                 // 27: chainhost.plugin.v1.GetResponse
+	(*HasRequest)(nil),                  // 28: chainhost.plugin.v1.HasRequest
+	(*HasResponse)(nil),                 // 29: chainhost.plugin.v1.HasResponse
+	(*PutRequest)(nil),                  // 30: chainhost.plugin.v1.PutRequest
+	(*PutResponse)(nil),                 // 31: chainhost.plugin.v1.PutResponse
+	(*DeleteRequest)(nil),               // 32: chainhost.plugin.v1.DeleteRequest
+	(*DeleteResponse)(nil),              // 33: chainhost.plugin.v1.DeleteResponse
+	(*BatchOp)(nil),                     // 34: chainhost.plugin.v1.BatchOp
+	(*WriteBatchRequest)(nil),           // 35: chainhost.plugin.v1.WriteBatchRequest
+	(*WriteBatchResponse)(nil),          // 36: chainhost.plugin.v1.WriteBatchResponse
+	(*IterateRequest)(nil),              // 37: chainhost.plugin.v1.IterateRequest
+	(*KeyValue)(nil),                    // 38: chainhost.plugin.v1.KeyValue
+	(*IterateResponse)(nil),             // 39: chainhost.plugin.v1.IterateResponse
+	(*AcceptRequest)(nil),               // 40: chainhost.plugin.v1.AcceptRequest
+	(*AcceptResponse)(nil),              // 41: chainhost.plugin.v1.AcceptResponse
+	(*AcceptBatchRequest)(nil),          // 42: chainhost.plugin.v1.AcceptBatchRequest
+	(*IndexEntry)(nil),                  // 43: chainhost.plugin.v1.IndexEntry
+	(*SharedMemoryRequests)(nil),        // 44: chainhost.plugin.v1.SharedMemoryRequests
+	(*SharedMemoryElement)(nil),         // 45: chainhost.plugin.v1.SharedMemoryElement
+	(*AcceptBatchResponse)(nil),         // 46: chainhost.plugin.v1.AcceptBatchResponse
+	(*FeedRequest)(nil),                 // 47: chainhost.plugin.v1.FeedRequest
+	(*ListChainsRequest)(nil),           // 48: chainhost.plugin.v1.ListChainsRequest
+	(*ChainInfo)(nil),                   // 49: chainhost.plugin.v1.ChainInfo
+	(*ListChainsResponse)(nil),          // 50: chainhost.plugin.v1.ListChainsResponse
+	(*ResolveRequest)(nil),              // 51: chainhost.plugin.v1.ResolveRequest
+	(*ResolveResponse)(nil),             // 52: chainhost.plugin.v1.ResolveResponse
+	(*WatchChainsRequest)(nil),          // 53: chainhost.plugin.v1.WatchChainsRequest
+	(*ChainEvent)(nil),                  // 54: chainhost.plugin.v1.ChainEvent
+	(*ChainCallRequest)(nil),            // 55: chainhost.plugin.v1.ChainCallRequest
+	(*ChainCallResponse)(nil),           // 56: chainhost.plugin.v1.ChainCallResponse
+	(*SharedMemoryGetRequest)(nil),      // 57: chainhost.plugin.v1.SharedMemoryGetRequest
+	(*SharedMemoryGetResponse)(nil),     // 58: chainhost.plugin.v1.SharedMemoryGetResponse
+	(*SharedMemoryIndexedRequest)(nil),  // 59: chainhost.plugin.v1.SharedMemoryIndexedRequest
+	(*SharedMemoryIndexedResponse)(nil), // 60: chainhost.plugin.v1.SharedMemoryIndexedResponse
 }
 var file_pluginv1_plugin_proto_depIdxs = []int32{
 	1,  // 0: chainhost.plugin.v1.InitializeRequest.listener:type_name -> chainhost.plugin.v1.Listener
@@ -3900,18 +4003,18 @@ var file_pluginv1_plugin_proto_depIdxs = []int32{
 	9,  // 7: chainhost.plugin.v1.WebSocketFrame.message:type_name -> chainhost.plugin.v1.WebSocketMessage
 	10, // 8: chainhost.plugin.v1.WebSocketFrame.close:type_name -> chainhost.plugin.v1.WebSocketClose
 	3,  // 9: chainhost.plugin.v1.WebSocketOpened.headers:type_name -> chainhost.plugin.v1.Header
-	23, // 10: chainhost.plugin.v1.GetAcceptedResponse.container:type_name -> chainhost.plugin.v1.Container
-	32, // 11: chainhost.plugin.v1.WriteBatchRequest.ops:type_name -> chainhost.plugin.v1.BatchOp
-	36, // 12: chainhost.plugin.v1.IterateResponse.pairs:type_name -> chainhost.plugin.v1.KeyValue
-	32, // 13: chainhost.plugin.v1.AcceptRequest.state:type_name -> chainhost.plugin.v1.BatchOp
-	41, // 14: chainhost.plugin.v1.AcceptBatchRequest.containers:type_name -> chainhost.plugin.v1.IndexEntry
-	32, // 15: chainhost.plugin.v1.AcceptBatchRequest.state:type_name -> chainhost.plugin.v1.BatchOp
-	42, // 16: chainhost.plugin.v1.AcceptBatchRequest.shared_memory:type_name -> chainhost.plugin.v1.SharedMemoryRequests
-	43, // 17: chainhost.plugin.v1.SharedMemoryRequests.puts:type_name -> chainhost.plugin.v1.SharedMemoryElement
-	39, // 18: chainhost.plugin.v1.AcceptBatchResponse.accepted:type_name -> chainhost.plugin.v1.AcceptResponse
-	47, // 19: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
-	47, // 20: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
-	47, // 21: chainhost.plugin.v1.ChainEvent.chain:type_name -> chainhost.plugin.v1.ChainInfo
+	25, // 10: chainhost.plugin.v1.GetAcceptedResponse.container:type_name -> chainhost.plugin.v1.Container
+	34, // 11: chainhost.plugin.v1.WriteBatchRequest.ops:type_name -> chainhost.plugin.v1.BatchOp
+	38, // 12: chainhost.plugin.v1.IterateResponse.pairs:type_name -> chainhost.plugin.v1.KeyValue
+	34, // 13: chainhost.plugin.v1.AcceptRequest.state:type_name -> chainhost.plugin.v1.BatchOp
+	43, // 14: chainhost.plugin.v1.AcceptBatchRequest.containers:type_name -> chainhost.plugin.v1.IndexEntry
+	34, // 15: chainhost.plugin.v1.AcceptBatchRequest.state:type_name -> chainhost.plugin.v1.BatchOp
+	44, // 16: chainhost.plugin.v1.AcceptBatchRequest.shared_memory:type_name -> chainhost.plugin.v1.SharedMemoryRequests
+	45, // 17: chainhost.plugin.v1.SharedMemoryRequests.puts:type_name -> chainhost.plugin.v1.SharedMemoryElement
+	41, // 18: chainhost.plugin.v1.AcceptBatchResponse.accepted:type_name -> chainhost.plugin.v1.AcceptResponse
+	49, // 19: chainhost.plugin.v1.ListChainsResponse.chains:type_name -> chainhost.plugin.v1.ChainInfo
+	49, // 20: chainhost.plugin.v1.ResolveResponse.chain:type_name -> chainhost.plugin.v1.ChainInfo
+	49, // 21: chainhost.plugin.v1.ChainEvent.chain:type_name -> chainhost.plugin.v1.ChainInfo
 	0,  // 22: chainhost.plugin.v1.Plugin.Initialize:input_type -> chainhost.plugin.v1.InitializeRequest
 	4,  // 23: chainhost.plugin.v1.Plugin.ServeHTTP:input_type -> chainhost.plugin.v1.HTTPRequest
 	6,  // 24: chainhost.plugin.v1.Plugin.ServeHTTPChannel:input_type -> chainhost.plugin.v1.HTTPChannelMessage
@@ -3921,49 +4024,51 @@ var file_pluginv1_plugin_proto_depIdxs = []int32{
 	15, // 28: chainhost.plugin.v1.Plugin.SetLogLevel:input_type -> chainhost.plugin.v1.SetLogLevelRequest
 	17, // 29: chainhost.plugin.v1.Plugin.AcceptedCount:input_type -> chainhost.plugin.v1.AcceptedCountRequest
 	19, // 30: chainhost.plugin.v1.Plugin.GetAccepted:input_type -> chainhost.plugin.v1.GetAcceptedRequest
-	21, // 31: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
-	24, // 32: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
-	26, // 33: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
-	28, // 34: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
-	30, // 35: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
-	33, // 36: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
-	35, // 37: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
-	38, // 38: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
-	45, // 39: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
-	40, // 40: chainhost.plugin.v1.Index.AcceptBatch:input_type -> chainhost.plugin.v1.AcceptBatchRequest
-	46, // 41: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
-	49, // 42: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
-	51, // 43: chainhost.plugin.v1.ChainRegistry.Watch:input_type -> chainhost.plugin.v1.WatchChainsRequest
-	53, // 44: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
-	55, // 45: chainhost.plugin.v1.SharedMemory.Get:input_type -> chainhost.plugin.v1.SharedMemoryGetRequest
-	57, // 46: chainhost.plugin.v1.SharedMemory.Indexed:input_type -> chainhost.plugin.v1.SharedMemoryIndexedRequest
-	2,  // 47: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
-	5,  // 48: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
-	6,  // 49: chainhost.plugin.v1.Plugin.ServeHTTPChannel:output_type -> chainhost.plugin.v1.HTTPChannelMessage
-	7,  // 50: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
-	12, // 51: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
-	14, // 52: chainhost.plugin.v1.Plugin.Metrics:output_type -> chainhost.plugin.v1.MetricsResponse
-	16, // 53: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
-	18, // 54: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
-	20, // 55: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
-	22, // 56: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
-	25, // 57: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
-	27, // 58: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
-	29, // 59: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
-	31, // 60: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
-	34, // 61: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
-	37, // 62: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
-	39, // 63: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
-	23, // 64: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
-	44, // 65: chainhost.plugin.v1.Index.AcceptBatch:output_type -> chainhost.plugin.v1.AcceptBatchResponse
-	48, // 66: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
-	50, // 67: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
-	52, // 68: chainhost.plugin.v1.ChainRegistry.Watch:output_type -> chainhost.plugin.v1.ChainEvent
-	54, // 69: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
-	56, // 70: chainhost.plugin.v1.SharedMemory.Get:output_type -> chainhost.plugin.v1.SharedMemoryGetResponse
-	58, // 71: chainhost.plugin.v1.SharedMemory.Indexed:output_type -> chainhost.plugin.v1.SharedMemoryIndexedResponse
-	47, // [47:72] is the sub-list for method output_type
-	22, // [22:47] is the sub-list for method input_type
+	21, // 31: chainhost.plugin.v1.Plugin.ServeListener:input_type -> chainhost.plugin.v1.ServeListenerRequest
+	23, // 32: chainhost.plugin.v1.Plugin.Shutdown:input_type -> chainhost.plugin.v1.ShutdownRequest
+	26, // 33: chainhost.plugin.v1.Database.Get:input_type -> chainhost.plugin.v1.GetRequest
+	28, // 34: chainhost.plugin.v1.Database.Has:input_type -> chainhost.plugin.v1.HasRequest
+	30, // 35: chainhost.plugin.v1.Database.Put:input_type -> chainhost.plugin.v1.PutRequest
+	32, // 36: chainhost.plugin.v1.Database.Delete:input_type -> chainhost.plugin.v1.DeleteRequest
+	35, // 37: chainhost.plugin.v1.Database.WriteBatch:input_type -> chainhost.plugin.v1.WriteBatchRequest
+	37, // 38: chainhost.plugin.v1.Database.Iterate:input_type -> chainhost.plugin.v1.IterateRequest
+	40, // 39: chainhost.plugin.v1.Index.Accept:input_type -> chainhost.plugin.v1.AcceptRequest
+	47, // 40: chainhost.plugin.v1.Index.Feed:input_type -> chainhost.plugin.v1.FeedRequest
+	42, // 41: chainhost.plugin.v1.Index.AcceptBatch:input_type -> chainhost.plugin.v1.AcceptBatchRequest
+	48, // 42: chainhost.plugin.v1.ChainRegistry.ListChains:input_type -> chainhost.plugin.v1.ListChainsRequest
+	51, // 43: chainhost.plugin.v1.ChainRegistry.Resolve:input_type -> chainhost.plugin.v1.ResolveRequest
+	53, // 44: chainhost.plugin.v1.ChainRegistry.Watch:input_type -> chainhost.plugin.v1.WatchChainsRequest
+	55, // 45: chainhost.plugin.v1.ChainCalls.Call:input_type -> chainhost.plugin.v1.ChainCallRequest
+	57, // 46: chainhost.plugin.v1.SharedMemory.Get:input_type -> chainhost.plugin.v1.SharedMemoryGetRequest
+	59, // 47: chainhost.plugin.v1.SharedMemory.Indexed:input_type -> chainhost.plugin.v1.SharedMemoryIndexedRequest
+	2,  // 48: chainhost.plugin.v1.Plugin.Initialize:output_type -> chainhost.plugin.v1.InitializeResponse
+	5,  // 49: chainhost.plugin.v1.Plugin.ServeHTTP:output_type -> chainhost.plugin.v1.HTTPResponse
+	6,  // 50: chainhost.plugin.v1.Plugin.ServeHTTPChannel:output_type -> chainhost.plugin.v1.HTTPChannelMessage
+	7,  // 51: chainhost.plugin.v1.Plugin.ServeWebSocket:output_type -> chainhost.plugin.v1.WebSocketFrame
+	12, // 52: chainhost.plugin.v1.Plugin.Health:output_type -> chainhost.plugin.v1.HealthResponse
+	14, // 53: chainhost.plugin.v1.Plugin.Metrics:output_type -> chainhost.plugin.v1.MetricsResponse
+	16, // 54: chainhost.plugin.v1.Plugin.SetLogLevel:output_type -> chainhost.plugin.v1.SetLogLevelResponse
+	18, // 55: chainhost.plugin.v1.Plugin.AcceptedCount:output_type -> chainhost.plugin.v1.AcceptedCountResponse
+	20, // 56: chainhost.plugin.v1.Plugin.GetAccepted:output_type -> chainhost.plugin.v1.GetAcceptedResponse
+	22, // 57: chainhost.plugin.v1.Plugin.ServeListener:output_type -> chainhost.plugin.v1.ServeListenerResponse
+	24, // 58: chainhost.plugin.v1.Plugin.Shutdown:output_type -> chainhost.plugin.v1.ShutdownResponse
+	27, // 59: chainhost.plugin.v1.Database.Get:output_type -> chainhost.plugin.v1.GetResponse
+	29, // 60: chainhost.plugin.v1.Database.Has:output_type -> chainhost.plugin.v1.HasResponse
+	31, // 61: chainhost.plugin.v1.Database.Put:output_type -> chainhost.plugin.v1.PutResponse
+	33, // 62: chainhost.plugin.v1.Database.Delete:output_type -> chainhost.plugin.v1.DeleteResponse
+	36, // 63: chainhost.plugin.v1.Database.WriteBatch:output_type -> chainhost.plugin.v1.WriteBatchResponse
+	39, // 64: chainhost.plugin.v1.Database.Iterate:output_type -> chainhost.plugin.v1.IterateResponse
+	41, // 65: chainhost.plugin.v1.Index.Accept:output_type -> chainhost.plugin.v1.AcceptResponse
+	25, // 66: chainhost.plugin.v1.Index.Feed:output_type -> chainhost.plugin.v1.Container
+	46, // 67: chainhost.plugin.v1.Index.AcceptBatch:output_type -> chainhost.plugin.v1.AcceptBatchResponse
+	50, // 68: chainhost.plugin.v1.ChainRegistry.ListChains:output_type -> chainhost.plugin.v1.ListChainsResponse
+	52, // 69: chainhost.plugin.v1.ChainRegistry.Resolve:output_type -> chainhost.plugin.v1.ResolveResponse
+	54, // 70: chainhost.plugin.v1.ChainRegistry.Watch:output_type -> chainhost.plugin.v1.ChainEvent
+	56, // 71: chainhost.plugin.v1.ChainCalls.Call:output_type -> chainhost.plugin.v1.ChainCallResponse
+	58, // 72: chainhost.plugin.v1.SharedMemory.Get:output_type -> chainhost.plugin.v1.SharedMemoryGetResponse
+	60, // 73: chainhost.plugin.v1.SharedMemory.Indexed:output_type -> chainhost.plugin.v1.SharedMemoryIndexedResponse
+	48, // [48:74] is the sub-list for method output_type
+	22, // [22:48] is the sub-list for method input_type
 	22, // [22:22] is the sub-list for extension type_name
 	22, // [22:22] is the sub-list for extension extendee
 	0,  // [0:22] is the sub-list for field type_name
@@ -3993,7 +4098,7 @@ func file_pluginv1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pluginv1_plugin_proto_rawDesc), len(file_pluginv1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   59,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   6,
 		},

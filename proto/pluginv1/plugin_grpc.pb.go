@@ -41,6 +41,7 @@ const (
 	Plugin_SetLogLevel_FullMethodName      = "/chainhost.plugin.v1.Plugin/SetLogLevel"
 	Plugin_AcceptedCount_FullMethodName    = "/chainhost.plugin.v1.Plugin/AcceptedCount"
 	Plugin_GetAccepted_FullMethodName      = "/chainhost.plugin.v1.Plugin/GetAccepted"
+	Plugin_ServeListener_FullMethodName    = "/chainhost.plugin.v1.Plugin/ServeListener"
 	Plugin_Shutdown_FullMethodName         = "/chainhost.plugin.v1.Plugin/Shutdown"
 )
 
@@ -84,6 +85,12 @@ type PluginClient interface {
 	AcceptedCount(ctx context.Context, in *AcceptedCountRequest, opts ...grpc.CallOption) (*AcceptedCountResponse, error)
 	// GetAccepted returns the accepted container of a kind at a position.
 	GetAccepted(ctx context.Context, in *GetAcceptedRequest, opts ...grpc.CallOption) (*GetAcceptedResponse, error)
+	// ServeListener starts serving the Listener of the InitializeRequest,
+	// which the plugin holds until then when hold_listener is set: the host
+	// first checks the unsafe_apis of the InitializeResponse against where
+	// the chain is served. A plugin built before it serves the listener from
+	// Initialize on, declares no unsafe API, and answers Unimplemented.
+	ServeListener(ctx context.Context, in *ServeListenerRequest, opts ...grpc.CallOption) (*ServeListenerResponse, error)
 	// Shutdown asks the plugin to stop cleanly before the host kills it.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
@@ -201,6 +208,16 @@ func (c *pluginClient) GetAccepted(ctx context.Context, in *GetAcceptedRequest, 
 	return out, nil
 }
 
+func (c *pluginClient) ServeListener(ctx context.Context, in *ServeListenerRequest, opts ...grpc.CallOption) (*ServeListenerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServeListenerResponse)
+	err := c.cc.Invoke(ctx, Plugin_ServeListener_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *pluginClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ShutdownResponse)
@@ -251,6 +268,12 @@ type PluginServer interface {
 	AcceptedCount(context.Context, *AcceptedCountRequest) (*AcceptedCountResponse, error)
 	// GetAccepted returns the accepted container of a kind at a position.
 	GetAccepted(context.Context, *GetAcceptedRequest) (*GetAcceptedResponse, error)
+	// ServeListener starts serving the Listener of the InitializeRequest,
+	// which the plugin holds until then when hold_listener is set: the host
+	// first checks the unsafe_apis of the InitializeResponse against where
+	// the chain is served. A plugin built before it serves the listener from
+	// Initialize on, declares no unsafe API, and answers Unimplemented.
+	ServeListener(context.Context, *ServeListenerRequest) (*ServeListenerResponse, error)
 	// Shutdown asks the plugin to stop cleanly before the host kills it.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedPluginServer()
@@ -289,6 +312,9 @@ func (UnimplementedPluginServer) AcceptedCount(context.Context, *AcceptedCountRe
 }
 func (UnimplementedPluginServer) GetAccepted(context.Context, *GetAcceptedRequest) (*GetAcceptedResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetAccepted not implemented")
+}
+func (UnimplementedPluginServer) ServeListener(context.Context, *ServeListenerRequest) (*ServeListenerResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ServeListener not implemented")
 }
 func (UnimplementedPluginServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Shutdown not implemented")
@@ -447,6 +473,24 @@ func _Plugin_GetAccepted_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_ServeListener_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ServeListenerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).ServeListener(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_ServeListener_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).ServeListener(ctx, req.(*ServeListenerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Plugin_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ShutdownRequest)
 	if err := dec(in); err != nil {
@@ -495,6 +539,10 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetAccepted",
 			Handler:    _Plugin_GetAccepted_Handler,
+		},
+		{
+			MethodName: "ServeListener",
+			Handler:    _Plugin_ServeListener_Handler,
 		},
 		{
 			MethodName: "Shutdown",

@@ -71,6 +71,7 @@ type Harness struct {
 	handlers   []string
 	internal   []string
 	indexKinds []string
+	unsafeAPIs []string
 	call       func(ctx context.Context, chain host.ChainInfo, handlerPath string, body []byte) (int, []byte, error)
 
 	data *dataSocket
@@ -151,6 +152,7 @@ func Start(t testing.TB, p sdk.Plugin, opts Options) *Harness {
 		t.Fatalf("plugintest: initialize %s: %v", opts.Name, err)
 	}
 	h.handlers, h.internal, h.indexKinds = resp.GetHandlers(), resp.GetInternalHandlers(), resp.GetIndexKinds()
+	h.unsafeAPIs = resp.GetUnsafeApis()
 	if opts.Kind == sdk.KindVM {
 		self.Handlers, self.InternalHandlers, self.IndexKinds, self.Running = h.handlers, h.internal, h.indexKinds, true
 		h.mem.SetSelf(self)

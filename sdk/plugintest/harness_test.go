@@ -204,6 +204,29 @@ func TestStartDescribesPlugin(t *testing.T) {
 	}
 }
 
+// devVM is counterVM with the unsafe APIs its config names, each twice.
+type devVM struct{ counterVM }
+
+var _ sdk.UnsafeAPISource = (*devVM)(nil)
+
+func (v *devVM) UnsafeAPIs() []string {
+	var apis []string
+	_ = json.Unmarshal(v.env.Config, &apis)
+	return append(apis, apis...)
+}
+
+// TestStartReportsUnsafeAPIs: the unsafe APIs a VM declares reach the host
+// sorted and once each; a VM without sdk.UnsafeAPISource declares none.
+func TestStartReportsUnsafeAPIs(t *testing.T) {
+	h := plugintest.Start(t, &devVM{}, plugintest.Options{Config: []byte(`["personal","dev"]`)})
+	if got := fmt.Sprint(h.UnsafeAPIs()); got != "[dev personal]" {
+		t.Errorf("UnsafeAPIs = %s, want [dev personal]", got)
+	}
+	if got := plugintest.Start(t, &counterVM{}, plugintest.Options{}).UnsafeAPIs(); len(got) != 0 {
+		t.Errorf("UnsafeAPIs of a VM that declares none = %v", got)
+	}
+}
+
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(url)

@@ -41,6 +41,10 @@ func (h *Harness) AppendContainer(chain ids.ID, kind string, id ids.ID, b []byte
 // IndexKinds returns the index kinds the plugin answered at Initialize.
 func (h *Harness) IndexKinds() []string { return slices.Clone(h.indexKinds) }
 
+// UnsafeAPIs returns the API families the plugin declared unsafe in
+// public at Initialize (sdk.UnsafeAPISource), sorted.
+func (h *Harness) UnsafeAPIs() []string { return slices.Clone(h.unsafeAPIs) }
+
 // Containers returns what the plugin accepted into its index of kind, in
 // order, with the positions and times the memory host gave them.
 func (h *Harness) Containers(kind string) []host.Container { return h.mem.Containers(kind) }

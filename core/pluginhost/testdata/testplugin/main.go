@@ -69,6 +69,9 @@ func (v *vm) Health(context.Context) error {
 	return nil
 }
 
+// UnsafeAPIs declares a dev API, for the host's Admit.
+func (v *vm) UnsafeAPIs() []string { return []string{"dev"} }
+
 func (v *vm) IndexKinds() []string { return []string{"block"} }
 
 func (v *vm) AcceptedCount(_ context.Context, kind string) (uint64, error) {
