@@ -257,6 +257,133 @@ func TestAtomicImportExport(t *testing.T) {
 	if err := c.rpc.CallContext(ctx, &trace, "debug_traceBlockByNumber", hexutil.EncodeUint64(r.BlockNumber.Uint64()), map[string]string{"tracer": "prestateTracer"}); err != nil || len(trace) != 1 {
 		t.Fatalf("trace of the block after: %d (%v)", len(trace), err)
 	}
+
+	// Each block lists its atomic transactions, as getAtomicTx writes
+	// them: bytes, or their JSON, whose export outputs carry the
+	// destination's alias.
+	c.checkBlockTxs(t, height, imp)
+	c.checkBlockTxs(t, eh, exp)
+	c.checkBlockTxs(t, r.BlockNumber.Uint64())
+	c.checkBlockTxs(t, 0)
+	var impJSON struct {
+		ID       ids.ID `json:"id"`
+		Unsigned struct {
+			SourceChain    ids.ID `json:"sourceChain"`
+			ImportedInputs []struct {
+				TxID        ids.ID `json:"txID"`
+				OutputIndex uint32 `json:"outputIndex"`
+				Input       struct{ Amount uint64 }
+			} `json:"importedInputs"`
+			Outputs []struct {
+				Address common.Address
+				Amount  uint64
+				AssetID ids.ID
+			} `json:"outputs"`
+		} `json:"unsignedTx"`
+		Credentials []struct{ Signatures []string } `json:"credentials"`
+	}
+	c.atomicTxJSON(t, imp.ID(), &impJSON)
+	if u := impJSON.Unsigned; impJSON.ID != imp.ID() || u.SourceChain != testXChain || len(u.ImportedInputs) != 1 || u.ImportedInputs[0].TxID != (ids.ID{0xee, 1}) ||
+		u.ImportedInputs[0].OutputIndex != 1 || u.ImportedInputs[0].Input.Amount != 10_000_000_000 ||
+		len(u.Outputs) != 1 || u.Outputs[0].Address != to || u.Outputs[0].Amount != 10_000_000_000-fee || u.Outputs[0].AssetID != testAVAX ||
+		len(impJSON.Credentials) != 1 || len(impJSON.Credentials[0].Signatures) != 1 {
+		t.Errorf("getAtomicTx of the import in JSON = %+v", impJSON)
+	}
+	var expJSON struct {
+		Unsigned struct {
+			DestinationChain ids.ID `json:"destinationChain"`
+			Inputs           []struct {
+				Address common.Address
+				Amount  uint64
+				Nonce   uint64
+			} `json:"inputs"`
+			ExportedOutputs []struct {
+				Output struct {
+					Addresses []string
+					Amount    uint64
+				}
+			} `json:"exportedOutputs"`
+		} `json:"unsignedTx"`
+	}
+	c.atomicTxJSON(t, exp.ID(), &expJSON)
+	if u := expJSON.Unsigned; u.DestinationChain != testXChain || len(u.Inputs) != 1 || u.Inputs[0].Address != to ||
+		u.Inputs[0].Amount != 3_000_000_000+expFee || u.Inputs[0].Nonce != 0 || len(u.ExportedOutputs) != 1 ||
+		u.ExportedOutputs[0].Output.Amount != 3_000_000_000 || len(u.ExportedOutputs[0].Output.Addresses) != 1 ||
+		u.ExportedOutputs[0].Output.Addresses[0] != strings.Replace(c.wallet.Address(), "C-", "X-", 1) {
+		t.Errorf("getAtomicTx of the export in JSON = %+v", expJSON)
+	}
+	// Bad params name the param; a block the chain lacks says how far it goes.
+	head, _ := c.client.BlockNumber(ctx)
+	for _, bad := range []struct {
+		params any
+		code   int
+		msg    string
+	}{
+		{map[string]any{}, -32602, `"blockHeight" is required`},
+		{map[string]any{"blockHeight": 1, "encoding": "cb58"}, -32602, `"encoding" must be hex, hexc, hexnc or json, got "cb58"`},
+		{map[string]any{"blockHeight": -1}, -32602, `blockHeight`},
+		{map[string]any{"blockHeight": head + 1}, -32000, fmt.Sprintf("block %d not found: the chain's last block is %d", head+1, head)},
+	} {
+		var rpcErr *jsonrpc.Error
+		if err := c.native(t, "getBlockAtomicTxs", bad.params, nil); !errors.As(err, &rpcErr) || rpcErr.Code != bad.code || !strings.Contains(rpcErr.Message, bad.msg) {
+			t.Errorf("getBlockAtomicTxs %v = %v, want %d %q", bad.params, err, bad.code, bad.msg)
+		}
+	}
+}
+
+// checkBlockTxs checks that getBlockAtomicTxs lists want at height, in
+// hex (the bytes) and in JSON (as getAtomicTx writes each).
+func (c *atomicChain) checkBlockTxs(t *testing.T, height uint64, want ...*atx.Tx) {
+	t.Helper()
+	var hexed, asJSON struct {
+		Txs      []json.RawMessage `json:"txs"`
+		Encoding string            `json:"encoding"`
+	}
+	if err := c.native(t, "getBlockAtomicTxs", map[string]any{"blockHeight": height}, &hexed); err != nil {
+		t.Fatalf("getBlockAtomicTxs %d: %v", height, err)
+	}
+	if err := c.native(t, "getBlockAtomicTxs", map[string]any{"blockHeight": fmt.Sprint(height), "encoding": "json"}, &asJSON); err != nil {
+		t.Fatalf("getBlockAtomicTxs %d json: %v", height, err)
+	}
+	if hexed.Encoding != "hex" || asJSON.Encoding != "json" || len(hexed.Txs) != len(want) || len(asJSON.Txs) != len(want) {
+		t.Fatalf("getBlockAtomicTxs %d = %s / %s, want %d transactions", height, hexed.Txs, asJSON.Txs, len(want))
+	}
+	for i, tx := range want {
+		var s string
+		if err := json.Unmarshal(hexed.Txs[i], &s); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := ids.DecodeHexWithChecksum(s); err != nil || string(b) != string(tx.Bytes()) {
+			t.Errorf("getBlockAtomicTxs %d tx %d = %s (%v), want the bytes of %s", height, i, s, err, tx.ID())
+		}
+		var one struct {
+			Tx json.RawMessage `json:"tx"`
+		}
+		if err := c.native(t, "getAtomicTx", map[string]string{"txID": tx.ID().String(), "encoding": "json"}, &one); err != nil {
+			t.Fatal(err)
+		}
+		if string(one.Tx) != string(asJSON.Txs[i]) {
+			t.Errorf("getBlockAtomicTxs %d tx %d in JSON = %s, getAtomicTx = %s", height, i, asJSON.Txs[i], one.Tx)
+		}
+	}
+}
+
+// atomicTxJSON reads getAtomicTx's JSON of id into out.
+func (c *atomicChain) atomicTxJSON(t *testing.T, id ids.ID, out any) {
+	t.Helper()
+	var got struct {
+		Tx       json.RawMessage `json:"tx"`
+		Encoding string          `json:"encoding"`
+	}
+	if err := c.native(t, "getAtomicTx", map[string]string{"txID": id.String(), "encoding": "json"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Encoding != "json" {
+		t.Fatalf("getAtomicTx %s json: encoding %q", id, got.Encoding)
+	}
+	if err := json.Unmarshal(got.Tx, out); err != nil {
+		t.Fatalf("getAtomicTx %s json: %v: %s", id, err, got.Tx)
+	}
 }
 
 // TestAtomicRefused: imports and exports that cannot apply are refused at

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,25 +34,31 @@ const explorerSuiteTimeout = 4 * time.Minute
 const explorerScreenshots = "../../build/explorer-screenshots"
 
 // TestExplorer runs the explorer's browser test against the default node
-// (the explorer on, at /explorer) after a scenario on the C-Chain (a
-// native transfer, an ERC-20, ERC-721 and ERC-1155 deployed and used, a
-// contract call that forwards value, enough transfers for two pages of
-// the sender's history), on the X-Chain (a transfer) and on the P-Chain
-// (a subnet converted to an L1 of two validators). The test, in headless
-// Chromium driven by playwright-core, checks every page against the APIs
+// (the explorer on, at /explorer) twice: on the fresh node (the genesis
+// block, and the balances genesis gives accounts that made no
+// transaction), then after a scenario on the C-Chain (a native transfer,
+// an ERC-20, ERC-721 and ERC-1155 deployed and used, a contract call that
+// forwards value, enough transfers for two pages of the sender's
+// history), on the X-Chain (a transfer), on the P-Chain (a subnet
+// converted to an L1 of two validators) and between them (AVAX exported
+// by X and imported on C by an account that never sent a transaction, an
+// export from C). The test, in headless Chromium driven by
+// playwright-core, checks every page against the APIs
 // (tests/explorer/explorer.test.mjs).
 func TestExplorer(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	waitDataBlock(t, n, 0)
+	runExplorerSuite(t, n, "fresh", map[string]any{"evmChainId": 43112, "funded": evmLocalAddr, "utxoFunded": pEwoqAddr})
+
 	c := evmDial(t, n, "C", "rpc")
 	s := newSender(t, ctx, c, evmKey(t))
 	sc := tokenScenario(t, ctx, s)
 	bob, carol, native, send20, forward := sc.bob, sc.carol, sc.native, sc.send20, sc.forward
 	erc20 := sc.erc20
-	var last = forward
 	for i := range 3 {
-		last = s.send(ctx, &carol, big.NewInt(int64(i+1)), nil, 21000)
+		s.send(ctx, &carol, big.NewInt(int64(i+1)), nil, 21000)
 	}
 
 	hostBin, _ := nodetest.Binaries(t)
@@ -78,14 +85,43 @@ func TestExplorer(t *testing.T) {
 	out := cli("p", "convert", "--subnet", subnet, "--validator", v1node+":100:1AVAX", "--validator", v2node+":100:2AVAX")
 	validation := find(`L1 validator `+v1node+`: validation ID (\w+)`, out)
 
-	waitDataBlock(t, n, last.BlockNumber.Uint64())
+	// importee holds only what an import from X credited it.
+	importee := "0x00000000000000000000000000000000000a7031"
+	cli("x", "export", "--to-chain", "C", "--amount", "2AVAX")
+	importTx := find(`: tx (\w+)`, cli("c", "import", "--from-chain", "X", "--to", importee))
+	exportTx := find(`: tx (\w+)`, cli("c", "export", "--to-chain", "X", "--amount", "1AVAX"))
+	atomicBlock := func(id string) string {
+		t.Helper()
+		var st struct{ Status, BlockHeight string }
+		if err := n.Call(ctx, "/ext/bc/C/avax", "avax.getAtomicTxStatus", map[string]string{"txID": id}, &st); err != nil || st.Status != "Accepted" {
+			t.Fatalf("avax.getAtomicTxStatus %s: %+v (%v)", id, st, err)
+		}
+		return st.BlockHeight
+	}
+	importBlock, exportBlock := atomicBlock(importTx), atomicBlock(exportTx)
+	last, err := strconv.ParseUint(exportBlock, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDataBlock(t, n, last)
 
-	facts, err := json.Marshal(map[string]any{
+	runExplorerSuite(t, n, "history", map[string]any{
 		"evmChainId": 43112, "sender": s.addr.Hex(), "bob": bob.Hex(), "carol": carol.Hex(),
 		"nativeTx": native.TxHash.Hex(), "erc20Tx": send20.TxHash.Hex(), "forwardTx": forward.TxHash.Hex(),
 		"erc20": erc20.Hex(), "erc20Block": send20.BlockNumber.String(), "erc20BlockHash": send20.BlockHash.Hex(),
 		"xTx": xSend, "xRecipient": xRecipient, "subnet": subnet, "validation": validation, "validationNode": v1node,
+		"importee": importee, "importTx": importTx, "importBlock": importBlock, "exportTx": exportTx, "exportBlock": exportBlock,
+		"utxoFunded": pEwoqAddr,
 	})
+}
+
+// runExplorerSuite runs the browser test's phase ("fresh" or "history")
+// with node --test against n, given the facts of the node's history,
+// failing the test when it fails. Its output goes to the test log.
+func runExplorerSuite(t *testing.T, n *nodetest.Node, phase string, facts map[string]any) {
+	t.Helper()
+	node := sdkSuiteNodeJS(t)
+	web, err := filepath.Abs(explorerWebDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,16 +129,7 @@ func TestExplorer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runExplorerSuite(t, "EXPLORER_NODE_URL="+n.URL, "EXPLORER_FACTS="+string(facts), "EXPLORER_SCREENSHOTS="+shots)
-}
-
-// runExplorerSuite runs the browser test with node --test and env added
-// to its environment, failing the test when it fails. Its output goes to
-// the test log.
-func runExplorerSuite(t *testing.T, env ...string) {
-	t.Helper()
-	node := sdkSuiteNodeJS(t)
-	web, err := filepath.Abs(explorerWebDir)
+	factsJSON, err := json.Marshal(facts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +146,8 @@ func runExplorerSuite(t *testing.T, env ...string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "explorer.test.mjs")
 	cmd.Dir = explorerSuiteDir
-	cmd.Env = append(append(os.Environ(), "EXPLORER_CHROMIUM="+chromium), env...)
+	cmd.Env = append(os.Environ(), "EXPLORER_CHROMIUM="+chromium, "EXPLORER_NODE_URL="+n.URL, "EXPLORER_PHASE="+phase,
+		"EXPLORER_FACTS="+string(factsJSON), "EXPLORER_SCREENSHOTS="+shots)
 	// node --test runs the file in a child process, which runs Chromium:
 	// stop them all.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -129,8 +157,8 @@ func runExplorerSuite(t *testing.T, env ...string) {
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			t.Fatalf("the explorer's browser test did not finish within %s", explorerSuiteTimeout)
+			t.Fatalf("the explorer's browser test (%s) did not finish within %s", phase, explorerSuiteTimeout)
 		}
-		t.Fatalf("the explorer's browser test failed (%v): its report is above", err)
+		t.Fatalf("the explorer's browser test (%s) failed (%v): its report is above", phase, err)
 	}
 }

@@ -1,8 +1,14 @@
 // The explorer in headless Chromium against a running node: every page
 // shows what the APIs answer, search routes, the chain page follows new
 // blocks without a reload, and nothing logs an error (docs/explorer.md,
-// "Tests"). Run by TestExplorer (tests/e2e), which makes the node's
-// history and passes it in EXPLORER_FACTS.
+// "Tests"). Run by TestExplorer (tests/e2e) twice: EXPLORER_PHASE fresh
+// on the node just started, then history once it made the node's history,
+// which it passes in EXPLORER_FACTS.
+//
+// What a page shows comes from indexers (the data and metrics modules),
+// chains and the browser, each at its own pace: every comparison of a
+// page with an API waits, polling both, until they agree (eventually),
+// bounded by patience, never for a set time.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -13,9 +19,33 @@ import { navax, num, time, units, wei } from '../../plugins/explorer/web/src/for
 const { chromium } = createRequire(new URL('../../plugins/explorer/web/package.json', import.meta.url))('playwright-core');
 
 const node = process.env.EXPLORER_NODE_URL;
+const phase = process.env.EXPLORER_PHASE;
 const facts = JSON.parse(process.env.EXPLORER_FACTS || '{}');
 const shots = process.env.EXPLORER_SCREENSHOTS;
 const chain = `/v1/chains/${facts.evmChainId}`;
+
+// patience bounds each wait for a page or an API to show what is
+// asserted: well under a second on an idle machine, many times that on a
+// loaded one.
+const patience = 60_000;
+
+// pollEvery spaces the attempts of eventually.
+const pollEvery = 500;
+
+// eventually runs check (assertions that read the page and the APIs)
+// until it passes, and answers what it returns; after patience it throws
+// check's last error.
+async function eventually(check) {
+  const end = Date.now() + patience;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollEvery));
+  }
+}
 
 async function rest(path) {
   const res = await fetch(node + path);
@@ -33,16 +63,18 @@ async function rpc(path, method, params = {}) {
   return body.result;
 }
 const evm = (method, ...params) => rpc('/ext/bc/C/rpc', method, params);
+const atomic = (method, params) => rpc('/ext/bc/C/avax', `avax.${method}`, params);
 
 let browser;
 let page;
 const problems = []; // console errors and uncaught exceptions of every page
 
 before(async () => {
-  assert.ok(node && facts.sender, 'EXPLORER_NODE_URL and EXPLORER_FACTS are set by TestExplorer');
+  assert.ok(node && phase && facts.evmChainId, 'EXPLORER_NODE_URL, EXPLORER_PHASE and EXPLORER_FACTS are set by TestExplorer');
   await mkdir(shots, { recursive: true });
   browser = await chromium.launch({ executablePath: process.env.EXPLORER_CHROMIUM, args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  page.setDefaultTimeout(patience);
   page.on('console', (m) => m.type() === 'error' && problems.push(`${page.url()}: console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`${page.url()}: exception: ${e.message}`));
 });
@@ -69,11 +101,111 @@ async function shot(name) {
   await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
 }
 
-const field = (name) => page.locator(`[data-field="${name}"]`).first().innerText();
+const field = (name, within = '') => page.locator(`${within} [data-field="${name}"]`).first().innerText();
 const rowKeys = (table) => page.locator(`[data-table="${table}"] tbody tr[data-row]`).evaluateAll((rs) => rs.map((r) => r.dataset.row));
 const rowText = (table, key) => page.locator(`[data-table="${table}"] tbody tr[data-row="${key}"]`).innerText();
+// linked lists the full IDs the links of a table's row carry (their titles).
+const linked = (table, key) => page.locator(`[data-table="${table}"] tbody tr[data-row="${key}"] a[title]`).evaluateAll((as) => as.map((a) => a.title));
 
-describe('explorer', () => {
+// aliasOf is an EVM chain's alias, from its RPC URL on the node.
+const aliasOf = (c) => /\/ext\/bc\/([^/]+)\/rpc$/.exec(c.rpcUrl)[1];
+
+// sum adds the amounts of a list.
+const sum = (list) => list.reduce((s, x) => s + BigInt(x.amount), 0n);
+
+// evmBalances checks that the address page shows address's balance on
+// every EVM chain of the node, as the chain answers it.
+async function evmBalances(address) {
+  const { chains } = await rest('/v1/chains');
+  assert.ok(chains.length > 0, 'the node has EVM chains');
+  for (const c of chains) {
+    await eventually(async () => {
+      const bal = await rpc(`/ext/bc/${aliasOf(c)}/rpc`, 'eth_getBalance', [address, 'latest']);
+      assert.equal(await field('native-balance', `[data-chain="${aliasOf(c)}"]`), wei(BigInt(bal).toString(), c.networkToken.symbol), c.chainName);
+    });
+  }
+}
+
+// utxoBalances checks that the address page shows the X- and P-Chain
+// balances of the key behind bech32.
+async function utxoBalances(bech32) {
+  await eventually(async () => {
+    const x = await rpc('/ext/bc/X', 'avm.getAllBalances', { address: `X-${bech32}` });
+    assert.ok(x.balances.length > 0);
+    for (const a of x.balances) assert.equal(await rowText('balances', a.asset), `${a.asset}\t${a.asset === 'AVAX' ? navax(a.balance) : num(a.balance)}`);
+    const p = await rpc('/ext/bc/P', 'platform.getBalance', { addresses: [`P-${bech32}`] });
+    assert.equal(await field('balance', '[data-chain="P"]'), navax(p.balance));
+    assert.equal(await field('unlocked', '[data-chain="P"]'), navax(p.unlocked));
+  });
+}
+
+// recordHistory makes the page record every state of the history table
+// (its caption and rows) from now on, as the browser renders it.
+function recordHistory() {
+  return page.evaluate(() => {
+    window.historyStates = [];
+    new MutationObserver(() => {
+      const t = document.querySelector('[data-table="history"]');
+      window.historyStates.push(t && { caption: t.querySelector('caption').textContent, keys: [...t.querySelectorAll('tbody tr[data-row]')].map((r) => r.dataset.row) });
+    }).observe(document.querySelector('main'), { subtree: true, childList: true, characterData: true });
+  });
+}
+
+// turnPage clicks a pager button and waits until the history shows want;
+// on the way no state may show the rows of the page left under the new
+// page's caption.
+async function turnPage(button, caption, left, want) {
+  await recordHistory();
+  await page.getByRole('button', { name: button }).click();
+  await eventually(async () => assert.deepEqual(await rowKeys('history'), want));
+  const stale = (await page.evaluate(() => window.historyStates)).filter((s) => s && s.caption.includes(caption) && s.keys.join() === left.join());
+  assert.deepEqual(stale, [], `${caption} showed the rows of the page before`);
+}
+
+describe('explorer on a fresh node', { skip: phase !== 'fresh' }, () => {
+  test('chain page: the genesis block shows as genesis', async () => {
+    assert.equal(await evm('eth_blockNumber'), '0x0', 'the fresh chain holds only its genesis block');
+    await open('chain/C');
+    await eventually(async () => {
+      assert.deepEqual(await rowKeys('blocks'), ['0']);
+      assert.equal((await rowText('blocks', '0')).split('\t')[2], 'genesis');
+    });
+    assert.equal(await field('height'), '0');
+    assert.equal(await field('rate'), 'not enough blocks yet');
+  });
+
+  test('block page: the genesis block shows as genesis', async () => {
+    const b = await rest(`${chain}/blocks/0`);
+    assert.equal(b.blockTimestamp, 0, 'the default genesis has timestamp 0');
+    await open('chain/C/block/0');
+    assert.equal(await field('time'), 'genesis');
+    assert.equal(await field('hash'), b.blockHash);
+    assert.equal(await field('atomic-count'), '0');
+  });
+
+  test('address page: an account funded in genesis, with no transaction, shows its balance on every EVM chain', async () => {
+    assert.equal(await evm('eth_getTransactionCount', facts.funded, 'latest'), '0x0');
+    await open(`address/${facts.funded}`);
+    await evmBalances(facts.funded);
+    assert.equal(await field('chains'), 'none');
+    assert.ok(!(await field('native-balance')).startsWith('0 '), 'genesis funds it');
+  });
+
+  test('address page: the X- and P-Chain balances of an X-, P- or bare address funded in genesis', async () => {
+    const bech32 = facts.utxoFunded.replace(/^P-/, '');
+    for (const a of [`X-${bech32}`, `P-${bech32}`, bech32]) {
+      await open(`address/${a}`);
+      assert.equal(await field('address'), a);
+      await utxoBalances(bech32);
+    }
+  });
+
+  test('no console errors on any page', () => {
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('explorer after a history', { skip: phase !== 'history' }, () => {
   test('/ redirects to the explorer, whose assets stay under 500 KB compressed', async () => {
     const res = await fetch(node + '/', { redirect: 'manual' });
     assert.equal(res.status, 302);
@@ -103,29 +235,41 @@ describe('explorer', () => {
     assert.equal(await field('version'), version.version);
     assert.match(await field('network'), /^12345 /);
     assert.match(await field('uptime'), /^\d+[dhms]/);
-    const health = await fetch(node + '/ext/health').then((r) => r.json());
-    const keys = Object.keys(health.checks).filter((k) => k !== 'host').sort();
-    assert.deepEqual((await rowKeys('plugins')).sort(), keys);
-    for (const k of keys) assert.match(await rowText('plugins', k), health.checks[k].healthy ? /\thealthy\t/ : /unhealthy/, k);
-    assert.match(await rowText('plugins', 'chain/C'), new RegExp(`\t${num(BigInt(await evm('eth_blockNumber')))}\t0 \\(data\\)`));
-    assert.match(await rowText('plugins', 'chain/X'), new RegExp(`\t${num(health.checks['chain/X'].details.height)}\t`));
-    assert.match(await rowText('plugins', 'chain/P'), new RegExp(`\t${num(health.checks['chain/P'].details.height)}\t`));
-    for (const k of keys) assert.match(await rowText('plugins', k), /\t0$/, `${k}: no restarts`);
+    // The page reads every 5 s what the chains and indexers say.
+    await eventually(async () => {
+      const health = await fetch(node + '/ext/health').then((r) => r.json());
+      const keys = Object.keys(health.checks).filter((k) => k !== 'host').sort();
+      assert.deepEqual((await rowKeys('plugins')).sort(), keys);
+      for (const k of keys) assert.match(await rowText('plugins', k), health.checks[k].healthy ? /\thealthy\t/ : /unhealthy/, k);
+      assert.match(await rowText('plugins', 'chain/C'), new RegExp(`\t${num(BigInt(await evm('eth_blockNumber')))}\t0 \\(data\\)`));
+      assert.match(await rowText('plugins', 'chain/X'), new RegExp(`\t${num(health.checks['chain/X'].details.height)}\t`));
+      assert.match(await rowText('plugins', 'chain/P'), new RegExp(`\t${num(health.checks['chain/P'].details.height)}\t`));
+      for (const k of keys) assert.match(await rowText('plugins', k), /\t0$/, `${k}: no restarts`);
+    });
     await shot('node');
   });
 
   test('chain page, live', async () => {
     await open('chain/C');
-    const head = BigInt(await evm('eth_blockNumber'));
-    assert.equal(await field('height'), num(head));
-    const keys = await rowKeys('blocks');
-    assert.deepEqual(keys, Array.from({ length: 10 }, (_, i) => String(head - BigInt(i))));
-    const newest = await evm('eth_getBlockByNumber', '0x' + head.toString(16), true);
-    assert.ok((await rowKeys('txs')).includes(newest.transactions[0].hash));
+    const head = await eventually(async () => {
+      const head = BigInt(await evm('eth_blockNumber'));
+      assert.equal(await field('height'), num(head));
+      const keys = Array.from({ length: 10 }, (_, i) => head - BigInt(i));
+      assert.deepEqual(await rowKeys('blocks'), keys.map(String));
+      const blocks = await Promise.all(keys.map((n) => evm('eth_getBlockByNumber', '0x' + n.toString(16), true)));
+      assert.deepEqual(await rowKeys('txs'), blocks.flatMap((b) => b.transactions.map((t) => t.hash)).slice(0, 10));
+      for (const n of keys) assert.match((await rowText('blocks', String(n))).split('\t')[2], /^\d+[dhms].* ago$/, `block ${n}`);
+      return head;
+    });
+    // The blocks that hold the import and the export count them beside
+    // their EVM transactions.
+    for (const n of [facts.importBlock, facts.exportBlock]) assert.equal((await rowText('blocks', n)).split('\t')[3], '0 + 1 atomic', `block ${n}`);
     assert.match(await field('rate'), /blocks per minute/);
-    const tps = await rest('/v1/avg_tps/C');
-    assert.equal(await field('avg-tps-latest'), Number(tps.results[0].value).toPrecision(3));
-    assert.equal(await field('live'), 'live');
+    await eventually(async () => {
+      const tps = await rest('/v1/avg_tps/C');
+      assert.equal(await field('avg-tps-latest'), Number(tps.results[0].value).toPrecision(3));
+      assert.equal(await field('live'), 'live');
+    });
     await shot('chain');
     // A new block arrives over the WebSocket: the page shows it without a
     // reload (the marker set on this document survives).
@@ -142,11 +286,38 @@ describe('explorer', () => {
     assert.equal(await field('hash'), b.blockHash);
     assert.equal(await field('number'), num(b.blockNumber));
     assert.equal(await field('tx-count'), String(b.txCount));
+    assert.equal(await field('atomic-count'), '0');
     assert.equal(await field('gas'), `${num(b.gasUsed)} of ${num(b.gasLimit)}`);
     assert.equal(await field('fees'), wei(b.feesSpent));
     assert.equal(await field('time'), time(b.blockTimestamp));
     assert.deepEqual(await rowKeys('txs'), [facts.erc20Tx.toLowerCase()]);
     await shot('block');
+
+    // The genesis block shows as genesis, however long the chain is.
+    await open('chain/C/block/0');
+    assert.equal(await field('time'), 'genesis');
+  });
+
+  test('block page: the atomic transactions of a block (an import, an export)', async () => {
+    for (const [height, id] of [[facts.importBlock, facts.importTx], [facts.exportBlock, facts.exportTx]]) {
+      await open(`chain/C/block/${height}`);
+      const { txs } = await atomic('getBlockAtomicTxs', { blockHeight: height, encoding: 'json' });
+      assert.deepEqual(txs.map((t) => t.id), [id]);
+      assert.deepEqual(await rowKeys('atomic'), [id]);
+      assert.equal(await field('atomic-count'), '1');
+      assert.equal(await field('tx-count'), '0');
+      const u = txs[0].unsignedTx;
+      const row = (await rowText('atomic', id)).split('\t');
+      if (u.sourceChain) {
+        assert.deepEqual(row.slice(1, 4), ['Import', 'X → this chain', navax(sum(u.outputs).toString())]);
+        assert.deepEqual(await linked('atomic', id), [id, facts.importee]);
+        assert.equal(row[5], navax((sum(u.importedInputs.map((i) => i.input)) - sum(u.outputs)).toString()));
+      } else {
+        assert.deepEqual(row.slice(1, 4), ['Export', 'this chain → X', navax(sum(u.exportedOutputs.map((o) => o.output)).toString())]);
+        assert.deepEqual(await linked('atomic', id), [id, u.inputs[0].address]);
+      }
+    }
+    await shot('block-atomic');
   });
 
   test('transaction page: transfers, logs, internal transactions', async () => {
@@ -174,40 +345,87 @@ describe('explorer', () => {
     assert.equal(await page.locator('[data-table="internal"] a[title]').nth(1).getAttribute('title'), facts.carol);
   });
 
+  test('transaction page: an import and an export', async () => {
+    for (const id of [facts.importTx, facts.exportTx]) {
+      await open(`chain/C/tx/${id}`);
+      const [{ tx }, st] = await Promise.all([atomic('getAtomicTx', { txID: id, encoding: 'json' }), atomic('getAtomicTxStatus', { txID: id })]);
+      const u = tx.unsignedTx;
+      assert.equal(await field('id'), id);
+      assert.equal(await field('status'), 'Accepted');
+      assert.equal(await field('block'), num(st.blockHeight));
+      assert.equal(await field('other-chain'), 'X');
+      if (u.sourceChain) {
+        assert.equal(st.blockHeight, facts.importBlock);
+        assert.equal(await field('kind'), 'Import');
+        assert.equal(await field('amount'), navax(sum(u.outputs).toString()));
+        assert.equal(await field('fee'), navax((sum(u.importedInputs.map((i) => i.input)) - sum(u.outputs)).toString()));
+        assert.deepEqual(await linked('ins', '0'), [u.importedInputs[0].txID]);
+        assert.deepEqual(await linked('outs', '0'), [facts.importee]);
+        assert.match(await rowText('outs', '0'), new RegExp(`\t${navax(u.outputs[0].amount)}$`));
+        await shot('atomic-import');
+      } else {
+        assert.equal(st.blockHeight, facts.exportBlock);
+        assert.equal(await field('kind'), 'Export');
+        assert.deepEqual(await linked('ins', '0'), [u.inputs[0].address]);
+        assert.deepEqual(await linked('outs', '0'), u.exportedOutputs[0].output.addresses);
+        assert.deepEqual(u.exportedOutputs[0].output.addresses, [`X-${facts.utxoFunded.replace(/^P-/, '')}`]);
+        assert.match(await rowText('outs', '0'), new RegExp(`\t${navax(u.exportedOutputs[0].output.amount)}$`));
+      }
+    }
+  });
+
   test('address page: balances, NFTs, chains, paged history', async () => {
     await open(`address/${facts.bob}`);
-    const chains = await rest(`/v1/address/${facts.bob}/chains`);
-    assert.equal(await field('chains'), chains.indexedChains.map((c) => c.chainName).join(', '));
-    const bal = await rest(`${chain}/addresses/${facts.bob}/balances:listErc20`);
-    assert.equal(await field('native-balance'), wei(bal.nativeTokenBalance.balance, bal.nativeTokenBalance.symbol));
-    assert.ok((await rowText('erc20', bal.erc20TokenBalances[0].address)).endsWith(units(bal.erc20TokenBalances[0].balance, 18)));
-    const nfts = await rest(`${chain}/addresses/${facts.bob}/balances:listCollectibles`);
-    assert.deepEqual((await rowKeys('nfts')).sort(), nfts.collectibleBalances.map((c) => `${c.address}-${c.tokenId}`).sort());
-    const hist = await rest(`${chain}/addresses/${facts.bob}/transactions?pageSize=10`);
-    assert.deepEqual(await rowKeys('history'), hist.transactions.map((t) => t.nativeTransaction.txHash));
+    await eventually(async () => {
+      const chains = await rest(`/v1/address/${facts.bob}/chains`);
+      assert.equal(await field('chains'), chains.indexedChains.map((c) => c.chainName).join(', '));
+      const bal = await rest(`${chain}/addresses/${facts.bob}/balances:listErc20`);
+      assert.ok((await rowText('erc20', bal.erc20TokenBalances[0].address)).endsWith(units(bal.erc20TokenBalances[0].balance, 18)));
+      const nfts = await rest(`${chain}/addresses/${facts.bob}/balances:listCollectibles`);
+      assert.deepEqual((await rowKeys('nfts')).sort(), nfts.collectibleBalances.map((c) => `${c.address}-${c.tokenId}`).sort());
+      const hist = await rest(`${chain}/addresses/${facts.bob}/transactions?pageSize=10`);
+      assert.ok(hist.transactions.length > 0);
+      assert.deepEqual(await rowKeys('history'), hist.transactions.map((t) => t.nativeTransaction.txHash));
+    });
+    await evmBalances(facts.bob);
     await shot('address');
 
     // The sender's history takes two pages.
     await open(`address/${facts.sender}`);
-    const first = await rest(`${chain}/addresses/${facts.sender}/transactions?pageSize=10`);
-    assert.ok(first.nextPageToken);
-    assert.deepEqual(await rowKeys('history'), first.transactions.map((t) => t.nativeTransaction.txHash));
-    await page.getByRole('button', { name: 'Older' }).click();
-    await settle();
-    const second = await rest(`${chain}/addresses/${facts.sender}/transactions?pageSize=10&pageToken=${encodeURIComponent(first.nextPageToken)}`);
-    assert.deepEqual(await rowKeys('history'), second.transactions.map((t) => t.nativeTransaction.txHash));
-    await page.getByRole('button', { name: 'Newer' }).click();
-    await settle();
-    assert.deepEqual(await rowKeys('history'), first.transactions.map((t) => t.nativeTransaction.txHash));
+    const first = await eventually(async () => {
+      const first = await rest(`${chain}/addresses/${facts.sender}/transactions?pageSize=10`);
+      assert.ok(first.nextPageToken);
+      assert.deepEqual(await rowKeys('history'), first.transactions.map((t) => t.nativeTransaction.txHash));
+      return first.transactions.map((t) => t.nativeTransaction.txHash);
+    });
+    const next = await rest(`${chain}/addresses/${facts.sender}/transactions?pageSize=10`);
+    const second = await rest(`${chain}/addresses/${facts.sender}/transactions?pageSize=10&pageToken=${encodeURIComponent(next.nextPageToken)}`);
+    const secondKeys = second.transactions.map((t) => t.nativeTransaction.txHash);
+    assert.ok(secondKeys.length > 0);
+    await turnPage('Older', '(page 2)', first, secondKeys);
+    await turnPage('Newer', '(page 1)', secondKeys, first);
+  });
+
+  test('address page: an account funded only by an import, with no transaction', async () => {
+    assert.equal(await evm('eth_getTransactionCount', facts.importee, 'latest'), '0x0');
+    await open(`address/${facts.importee}`);
+    await evmBalances(facts.importee);
+    assert.ok(!(await field('native-balance')).startsWith('0 '), 'the import credits it');
+    assert.equal(await field('chains'), 'none');
+    assert.equal(await page.locator('[data-table="history"]').count(), 1);
+    assert.deepEqual(await rowKeys('history'), []);
+    await shot('address-imported');
   });
 
   test('X-Chain pages', async () => {
     await open('x');
-    const last = await rpc('/ext/index/X/tx', 'index.getLastAccepted', { encoding: 'hex' });
-    const range = await rpc('/ext/index/X/tx', 'index.getContainerRange', { startIndex: 0, numToFetch: 20, encoding: 'hex' });
-    assert.deepEqual(await rowKeys('txs'), range.map((c) => c.id).reverse());
-    assert.equal((await rowKeys('txs'))[0], last.id);
-    assert.equal(await field('height'), num((await rpc('/ext/bc/X', 'avm.getHeight')).height));
+    await eventually(async () => {
+      const last = await rpc('/ext/index/X/tx', 'index.getLastAccepted', { encoding: 'hex' });
+      const range = await rpc('/ext/index/X/tx', 'index.getContainerRange', { startIndex: 0, numToFetch: 20, encoding: 'hex' });
+      assert.deepEqual(await rowKeys('txs'), range.map((c) => c.id).reverse());
+      assert.equal((await rowKeys('txs'))[0], last.id);
+      assert.equal(await field('height'), num((await rpc('/ext/bc/X', 'avm.getHeight')).height));
+    });
     assert.match(await rowText('txs', facts.xTx), /\tBase\t/);
     await shot('xchain');
 
@@ -223,21 +441,23 @@ describe('explorer', () => {
 
   test('P-Chain pages: validators, L1 validators, fee series', async () => {
     await open('p');
-    const primary = await rpc('/ext/bc/P', 'platform.getCurrentValidators', {});
-    assert.deepEqual((await rowKeys('validators')).sort(), primary.validators.map((v) => v.nodeID).sort());
-    const l1 = await rpc('/ext/bc/P', 'platform.getCurrentValidators', { subnetID: facts.subnet });
-    assert.deepEqual((await rowKeys('l1-validators')).sort(), l1.validators.map((v) => v.validationID).sort());
-    const row = await rowText('l1-validators', facts.validation);
-    assert.ok(row.includes(facts.validationNode) && row.includes('\tactive'), row);
-    // Fees grow every second: the chart shows the series' days, from the
-    // first it drew.
-    const first = await page.locator('[data-chart="fees-daily"]').getAttribute('data-first');
-    const fees = await rest(`/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=${first}`);
-    assert.ok(fees.results.length > 0 && fees.results.length <= 90, `${fees.results.length} days`);
-    assert.equal(await page.locator('[data-chart="fees-daily"] rect').count(), fees.results.length);
-    const count = await rest(`/v2/networks/fuji/metrics/validatorCount?subnetId=11111111111111111111111111111111LpoYY&pageSize=48`);
-    assert.equal(await page.locator('[data-chart="validator-count"] rect').count(), count.results.length);
-    assert.equal(await field('validator-count-latest'), String(count.results[0].value));
+    await eventually(async () => {
+      const primary = await rpc('/ext/bc/P', 'platform.getCurrentValidators', {});
+      assert.deepEqual((await rowKeys('validators')).sort(), primary.validators.map((v) => v.nodeID).sort());
+      const l1 = await rpc('/ext/bc/P', 'platform.getCurrentValidators', { subnetID: facts.subnet });
+      assert.deepEqual((await rowKeys('l1-validators')).sort(), l1.validators.map((v) => v.validationID).sort());
+      const row = await rowText('l1-validators', facts.validation);
+      assert.ok(row.includes(facts.validationNode) && row.includes('\tactive'), row);
+      // Fees grow every second: the chart shows the series' days, from
+      // the first it drew.
+      const first = await page.locator('[data-chart="fees-daily"]').getAttribute('data-first');
+      const fees = await rest(`/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=${first}`);
+      assert.ok(fees.results.length > 0 && fees.results.length <= 90, `${fees.results.length} days`);
+      assert.equal(await page.locator('[data-chart="fees-daily"] rect').count(), fees.results.length);
+      const count = await rest(`/v2/networks/fuji/metrics/validatorCount?subnetId=11111111111111111111111111111111LpoYY&pageSize=48`);
+      assert.equal(await page.locator('[data-chart="validator-count"] rect').count(), count.results.length);
+      assert.equal(await field('validator-count-latest'), String(count.results[0].value));
+    });
     await shot('pchain');
 
     await open(`p/l1/${facts.validation}`);
@@ -245,20 +465,26 @@ describe('explorer', () => {
     assert.equal(await field('node'), v.nodeID);
     assert.equal(await field('subnet'), v.subnetID);
     assert.equal(await field('weight'), num(v.weight));
-    const cumulative = await rest(`/v2/validation/${facts.validation}/metrics/validationCumulativeFeesDaily`);
-    assert.equal(await page.locator('[data-chart="validation-cumulative"] rect').count(), cumulative.results.length);
+    await eventually(async () => {
+      const cumulative = await rest(`/v2/validation/${facts.validation}/metrics/validationCumulativeFeesDaily`);
+      assert.equal(await page.locator('[data-chart="validation-cumulative"] rect').count(), cumulative.results.length);
+    });
     await shot('l1-validator');
   });
 
   test('search routes to the right page', async () => {
     await open('');
+    const bech32 = facts.utxoFunded.replace(/^P-/, '');
     const cases = [
       [facts.bob, `address/${facts.bob}`],
       [facts.erc20Tx, `chain/C/tx/${facts.erc20Tx.toLowerCase()}`],
       [facts.erc20Block, `chain/C/block/${facts.erc20Block}`],
       [facts.erc20BlockHash, `chain/C/block/${facts.erc20BlockHash.toLowerCase()}`],
       [facts.xTx, `x/tx/${facts.xTx}`],
+      [facts.importTx, `chain/C/tx/${facts.importTx}`],
+      [facts.exportTx, `chain/C/tx/${facts.exportTx}`],
       [facts.xRecipient, `address/${facts.xRecipient}`],
+      [bech32, `address/${bech32}`],
       [facts.validation, `p/l1/${facts.validation}`],
     ];
     for (const [q, want] of cases) {

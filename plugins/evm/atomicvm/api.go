@@ -2,6 +2,7 @@ package atomicvm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -23,6 +24,7 @@ func (a *VM) Handler(prefix string, maxBatch int) *jsonrpc.Server {
 		"issueTx":           jsonrpc.Method(a.issueTx),
 		"getAtomicTxStatus": jsonrpc.Method(a.getAtomicTxStatus),
 		"getAtomicTx":       jsonrpc.Method(a.getAtomicTx),
+		"getBlockAtomicTxs": jsonrpc.Method(a.getBlockAtomicTxs),
 	} {
 		s.Register(prefix+"."+name, h)
 	}
@@ -112,26 +114,68 @@ type getAtomicTxArgs struct {
 }
 
 type getAtomicTxReply struct {
-	Tx          string          `json:"tx"`
+	Tx          json.RawMessage `json:"tx"`
 	Encoding    string          `json:"encoding"`
 	BlockHeight *jsonrpc.Uint64 `json:"blockHeight,omitempty"`
 }
 
-// getAtomicTx returns the bytes of a transaction the chain knows (any
-// status but Unknown), with the height of its block once accepted.
+// getAtomicTx returns a transaction the chain knows (any status but
+// Unknown), its bytes or, with encoding json, its JSON form, with the
+// height of its block once accepted.
 func (a *VM) getAtomicTx(ctx context.Context, args getAtomicTxArgs) (getAtomicTxReply, error) {
 	id, st, err := a.lookup(ctx, args.TxID)
 	if err != nil {
 		return getAtomicTxReply{}, err
 	}
-	enc, err := avax.ParseEncoding(args.Encoding, false)
+	enc, err := avax.ParseEncoding(args.Encoding, true)
 	if err != nil {
 		return getAtomicTxReply{}, err
 	}
 	if st.tx == nil {
 		return getAtomicTxReply{}, fmt.Errorf("could not find tx %s", id)
 	}
-	return getAtomicTxReply{Tx: avax.EncodeBytes(enc, st.tx.Bytes()), Encoding: enc, BlockHeight: heightJSON(st.height)}, nil
+	tx, err := utxoapi.Encode(enc, st.tx.Bytes(), func() any { return a.txJSON(ctx, st.tx) })
+	return getAtomicTxReply{Tx: tx, Encoding: enc, BlockHeight: heightJSON(st.height)}, err
+}
+
+type blockTxsArgs struct {
+	BlockHeight *jsonrpc.Uint64 `json:"blockHeight"`
+	Encoding    string          `json:"encoding"`
+}
+
+type blockTxsReply struct {
+	Txs      []json.RawMessage `json:"txs"`
+	Encoding string            `json:"encoding"`
+}
+
+// getBlockAtomicTxs lists the atomic transactions of the chain's block at
+// a height, in the order the block applies them, as getAtomicTx writes
+// them; a block without any answers none. The EVM block shows only their
+// commitment (docs/evm.md, "Where the batch is").
+func (a *VM) getBlockAtomicTxs(ctx context.Context, args blockTxsArgs) (blockTxsReply, error) {
+	if args.BlockHeight == nil {
+		return blockTxsReply{}, jsonrpc.InvalidParams(`"blockHeight" is required`)
+	}
+	enc, err := avax.ParseEncoding(args.Encoding, true)
+	if err != nil {
+		return blockTxsReply{}, err
+	}
+	height := uint64(*args.BlockHeight)
+	blk := a.opts.Chain.GetBlockByNumber(height)
+	if blk == nil {
+		return blockTxsReply{}, fmt.Errorf("block %d not found: the chain's last block is %d", height, a.opts.Chain.CurrentBlock().Number.Uint64())
+	}
+	txs, err := a.opts.Store.BlockTxs(ctx, blk)
+	if err != nil {
+		return blockTxsReply{}, err
+	}
+	out := blockTxsReply{Txs: make([]json.RawMessage, len(txs)), Encoding: enc}
+	for i, t := range txs {
+		if out.Txs[i], err = utxoapi.Encode(enc, t.Bytes(), func() any { return a.txJSON(ctx, t) }); err != nil {
+			return blockTxsReply{}, err
+		}
+	}
+	return out, nil
 }
 
 // lookup reads the txID param and returns what the chain knows of the

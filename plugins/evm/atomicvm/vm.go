@@ -68,11 +68,13 @@ const (
 )
 
 // Chain is what the atomic VM reads of the EVM chain (go-ethereum's
-// *core.BlockChain): its rules, its head and the head's state.
+// *core.BlockChain): its rules, its head and the head's state, and its
+// blocks by number (to list a block's atomic transactions).
 type Chain interface {
 	Config() *params.ChainConfig
 	CurrentBlock() *types.Header
 	StateAt(root common.Hash, number *big.Int, time uint64) (*state.StateDB, error)
+	GetBlockByNumber(number uint64) *types.Block
 }
 
 // Fee is the fee rule of atomic transactions: coreth's dynamic fee

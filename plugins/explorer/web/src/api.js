@@ -26,10 +26,21 @@ export async function rpc(path, method, params = {}) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcID, method, params }),
   });
-  const body = await res.json().catch(() => null);
+  const body = await res.text().then(parseJSON, () => null);
   if (!body) throw new ApiError(`${method}: ${res.status} ${res.statusText}`);
   if (body.error) throw new ApiError(`${method}: ${body.error.message}`);
   return body.result;
+}
+
+// parseJSON reads JSON whose integers beyond 2^53 (avalanchego writes
+// amounts as JSON numbers) become decimal strings, exact, where the
+// browser gives the reviver their text; null for what is not JSON.
+export function parseJSON(text) {
+  try {
+    return JSON.parse(text, (_, v, ctx) => (typeof v === 'number' && !Number.isSafeInteger(v) && ctx && /^\d+$/.test(ctx.source) ? ctx.source : v));
+  } catch {
+    return null;
+  }
 }
 
 // evm calls an EVM chain's JSON-RPC (positional params).
@@ -38,6 +49,25 @@ export const evm = (alias, method, ...params) => rpc(`/ext/bc/${alias}/rpc`, met
 // avm and platform call the X-Chain's and the P-Chain's methods.
 export const avm = (method, params) => rpc('/ext/bc/X', `avm.${method}`, params);
 export const platform = (method, params) => rpc('/ext/bc/P', `platform.${method}`, params);
+
+// atomic calls an EVM chain's atomic API (docs/api/atomic.md).
+export const atomic = (alias, method, params) => rpc(`/ext/bc/${alias}/avax`, `avax.${method}`, params);
+
+let names;
+
+// chainNames answers the aliases of the node's chains by blockchain ID
+// (what atomic transactions name): the P-Chain lists the others.
+export function chainNames() {
+  names ||= Promise.all([
+    platform('getBlockchains').catch(() => ({ blockchains: [] })),
+    rpc('/ext/info', 'info.getBlockchainID', { alias: 'P' }).catch(() => null),
+  ]).then(([{ blockchains }, p]) => {
+    const m = new Map(blockchains.map((c) => [c.id, c.name]));
+    if (p) m.set(p.blockchainID, 'P');
+    return m;
+  });
+  return names;
+}
 
 // index calls the container index of a chain's kind.
 export const index = (chain, kind, method, params) => rpc(`/ext/index/${chain}/${kind}`, `index.${method}`, params);
@@ -82,6 +112,14 @@ export async function evmChains() {
   } catch {
     return [];
   }
+}
+
+// chainInfo finds an EVM chain of the node by alias, blockchain ID or EVM
+// chain ID.
+export async function chainInfo(alias) {
+  const c = (await evmChains()).find((c) => c.alias === alias || c.blockchainId === alias || c.evmChainId === alias);
+  if (!c) throw new Error(`${alias} is not an EVM chain of this node (the data API lists none by that name)`);
+  return c;
 }
 
 // network is the name the metrics API's v2 routes know the node's network by.

@@ -31,6 +31,15 @@ export function ago(sec, now = Date.now() / 1000) {
   return duration(Math.max(0, now - Number(sec))) + ' ago';
 }
 
+// blockAge writes how long ago a block was made, and blockTime when: the
+// genesis block (number 0) was not made at its timestamp, which is the
+// chain's design (0, 1970, on the local C-Chain), so it shows as genesis.
+export const blockAge = (number, sec) => (BigInt(number) === 0n ? 'genesis' : ago(sec));
+export function blockTime(number, sec) {
+  if (BigInt(number) !== 0n) return time(sec);
+  return Number(sec) > 0 ? `genesis (${time(sec)})` : 'genesis';
+}
+
 // duration writes seconds as the two largest units.
 export function duration(s) {
   s = Math.floor(s);

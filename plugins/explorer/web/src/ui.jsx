@@ -2,26 +2,37 @@
 import { useEffect, useState } from 'preact/hooks';
 import { short } from './format.js';
 
-// useLoad runs load when deps change (and every refresh ms when given),
-// and answers {data, error}; a later answer replaces an earlier one.
-export function useLoad(load, deps, refresh = 0) {
+// refresh is how often, in ms, a page that shows what indexers or a
+// running chain change reads it again.
+export const refresh = 5000;
+
+// useLoad runs load when deps change, and, with every (ms) given, again
+// that long after each answer (never two at once), and answers {data} or
+// {error} for the current deps: {} (loading) until their first answer,
+// never what earlier deps answered. Each later answer replaces the one
+// shown.
+export function useLoad(load, deps, every = 0) {
+  const key = JSON.stringify(deps);
   const [state, setState] = useState({});
   useEffect(() => {
     let live = true;
+    let timer = 0;
     const run = () =>
-      load().then(
-        (data) => live && setState({ data }),
-        (error) => live && setState({ error }),
-      );
-    setState({});
+      load()
+        .then(
+          (data) => live && setState({ key, data }),
+          (error) => live && setState({ key, error }),
+        )
+        .then(() => {
+          if (live && every) timer = setTimeout(run, every);
+        });
     run();
-    const timer = refresh ? setInterval(run, refresh) : 0;
     return () => {
       live = false;
-      clearInterval(timer);
+      clearTimeout(timer);
     };
-  }, deps);
-  return state;
+  }, [key]);
+  return state.key === key ? state : {};
 }
 
 // Loaded renders children(data) once loaded, the error, or a loading line.

@@ -1,15 +1,18 @@
-// One block of an EVM chain: the data API's block and the chain's list of
-// its transactions.
-import { evm, rest } from '../api.js';
-import { hexNum, num, time, units, wei } from '../format.js';
-import { chainInfo } from './chain.jsx';
-import { Fields, Id, Loaded, Section, Table, useLoad } from '../ui.jsx';
+// One block of an EVM chain: the data API's block, the chain's list of
+// its transactions and of its atomic transactions (imports and exports).
+import { chainInfo, evm, rest } from '../api.js';
+import { blockTime, hexNum, num, units, wei } from '../format.js';
+import { AtomicTable, blockAtomicTxs } from './atomic.jsx';
+import { Failure, Fields, Id, Loaded, Section, Table, useLoad } from '../ui.jsx';
 
 async function loadBlock(alias, id) {
   const chain = await chainInfo(alias);
   const block = await rest(`/v1/chains/${chain.evmChainId}/blocks/${encodeURIComponent(id)}`);
-  const full = await evm(alias, 'eth_getBlockByHash', block.blockHash, true);
-  return { chain, block, txs: full ? full.transactions : [] };
+  const [full, atomic] = await Promise.all([
+    evm(alias, 'eth_getBlockByHash', block.blockHash, true),
+    blockAtomicTxs(alias, block.blockNumber).catch((error) => ({ error })),
+  ]);
+  return { chain, block, txs: full ? full.transactions : [], atomic };
 }
 
 export function BlockPage({ alias, id }) {
@@ -18,15 +21,16 @@ export function BlockPage({ alias, id }) {
     <main>
       <h1>Block {/^\d+$/.test(id) ? num(id) : ''}</h1>
       <Loaded state={state}>
-        {({ chain, block: b, txs }) => (
+        {({ chain, block: b, txs, atomic }) => (
           <>
             <Fields rows={[
               ['Chain', <a href={`chain/${alias}`}>{chain.name}</a>],
               ['Number', num(b.blockNumber), 'number'],
               ['Hash', <code>{b.blockHash}</code>, 'hash'],
               ['Parent', BigInt(b.blockNumber) > 0n ? <a href={`chain/${alias}/block/${BigInt(b.blockNumber) - 1n}`}><code>{b.parentHash}</code></a> : <code>{b.parentHash}</code>, 'parent'],
-              ['Time', time(b.blockTimestamp), 'time'],
+              ['Time', blockTime(b.blockNumber, b.blockTimestamp), 'time'],
               ['Transactions', b.txCount, 'tx-count'],
+              !atomic.error && ['Atomic transactions', atomic.length, 'atomic-count'],
               ['Gas used', `${num(b.gasUsed)} of ${num(b.gasLimit)}`, 'gas'],
               ['Base fee', `${units(b.baseFee, 9)} gwei`, 'base-fee'],
               ['Fees spent', wei(b.feesSpent, chain.token.symbol), 'fees'],
@@ -43,6 +47,9 @@ export function BlockPage({ alias, id }) {
                     wei(hexNum(t.value), chain.token.symbol),
                   ],
                 }))} />
+            </Section>
+            <Section title="Atomic transactions (imports and exports)" id="atomic">
+              {atomic.error ? <Failure error={atomic.error} /> : <AtomicTable alias={alias} txs={atomic} />}
             </Section>
           </>
         )}

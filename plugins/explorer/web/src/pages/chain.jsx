@@ -2,34 +2,40 @@
 // over the chain's WebSocket, its block production rate and its average
 // throughput per day.
 import { useEffect, useState } from 'preact/hooks';
-import { evm, evmChains, health, rest } from '../api.js';
-import { ago, hexNum, num, wei } from '../format.js';
+import { chainInfo, evm, health, rest } from '../api.js';
+import { blockAge, hexNum, num, wei } from '../format.js';
 import { Chart } from '../chart.jsx';
-import { Failure, Fields, Id, Loaded, Section, Table, useLoad } from '../ui.jsx';
+import { blockAtomicTxs } from './atomic.jsx';
+import { Failure, Fields, Id, Loaded, Section, Table, refresh, useLoad } from '../ui.jsx';
 
 // shown is how many of the latest blocks the page lists.
 const shown = 10;
-
-// chainInfo finds an EVM chain of the node by alias.
-export async function chainInfo(alias) {
-  const c = (await evmChains()).find((c) => c.alias === alias || c.blockchainId === alias || c.evmChainId === alias);
-  if (!c) throw new Error(`${alias} is not an EVM chain of this node (the data API lists none by that name)`);
-  return c;
-}
 
 async function loadChain(alias) {
   const chain = await chainInfo(alias);
   const head = BigInt(await evm(alias, 'eth_blockNumber'));
   const numbers = [];
   for (let n = head; n >= 0n && numbers.length < shown; n--) numbers.push('0x' + n.toString(16));
-  const [blocks, tps, report] = await Promise.all([
-    Promise.all(numbers.map((n) => evm(alias, 'eth_getBlockByNumber', n, true))),
-    rest(`/v1/avg_tps/${encodeURIComponent(alias)}`).catch(() => null),
-    health(),
-  ]);
+  const blocks = await Promise.all(numbers.map((n) => evm(alias, 'eth_getBlockByNumber', n, true).then((b) => b && withAtomic(alias, b))));
+  return { chain, blocks };
+}
+
+// loadIndexed reads what the modules made of the chain: its average
+// throughput (metrics API) and how far the data API indexed it.
+async function loadIndexed(alias) {
+  const [tps, report] = await Promise.all([rest(`/v1/avg_tps/${encodeURIComponent(alias)}`).catch(() => null), health()]);
   const data = report.checks['module/data'];
-  const indexer = data && data.details && data.details.chains ? data.details.chains[alias] : undefined;
-  return { chain, blocks, tps, indexer };
+  return { tps, indexer: data && data.details && data.details.chains ? data.details.chains[alias] : undefined };
+}
+
+// withAtomic adds to a block the number of atomic transactions it holds:
+// a block that holds any commits to them in its 32 bytes of extra data
+// (docs/evm.md, "In the block, and every replay of it"); the chain
+// lists them.
+async function withAtomic(alias, b) {
+  if (b.extraData.length !== 2 + 64) return { ...b, atomic: 0 };
+  const txs = await blockAtomicTxs(alias, hexNum(b.number)).catch(() => []);
+  return { ...b, atomic: txs.length };
 }
 
 // rate is the blocks per minute over blocks (newest first), by their
@@ -59,7 +65,7 @@ function useHeads(alias, onBlock) {
         return;
       }
       if (msg.method === 'eth_subscription' && msg.params && msg.params.result) {
-        evm(alias, 'eth_getBlockByHash', msg.params.result.hash, true).then((b) => b && !closed && onBlock(b), () => {});
+        evm(alias, 'eth_getBlockByHash', msg.params.result.hash, true).then((b) => b && withAtomic(alias, b)).then((b) => b && !closed && onBlock(b), () => {});
       }
     };
     ws.onclose = () => !closed && setStatus('disconnected: reload the page to follow new blocks again');
@@ -73,6 +79,8 @@ function useHeads(alias, onBlock) {
 
 export function ChainPage({ alias }) {
   const state = useLoad(() => loadChain(alias), [alias]);
+  const indexed = useLoad(() => loadIndexed(alias), [alias], refresh);
+  const { indexer, tps } = indexed.data || {};
   const [live, setLive] = useState([]);
   const status = useHeads(alias, (b) => setLive((l) => [b, ...l.filter((x) => x.hash !== b.hash)].slice(0, shown)));
   return (
@@ -92,7 +100,7 @@ export function ChainPage({ alias }) {
                 ['EVM chain ID', d.chain.evmChainId, 'evm-chain-id'],
                 ['Height', num(hexNum(blocks[0].number)), 'height'],
                 ['Block production', r === undefined ? 'not enough blocks yet' : `${r.toFixed(2)} blocks per minute`, 'rate'],
-                d.indexer && ['Indexed to', `${num(d.indexer.height)} (lag ${d.indexer.lag} blocks)`, 'indexed'],
+                indexer && ['Indexed to', `${num(indexer.height)} (lag ${indexer.lag} blocks)`, 'indexed'],
                 ['New blocks', <span class={status === 'live' ? 'ok' : ''}>{status}</span>, 'live'],
               ]} />
               <Section title="Latest blocks" id="blocks">
@@ -102,8 +110,8 @@ export function ChainPage({ alias }) {
                     cells: [
                       <a href={`chain/${alias}/block/${hexNum(b.number)}`}>{num(hexNum(b.number))}</a>,
                       <Id to={`chain/${alias}/block/${b.hash}`} id={b.hash} />,
-                      ago(hexNum(b.timestamp)),
-                      b.transactions.length,
+                      blockAge(b.number, hexNum(b.timestamp)),
+                      b.atomic ? `${b.transactions.length} + ${b.atomic} atomic` : b.transactions.length,
                       num(hexNum(b.gasUsed)),
                     ],
                   }))} />
@@ -122,11 +130,13 @@ export function ChainPage({ alias }) {
                   }))} />
               </Section>
               <Section title="Average throughput" id="tps">
-                {d.tps ? (
-                  <Chart name="avg-tps" title="Transactions per second, per UTC day" points={d.tps.results} format={(v) => Number(v).toPrecision(3)} />
-                ) : (
-                  <Failure error="the metrics API does not answer for this chain" />
-                )}
+                <Loaded state={indexed}>
+                  {() => (tps ? (
+                    <Chart name="avg-tps" title="Transactions per second, per UTC day" points={tps.results} format={(v) => Number(v).toPrecision(3)} />
+                  ) : (
+                    <Failure error="the metrics API does not answer for this chain" />
+                  ))}
+                </Loaded>
               </Section>
             </>
           );

@@ -2,7 +2,7 @@
 // health, height, indexer lag and plugin restarts.
 import { evm, health, metricsText, platform, rpc } from '../api.js';
 import { duration, num } from '../format.js';
-import { A, Fields, Loaded, Section, Table, useLoad } from '../ui.jsx';
+import { A, Fields, Loaded, Section, Table, refresh, useLoad } from '../ui.jsx';
 
 // chainPage is the explorer page of a chain, by its VM.
 function chainPage(alias, vm) {
@@ -53,7 +53,7 @@ async function loadNode() {
 }
 
 export function NodePage() {
-  const state = useLoad(loadNode, [], 5000);
+  const state = useLoad(loadNode, [], refresh);
   return (
     <main>
       <h1>Node</h1>

@@ -3,7 +3,7 @@
 import { network, platform, rest, rpc } from '../api.js';
 import { navax, num, time } from '../format.js';
 import { Chart } from '../chart.jsx';
-import { Fields, Id, Loaded, Section, Table, useLoad } from '../ui.jsx';
+import { Fields, Id, Loaded, Section, Table, refresh, useLoad } from '../ui.jsx';
 
 // primary is the primary network's subnet ID.
 const primary = '11111111111111111111111111111111LpoYY';
@@ -40,7 +40,7 @@ async function loadP() {
 }
 
 export function PPage() {
-  const state = useLoad(loadP, []);
+  const state = useLoad(loadP, [], refresh);
   return (
     <main>
       <h1>P-Chain</h1>
@@ -87,7 +87,7 @@ export function L1Page({ id }) {
       series(`/v2/validation/${encodeURIComponent(id)}/metrics/validationCumulativeFeesDaily`),
     ]);
     return { v, daily, cumulative };
-  }, [id]);
+  }, [id], refresh);
   return (
     <main>
       <h1>L1 validator</h1>

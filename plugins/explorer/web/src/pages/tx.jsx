@@ -1,8 +1,9 @@
-// One EVM transaction: the data API's native fields, decoded transfers and
-// internal transactions, and the logs of its receipt.
-import { evm, rest } from '../api.js';
+// One transaction of an EVM chain: an EVM transaction (0x hash) with the
+// data API's native fields, decoded transfers and internal transactions,
+// and the logs of its receipt; or an atomic one (CB58 ID, atomic.jsx).
+import { chainInfo, evm, rest } from '../api.js';
 import { hexNum, num, time, units, wei } from '../format.js';
-import { chainInfo } from './chain.jsx';
+import { AtomicTxPage } from './atomic.jsx';
 import { Fields, Id, Loaded, Section, Table, useLoad } from '../ui.jsx';
 
 async function loadTx(alias, hash) {
@@ -28,6 +29,10 @@ function transfers(tx) {
 }
 
 export function TxPage({ alias, hash }) {
+  return hash.startsWith('0x') ? <EVMTxPage alias={alias} hash={hash} /> : <AtomicTxPage alias={alias} id={hash} />;
+}
+
+function EVMTxPage({ alias, hash }) {
   const state = useLoad(() => loadTx(alias, hash), [alias, hash]);
   return (
     <main>

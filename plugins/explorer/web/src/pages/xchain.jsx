@@ -3,7 +3,7 @@
 import { avm, index, rest } from '../api.js';
 import { navax, num, time } from '../format.js';
 import { Chart } from '../chart.jsx';
-import { Fields, Id, Loaded, Section, Table, useLoad } from '../ui.jsx';
+import { Fields, Id, Loaded, Section, Table, refresh, useLoad } from '../ui.jsx';
 
 // shown is how many of the latest transactions the page lists.
 const shown = 20;
@@ -40,7 +40,7 @@ async function loadX() {
 }
 
 export function XPage() {
-  const state = useLoad(loadX, [], 5000);
+  const state = useLoad(loadX, [], refresh);
   return (
     <main>
       <h1>X-Chain</h1>
