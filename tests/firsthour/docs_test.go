@@ -117,6 +117,7 @@ func TestDocs(t *testing.T) {
 	programs, cleanup := buildGoPrograms(root, t.TempDir(), goBlocks)
 	t.Cleanup(cleanup)
 	r := &docRunner{root: root, programs: programs, goEnv: goCacheEnv(t)}
+	r.lists = &testLists{root: root, env: append(nodetest.Environ(), r.goEnv...)}
 	for _, f := range files {
 		r.runFile(t, f)
 	}
@@ -138,7 +139,9 @@ type docRunner struct {
 
 	ran     map[string]int // by language
 	notRun  []string       // "<file>:<line>: <reason>"
-	text    int            // text blocks: figures and sample output, not code
+	recipes int            // not-run blocks whose tests and benchmarks were checked
+	lists   *testLists
+	text    int // text blocks: figures and sample output, not code
 	failed  []string
 	prelude string // the file's prelude blocks
 	last    *runResult
@@ -253,6 +256,15 @@ func (r *docRunner) runBlock(t *testing.T, b *docBlock) {
 	lang := langOf(b)
 	if b.notRun != "" {
 		r.notRun = append(r.notRun, fmt.Sprintf("%s: %s", b.name(), b.notRun))
+		if lang == "sh" {
+			checked, err := r.lists.checkRecipe(b.code)
+			if err != nil {
+				t.Fatalf("the recipe names what the repository does not have:\n%s\n%v", b.code, err)
+			}
+			if checked {
+				r.recipes++
+			}
+		}
 		t.SkipNow() // the report at the end lists it with its reason
 	}
 	switch lang {
@@ -403,8 +415,8 @@ func (r *docRunner) report(t *testing.T, took time.Duration) {
 		total += n
 	}
 	sort.Strings(langs)
-	t.Logf("doc tests: %d blocks run (%s), %d not run, %d text blocks (figures and sample output), in %s",
-		total, strings.Join(langs, ", "), len(r.notRun), r.text, took.Round(time.Second))
+	t.Logf("doc tests: %d blocks run (%s), %d not run (%d of them recipes whose tests and benchmarks exist), %d text blocks (figures and sample output), in %s",
+		total, strings.Join(langs, ", "), len(r.notRun), r.recipes, r.text, took.Round(time.Second))
 	for _, n := range r.notRun {
 		t.Logf("  not run: %s", n)
 	}
