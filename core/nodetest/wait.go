@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,6 +65,26 @@ func (n *Node) WaitHealthy(t testing.TB) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			return fmt.Errorf("/ext/health answered %d: %s", resp.StatusCode, body)
+		}
+		return nil
+	})
+}
+
+// Suspend stops process pid with SIGSTOP and waits until it is stopped:
+// kill(2) returns before the process's threads have stopped, and a thread
+// still running could answer one more request.
+func Suspend(t testing.TB, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop process %d: %v", pid, err)
+	}
+	plugintest.Eventually(t, restartTimeout, func() error {
+		st, err := plugintest.ReadProcStat(pid)
+		if err != nil {
+			return err
+		}
+		if st.State != 'T' && st.State != 't' {
+			return fmt.Errorf("process %d is in state %c, not stopped", pid, st.State)
 		}
 		return nil
 	})

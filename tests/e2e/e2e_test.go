@@ -75,9 +75,7 @@ func TestDefaultNode(t *testing.T) {
 		t.Fatalf("get a = %q, %v", v, err)
 	}
 	// The answer came from the plugin process: with it stopped, no answer.
-	if err := syscall.Kill(plugin, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	nodetest.Suspend(t, plugin)
 	sctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	_, err = get(sctx, n, "a")
 	cancel()

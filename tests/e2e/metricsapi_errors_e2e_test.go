@@ -99,9 +99,7 @@ func TestMetricsHostErrors(t *testing.T) {
 
 	// A stopped process answers nothing: 504 once the timeout passes.
 	pid := nodetest.PluginPID(t, n, "metricsapi")
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	nodetest.Suspend(t, pid)
 	check("504", http.MethodGet, v1, "", http.StatusGatewayTimeout,
 		`{"message":["plugin did not answer in time: handler module: no answer within 2s"],"statusCode":504,"error":"Gateway Timeout"}`)
 	check("504", http.MethodGet, v2, "", http.StatusGatewayTimeout,
