@@ -89,8 +89,10 @@ func (m *Manager) checkUnrecorded(dir string) error {
 		now = append(now, fmt.Sprintf("%s %s", c.Alias, c.ID))
 	}
 	return fmt.Errorf("the data dir %s holds chains %s that no chain of the config has: it was likely made by an earlier "+
-		"chainhost, whose X-, P- and C-Chains had IDs of their own, where they now carry avalanchego's local-network IDs "+
-		"(the config's chains: %s). Start with a new --data-dir, or remove %s to start every chain anew (docs/local-network.md)",
+		"chainhost, whose X-, P- and C-Chains had IDs of their own, where they now carry avalanchego's local-network IDs, "+
+		"and whose VMs avm and platform were named xvm and pvm, which derived IDs depend on (the config's chains: %s). "+
+		"To keep a chain's state, give the chain its earlier ID (id in its config); else start with a new --data-dir, "+
+		"or remove %s to start every chain anew (docs/local-network.md)",
 		dir, strings.Join(stray, ", "), strings.Join(now, ", "), dir)
 }
 

@@ -197,7 +197,7 @@ func TestDataDirOfEarlierIDs(t *testing.T) {
 	for _, want := range []string{
 		"the data dir " + dir + " holds chains " + earlierXChainID + ", " + earlierPChainID + ", " + earlierCChainID + " that no chain of the config has",
 		"X " + avagoXChainID, "P " + avagoPChainID, "C " + avagoCChainID,
-		"Start with a new --data-dir, or remove " + dir,
+		"To keep a chain's state, give the chain its earlier ID (id in its config); else start with a new --data-dir, or remove " + dir,
 	} {
 		if !strings.Contains(n.Output(), want) {
 			t.Errorf("output lacks %q:\n%s", want, n.Output())
