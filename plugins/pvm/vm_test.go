@@ -58,7 +58,7 @@ func testGenesis() string {
 const testConfig = `{"clock":"manual","dev-api-enabled":true,"l1-fee-rate":1000,"min-stake-duration":3600,"tx-fee":1000000,"create-subnet-tx-fee":100000000,"create-chain-tx-fee":100000000}`
 
 // peer is another chain of the node (the X-Chain of the tests).
-var peer = host.ChainInfo{ID: ids.Derive([]byte("peer")), VMName: "xvm", Aliases: []string{"X"}, Running: true}
+var peer = host.ChainInfo{ID: ids.Derive([]byte("peer")), VMName: "avm", Aliases: []string{"X"}, Running: true}
 
 type chain struct {
 	t      *testing.T
