@@ -32,7 +32,7 @@ const (
 )
 
 // peer is another chain of the node, the other side of atomic transactions.
-var peer = host.ChainInfo{ID: ids.Derive([]byte("peer")), VMName: "xvm", Aliases: []string{"P2"}, Running: true}
+var peer = host.ChainInfo{ID: ids.Derive([]byte("peer")), VMName: "avm", Aliases: []string{"P2"}, Running: true}
 
 // chain is an X-Chain started in the plugin test harness, with a wallet of
 // the ewoq key.

@@ -56,7 +56,7 @@ var (
 func newMem(call func(context.Context, host.ChainInfo, string, []byte) (int, []byte, error)) *memhost.Host {
 	return memhost.New(memhost.Options{
 		Self:   host.ChainInfo{ID: selfID, VMID: vmID, VMName: "evm", Aliases: []string{"C", "evm"}, IndexKinds: []string{"block"}, Handlers: []string{"rpc", "ws"}, Running: true},
-		Others: []host.ChainInfo{{ID: otherID, VMName: "xvm", Aliases: []string{"X"}}},
+		Others: []host.ChainInfo{{ID: otherID, VMName: "avm", Aliases: []string{"X"}}},
 		Now:    func() time.Time { return t0 },
 		Call:   call,
 	})
@@ -595,7 +595,7 @@ func TestChainWatch(t *testing.T) {
 			t.Fatalf("event = %s %s, want current %s", ev.Kind, ev.Chain.ID, want)
 		}
 	}
-	x := host.ChainInfo{ID: otherID, VMName: "xvm", Aliases: []string{"X"}, Running: true, InternalHandlers: []string{"indexer"}}
+	x := host.ChainInfo{ID: otherID, VMName: "avm", Aliases: []string{"X"}, Running: true, InternalHandlers: []string{"indexer"}}
 	mem.SetChain(x)
 	if ev := next(); ev.Kind != host.ChainStarted || ev.Chain.ID != otherID || !ev.Chain.Running || fmt.Sprint(ev.Chain.InternalHandlers) != "[indexer]" {
 		t.Fatalf("event = %+v, want X started with its internal handler", ev)

@@ -26,9 +26,9 @@ const KEY = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 const FUNDED = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC";
 const CHAIN_ID = "43112";
 
-/** The genesis validators of the local P-Chain: five of 2000 AVAX (configs/default.yaml), in nAVAX. */
+/** The genesis validators of the local P-Chain: five of 2,000,000 AVAX (configs/default.yaml, as on avalanchego's local network), in nAVAX. */
 const VALIDATORS = 5;
-const VALIDATOR_WEIGHT = 5 * 2000 * 1e9;
+const VALIDATOR_WEIGHT = 5 * 2_000_000 * 1e9;
 const PRIMARY_NETWORK = "11111111111111111111111111111111LpoYY";
 
 /** How long the modules may take to index what the script sent. */
