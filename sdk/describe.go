@@ -22,8 +22,13 @@ type Description struct {
 	// Kind is KindVM (the default when empty) or KindModule.
 	Kind string
 	// Name is the VM or module name that chains and config refer to; a VM's
-	// ID is derived from it.
+	// ID is derived from it (padded to 32 bytes, as avalanchego does) unless
+	// VMID is set.
 	Name string
+	// VMID, when set, is the VM's ID instead of the one its name gives: a
+	// VM known elsewhere by an ID that is not its name padded (avalanchego's
+	// platform VM, whose ID is "platformvm" padded). VMs only.
+	VMID ids.ID
 	// Version is the plugin's own version.
 	Version string
 	// Aliases are further names of the VM.
@@ -64,15 +69,21 @@ func (d Description) wire() (pluginv1.Description, error) {
 	}
 	switch out.Kind {
 	case KindVM:
-		vmID, err := ids.FromName(out.Name)
-		if err != nil {
-			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
+		vmID := d.VMID
+		if vmID == (ids.ID{}) {
+			var err error
+			if vmID, err = ids.FromName(out.Name); err != nil {
+				return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)
+			}
 		}
 		out.VMID = vmID.String()
 		if len(out.Prefixes) > 0 || len(out.MessageArrayPrefixes) > 0 || out.Home {
 			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a VM declares no path prefixes and no home page", out.Name)
 		}
 	case KindModule:
+		if d.VMID != (ids.ID{}) {
+			return pluginv1.Description{}, fmt.Errorf("describe plugin %q: a module has no VM ID", out.Name)
+		}
 		for _, p := range slices.Concat(out.Prefixes, out.MessageArrayPrefixes) {
 			if err := route.CheckPrefix(p); err != nil {
 				return pluginv1.Description{}, fmt.Errorf("describe plugin %q: %w", out.Name, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chainhost/chainhost/proto/pluginv1"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -159,6 +160,35 @@ func TestDescriptionPrefixes(t *testing.T) {
 		case tt.wantErr == "" && (err != nil || !slices.Equal(w.Prefixes, tt.d.Prefixes) || w.Home != tt.d.Home ||
 			!slices.Equal(w.MessageArrayPrefixes, tt.d.MessageArrayPrefixes)):
 			t.Errorf("wire(%+v) = %+v, %v", tt.d, w, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("wire(%+v) = %v, want %q", tt.d, err, tt.wantErr)
+		}
+	}
+}
+
+// TestDescriptionVMID: a VM's ID is its name padded as avalanchego pads
+// it, unless the VM declares another (avalanchego's platform VM is
+// "platform", ID "platformvm" padded); a module declares none.
+func TestDescriptionVMID(t *testing.T) {
+	platformvm, err := ids.FromName("platformvm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		d       Description
+		want    string
+		wantErr string
+	}{
+		{d: Description{Name: "avm"}, want: "jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq"},
+		{d: Description{Name: "evm"}, want: "mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6"},
+		{d: Description{Name: "platform", VMID: platformvm}, want: "rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT"},
+		{d: Description{Kind: pluginv1.KindModule, Name: "m", VMID: platformvm}, wantErr: "a module has no VM ID"},
+	}
+	for _, tt := range tests {
+		w, err := tt.d.wire()
+		switch {
+		case tt.wantErr == "" && (err != nil || w.VMID != tt.want || w.Name != tt.d.Name):
+			t.Errorf("wire(%+v) = %+v, %v; want VM ID %s", tt.d, w, err, tt.want)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("wire(%+v) = %v, want %q", tt.d, err, tt.wantErr)
 		}

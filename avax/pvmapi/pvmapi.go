@@ -15,8 +15,13 @@ import (
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
-// VMName is the name the P-Chain VM describes itself with.
-const VMName = "pvm"
+// VMName is the name the P-Chain VM describes itself with, avalanchego's
+// alias of its platform VM.
+const VMName = "platform"
+
+// VMID is the P-Chain VM's ID, avalanchego's: "platformvm" padded to 32
+// bytes, which its name alone would not give (docs/decisions.md, "Identity").
+var VMID = ids.ID{'p', 'l', 'a', 't', 'f', 'o', 'r', 'm', 'v', 'm'}
 
 // IndexerHandler is the P-Chain VM's internal handler: JSON-RPC that the
 // node never serves over HTTP.

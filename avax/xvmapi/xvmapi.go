@@ -6,8 +6,9 @@ package xvmapi
 
 import "github.com/chainhost/chainhost/sdk/ids"
 
-// VMName is the name the X-Chain VM describes itself with.
-const VMName = "xvm"
+// VMName is the name the X-Chain VM describes itself with, avalanchego's;
+// its VM ID is the name padded to 32 bytes, as avalanchego's is.
+const VMName = "avm"
 
 // IndexerHandler is the X-Chain VM's internal handler: JSON-RPC that the
 // node never serves over HTTP.

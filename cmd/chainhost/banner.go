@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/xvmapi"
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/node"
 )
@@ -77,13 +80,13 @@ func printBanner(w io.Writer, cfg *config.Config, n *node.Node) {
 				fmt.Fprintf(w, "    index    %s/ext/index/%s/%s%s\n", base, c.Alias, k, note)
 			}
 		}
-		if c.Alias == "C" && c.VMName() == "evm" && cfg.NetworkID == localNetworkID {
+		if c.Alias == "C" && c.VMName() == evmapi.VMName && cfg.NetworkID == localNetworkID {
 			fmt.Fprintf(w, "    funded   %s (private key %s, EVM chain ID 43112; moves to and from X: chainhost c --help)\n", localKeyAddress, localPrivateKey)
 		}
-		if c.Alias == "X" && c.VMName() == "xvm" && cfg.NetworkID == localNetworkID {
+		if c.Alias == "X" && c.VMName() == xvmapi.VMName && cfg.NetworkID == localNetworkID {
 			fmt.Fprintf(w, "    funded   %s (private key %s; try: chainhost x balance --key %s)\n", localXAddress, localPrivateKey, localPrivateKey)
 		}
-		if c.Alias == "P" && c.VMName() == "pvm" && cfg.NetworkID == localNetworkID {
+		if c.Alias == "P" && c.VMName() == pvmapi.VMName && cfg.NetworkID == localNetworkID {
 			fmt.Fprintf(w, "    funded   %s (private key %s; try: chainhost p validators)\n", localPAddress, localPrivateKey)
 		}
 	}

@@ -2,13 +2,14 @@
 package main
 
 import (
+	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/pvm"
 	"github.com/chainhost/chainhost/sdk"
 )
 
 func main() {
 	sdk.Main(sdk.ServeOpts{
-		Description: sdk.Description{Name: pvm.VMName, Version: "0.1.0", Aliases: []string{"platformvm"}},
+		Description: sdk.Description{Name: pvm.VMName, VMID: pvmapi.VMID, Version: "0.1.0"},
 		Plugin:      pvm.New(),
 	})
 }

@@ -8,7 +8,7 @@ import (
 
 func main() {
 	sdk.Main(sdk.ServeOpts{
-		Description: sdk.Description{Name: xvm.VMName, Version: "0.1.0", Aliases: []string{"avm"}},
+		Description: sdk.Description{Name: xvm.VMName, Version: "0.1.0"},
 		Plugin:      xvm.New(),
 	})
 }

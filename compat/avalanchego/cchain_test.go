@@ -31,7 +31,7 @@ import (
 const cConfig = `
 chains:
   - alias: X
-    vm: xvm
+    vm: avm
     genesis:
       assets:
         - {alias: AVAX, name: Avalanche, symbol: AVAX, denomination: 9,

@@ -20,9 +20,13 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/subnet/primary/common"
 )
 
-// newcomerFunds is what the well-known key holds on X and on P on a fresh
-// local network, in nAVAX: 300,000,000 AVAX each (README).
-const newcomerFunds = 300_000_000_000_000_000
+// newcomerFunds and newcomerPFunds are what the well-known key holds on X
+// and on P on a fresh local network, in nAVAX: 300,000,000 and 30,000,000
+// AVAX, as on avalanchego's local network (README).
+const (
+	newcomerFunds  = 300_000_000_000_000_000
+	newcomerPFunds = 30_000_000_000_000_000
+)
 
 // healthyTimeout bounds a node's start until every chain and module is up.
 const healthyTimeout = 2 * time.Minute
@@ -141,8 +145,8 @@ func TestNewcomerWallet(t *testing.T) {
 	// P: the balance, 1 AVAX to the friend, a subnet.
 	pClient := platformvm.NewClient(n.URL)
 	//lint:ignore SA1019 getBalance is part of the P API chainhost serves; a newcomer reads it
-	if bal, err := pClient.GetBalance(ctx, []ids.ShortID{me}); err != nil || uint64(bal.Balance) != newcomerFunds {
-		t.Fatalf("P balance of the well-known key: %+v, %v; want %d", bal, err, newcomerFunds)
+	if bal, err := pClient.GetBalance(ctx, []ids.ShortID{me}); err != nil || uint64(bal.Balance) != newcomerPFunds {
+		t.Fatalf("P balance of the well-known key: %+v, %v; want %d", bal, err, newcomerPFunds)
 	}
 	assetID, err := pClient.GetStakingAssetID(ctx, constants.PrimaryNetworkID)
 	if err != nil || assetID != xctx.AVAXAssetID {

@@ -31,14 +31,17 @@ import (
 )
 
 // pchainConfig runs the P-Chain with the ewoq key funded, on a manual
-// clock at 2026-01-01, with the admin API to alias its endpoint.
+// clock at 2026-01-01, with the admin API to alias its endpoint, under
+// avalanchego's P-Chain ID (the zero ID), which avalanchego's wallet
+// writes in every transaction.
 const pchainConfig = `
 api-admin-enabled: true
 chains:
   - alias: P
-    vm: pvm
+    id: 11111111111111111111111111111111LpoYY
+    vm: platform
     genesis:
-      avaxAssetID: D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob
+      avaxAssetID: 2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe
       timestamp: 1767225600
       allocations: [{address: P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u, amount: "300000000000000000"}]
     config: {clock: manual, dev-api-enabled: true}
@@ -111,7 +114,7 @@ func TestPChainAvalanchegoWallet(t *testing.T) {
 	// /ext/bc/P, as avalanchego's node does (docs/pchain.md).
 	client := platformvm.NewClient(n.URL)
 	assetID, err := client.GetStakingAssetID(ctx, constants.PrimaryNetworkID)
-	if err != nil || assetID.String() != "D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob" {
+	if err != nil || assetID.String() != "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe" {
 		t.Fatalf("getStakingAssetID: %s, %v", assetID, err)
 	}
 	w, owners := pWallet(t, n.URL, client, ewoq)

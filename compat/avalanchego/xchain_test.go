@@ -27,14 +27,14 @@ import (
 const config = `
 chains:
   - alias: X
-    vm: xvm
+    vm: avm
     genesis: &genesis
       assets:
         - {alias: AVAX, name: Avalanche, symbol: AVAX, denomination: 9,
            initialState: {fixedCap: [{amount: "300000000000000000", address: X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u}]}}
     legacy-index-kinds: [vtx]
   - alias: X2
-    vm: xvm
+    vm: avm
     genesis: *genesis
 `
 

@@ -115,9 +115,9 @@ func (c *Catalog) register(path string, desc pluginv1.Description, res *Scan) er
 	defer c.mu.Unlock()
 	switch desc.Kind {
 	case pluginv1.KindVM:
-		id, err := ids.FromName(desc.Name)
+		id, err := vmID(desc)
 		if err != nil {
-			return fmt.Errorf("VM name %q: %w", desc.Name, err)
+			return err
 		}
 		vm := &VM{ID: id, Path: path, Desc: desc}
 		if n, other, taken := claim(c.vms, vm.Names(), vm); taken {
@@ -136,6 +136,23 @@ func (c *Catalog) register(path string, desc pluginv1.Description, res *Scan) er
 	}
 	c.known[path] = true
 	return nil
+}
+
+// vmID is the ID a VM describes, or, from a plugin that names none, its
+// name padded to 32 bytes.
+func vmID(desc pluginv1.Description) (ids.ID, error) {
+	if desc.VMID == "" {
+		id, err := ids.FromName(desc.Name)
+		if err != nil {
+			return ids.ID{}, fmt.Errorf("VM name %q: %w", desc.Name, err)
+		}
+		return id, nil
+	}
+	id, err := ids.FromString(desc.VMID)
+	if err != nil {
+		return ids.ID{}, fmt.Errorf("VM %q: vmID %q: %w", desc.Name, desc.VMID, err)
+	}
+	return id, nil
 }
 
 // claim files p in byName under each of names, unless one is taken:

@@ -17,8 +17,10 @@ import (
 type Chain struct {
 	ID     ids.ID
 	Alias  string
-	VMID   ids.ID
 	Config config.Chain
+	// configVMID is the VM ID the config's vm gives (a CB58 VM ID, or
+	// a name padded), until the VM is loaded.
+	configVMID ids.ID
 
 	// key is the chain's config key ("chains[2]"), for errors.
 	key string
@@ -29,6 +31,7 @@ type Chain struct {
 	mu       sync.RWMutex
 	inst     *pluginhost.Instance
 	vmName   string
+	vmID     ids.ID
 	reason   string // why the chain is not running, when inst is nil
 	handlers map[string]http.Handler
 
@@ -92,10 +95,21 @@ func (c *Chain) VMName() string {
 	return c.Config.VM
 }
 
-func (c *Chain) setInstance(inst *pluginhost.Instance, vmName string) {
+// VMID is the ID of the VM the chain runs, as the plugin describes it
+// once loaded (docs/decisions.md, "Identity"), else as the config gives it.
+func (c *Chain) VMID() ids.ID {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.vmName != "" {
+		return c.vmID
+	}
+	return c.configVMID
+}
+
+func (c *Chain) setInstance(inst *pluginhost.Instance, vmName string, vmID ids.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.inst, c.vmName, c.reason = inst, vmName, ""
+	c.inst, c.vmName, c.vmID, c.reason = inst, vmName, vmID, ""
 	c.handlers = map[string]http.Handler{}
 }
 

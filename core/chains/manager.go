@@ -78,7 +78,10 @@ func New(opts Options) (*Manager, error) {
 			return nil, err
 		}
 		c.key = fmt.Sprintf("chains[%d]", i)
-		if _, dup := m.byID[c.ID]; dup {
+		if other, dup := m.byID[c.ID]; dup {
+			if cc.ID != "" || other.Config.ID != "" {
+				return nil, fmt.Errorf("chain %s: its ID %s is already chain %s's", c.Alias, c.ID, other.Alias)
+			}
 			return nil, fmt.Errorf("chain %s: same VM and genesis as another chain with the same alias", c.Alias)
 		}
 		for _, a := range append([]string{cc.Alias}, cc.Aliases...) {
@@ -94,10 +97,14 @@ func New(opts Options) (*Manager, error) {
 		m.chains = append(m.chains, c)
 		m.byID[c.ID] = c
 	}
+	if err := m.checkRecorded(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// newChain derives a chain's deterministic ID from its VM, genesis and alias.
+// newChain gives a chain the ID its config names or, without one, the ID
+// derived from its VM, genesis and alias.
 func newChain(cc config.Chain) (*Chain, error) {
 	genesis, err := cc.GenesisJSON()
 	if err != nil {
@@ -110,7 +117,12 @@ func newChain(cc config.Chain) (*Chain, error) {
 		}
 	}
 	id := ids.Derive([]byte("chainhost/chain"), vmID[:], genesis, []byte(cc.Alias))
-	c := &Chain{ID: id, Alias: cc.Alias, VMID: vmID, Config: cc}
+	if cc.ID != "" {
+		if id, err = ids.FromString(cc.ID); err != nil {
+			return nil, fmt.Errorf("chain %s: id %q: %w", cc.Alias, cc.ID, err)
+		}
+	}
+	c := &Chain{ID: id, Alias: cc.Alias, configVMID: vmID, Config: cc}
 	c.setNotRunning("not started yet")
 	return c, nil
 }
@@ -211,7 +223,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	if err != nil {
 		return err
 	}
-	state := m.opts.DB.Namespace("chains").Namespace(c.ID.String())
+	state := m.opts.DB.Namespace(statesNS).Namespace(c.ID.String())
 	opts.Services = host.Services{
 		DB:     database{db: m.opts.DB, ns: state},
 		Index:  chainIndex{m: m, chain: c, state: state},
@@ -241,7 +253,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	if err != nil {
 		return fmt.Errorf("start VM %s: %w", vm.Desc.Name, err)
 	}
-	c.setInstance(inst, vm.Desc.Name)
+	c.setInstance(inst, vm.Desc.Name, vm.ID)
 	m.publish(c, pluginhost.Running)
 	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.Desc.Name, "handlers", inst.Handlers())
 	return nil
@@ -441,7 +453,7 @@ func (m *Manager) infos() []host.ChainInfo {
 // info describes a chain for the chain registry host service.
 func (m *Manager) info(c *Chain) host.ChainInfo {
 	inst, _ := c.Instance()
-	ci := host.ChainInfo{ID: c.ID, VMID: c.VMID, VMName: c.VMName(), Aliases: m.opts.Aliases.Aliases(c.ID)}
+	ci := host.ChainInfo{ID: c.ID, VMID: c.VMID(), VMName: c.VMName(), Aliases: m.opts.Aliases.Aliases(c.ID)}
 	if inst != nil {
 		state, _ := inst.State()
 		ci.Running = state == pluginhost.Running

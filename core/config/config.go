@@ -115,6 +115,9 @@ type Chain struct {
 	Alias string `koanf:"alias"`
 	// Aliases are further aliases of the chain.
 	Aliases []string `koanf:"aliases,omitempty"`
+	// ID, when set, is the chain's ID (CB58), used instead of the one
+	// derived from its VM, genesis and alias (docs/decisions.md, "Identity").
+	ID string `koanf:"id,omitempty"`
 	// VM names the VM plugin that runs the chain.
 	VM string `koanf:"vm"`
 	// Genesis is the inline genesis, handed to the VM as JSON.

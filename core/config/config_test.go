@@ -75,20 +75,20 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	for _, ch := range c.Chains {
 		if ch.Alias == "X" {
-			if ch.VM != "xvm" || !ch.IsEnabled() || !slices.Equal(ch.LegacyIndexKinds, []string{"vtx"}) {
-				t.Errorf("default X chain = %+v, want vm xvm, enabled, vtx legacy", ch)
+			if ch.VM != "avm" || ch.ID != "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed" || !ch.IsEnabled() || !slices.Equal(ch.LegacyIndexKinds, []string{"vtx"}) {
+				t.Errorf("default X chain = %+v, want vm avm, avalanchego's local X-Chain ID, enabled, vtx legacy", ch)
 			}
 			continue
 		}
 		if ch.Alias == "P" {
-			if ch.VM != "pvm" || !ch.IsEnabled() {
-				t.Errorf("default P chain = %+v, want vm pvm, enabled", ch)
+			if ch.VM != "platform" || ch.ID != "11111111111111111111111111111111LpoYY" || !ch.IsEnabled() {
+				t.Errorf("default P chain = %+v, want vm platform, avalanchego's P-Chain ID, enabled", ch)
 			}
 			continue
 		}
 		if ch.Alias == "C" {
-			if ch.VM != "evm" || !ch.IsEnabled() {
-				t.Errorf("default C chain = %+v, want vm evm, enabled", ch)
+			if ch.VM != "evm" || ch.ID != "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC" || !ch.IsEnabled() {
+				t.Errorf("default C chain = %+v, want vm evm, avalanchego's local C-Chain ID, enabled", ch)
 			}
 			continue
 		}
@@ -139,6 +139,14 @@ func TestLoadErrors(t *testing.T) {
 		{name: "bad alias", file: "c.yaml:chains: [{alias: 'a b', vm: v}]", wantErr: []string{`config: chains[0].alias: "a b" is not a valid alias`}},
 		{name: "genesis and genesis file", file: "c.yaml:chains: [{alias: a, vm: v, genesis: {}, genesis-file: g.json}]",
 			wantErr: []string{"config: chains[0]: genesis and genesis-file are exclusive"}},
+		{name: "chain ID not CB58", file: "c.yaml:chains: [{alias: a, vm: v, id: nope}]",
+			wantErr: []string{`config: chains[0].id: "nope" is not a CB58 chain ID`}},
+		{name: "two chains of one ID", file: "c.yaml:chains: [{alias: a, vm: v, id: 11111111111111111111111111111111LpoYY}, {alias: b, vm: v, id: 11111111111111111111111111111111LpoYY}]",
+			wantErr: []string{`config: chains[1].id: 11111111111111111111111111111111LpoYY is already the ID of chains[0]`}},
+		{name: "the X-Chain VM by its old name", file: "c.yaml:chains: [{alias: X, vm: xvm}]",
+			wantErr: []string{`config: chains[0].vm: the VM "xvm" is now named "avm", avalanchego's name for it: write vm: avm`}},
+		{name: "the P-Chain VM by its old name", file: "c.yaml:chains: [{alias: P, vm: pvm}]",
+			wantErr: []string{`config: chains[0].vm: the VM "pvm" is now named "platform", avalanchego's name for it: write vm: platform`}},
 		{name: "chains not a list of maps", file: "c.yaml:chains: [3]", wantErr: []string{"config: chains[0]: expected a map"}},
 		{name: "module without a name", file: "c.yaml:modules: [{plugin: p}]", wantErr: []string{"config: modules[0].name: required"}},
 		{name: "module named like a chain", file: "c.yaml:chains: [{alias: a, aliases: [b], vm: v}]\nmodules: [{name: b}]",
@@ -558,11 +566,11 @@ chains:
     genesis: {chainId: 43112, "true": yes, list: [1, "2", {a: null}], big: 18446744073709551615, huge: 50000000000000000000000000}
     config: {pruning: false, note: "10s"}
   - alias: X
-    vm: xvm
+    vm: avm
     genesis-file: /tmp/x.json
     enabled: false
   - alias: P
-    vm: pvm
+    vm: platform
     aliases: []
 modules:
   - name: data
@@ -767,8 +775,8 @@ func TestPublicNodeExample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ch.VM != local.VM || string(got) != string(want) {
-			t.Errorf("chain %s: vm %s, genesis %s; want the defaults' vm %s, genesis %s", ch.Alias, ch.VM, got, local.VM, want)
+		if ch.VM != local.VM || ch.ID != local.ID || string(got) != string(want) {
+			t.Errorf("chain %s: vm %s, id %q, genesis %s; want the defaults' vm %s, id %q, genesis %s", ch.Alias, ch.VM, ch.ID, got, local.VM, local.ID, want)
 		}
 		cfg, _ := ch.Config.(map[string]any)
 		for _, key := range []string{"dev-api-enabled", "personal-api-enabled", "debug-api-enabled", "testing-api-enabled"} {

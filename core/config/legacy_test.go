@@ -25,7 +25,7 @@ func TestLegacyIndexKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			content := "chains:\n  - alias: X\n    vm: xvm\n"
+			content := "chains:\n  - alias: X\n    vm: avm\n"
 			if tt.kinds != "" {
 				content += "    legacy-index-kinds: " + tt.kinds + "\n"
 			}

@@ -12,8 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainhost/chainhost/avax/pvmapi"
+	"github.com/chainhost/chainhost/avax/xvmapi"
 	"github.com/chainhost/chainhost/core/exposure"
 	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/loglevel"
 	"github.com/chainhost/chainhost/transport/route"
 )
@@ -124,6 +127,10 @@ func (c *Config) primaryAlias(alias string) string {
 	return ""
 }
 
+// renamedVMs maps the names the X- and P-Chain VMs had before they took
+// avalanchego's to those names, so that an old config gets told the new one.
+var renamedVMs = map[string]string{"xvm": xvmapi.VMName, "pvm": pvmapi.VMName}
+
 // validateChains checks each chain and that no alias names two chains or
 // the node's own logger; usedBy collects the aliases, by the key that
 // set them.
@@ -139,6 +146,7 @@ func (c *Config) validateChains(usedBy map[string]string) []error {
 			usedBy[alias] = key
 		}
 	}
+	idBy := map[string]string{}
 	for i, ch := range c.Chains {
 		at := fmt.Sprintf("chains[%d]", i)
 		if ch.Alias == "" {
@@ -149,8 +157,20 @@ func (c *Config) validateChains(usedBy map[string]string) []error {
 		for j, a := range ch.Aliases {
 			use(fmt.Sprintf("%s.aliases[%d]", at, j), a)
 		}
-		if ch.VM == "" {
+		switch renamed, ok := renamedVMs[ch.VM]; {
+		case ch.VM == "":
 			errs = append(errs, fmt.Errorf("config: %s.vm: required", at))
+		case ok:
+			errs = append(errs, fmt.Errorf("config: %s.vm: the VM %q is now named %q, avalanchego's name for it: write vm: %s", at, ch.VM, renamed, renamed))
+		}
+		if ch.ID != "" {
+			if _, err := ids.FromString(ch.ID); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s.id: %q is not a CB58 chain ID: %v", at, ch.ID, err))
+			} else if by, dup := idBy[ch.ID]; dup {
+				errs = append(errs, fmt.Errorf("config: %s.id: %s is already the ID of %s", at, ch.ID, by))
+			} else {
+				idBy[ch.ID] = at
+			}
 		}
 		if ch.Genesis != nil && ch.GenesisFile != "" {
 			errs = append(errs, fmt.Errorf("config: %s: genesis and genesis-file are exclusive", at))

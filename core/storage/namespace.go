@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/syndtr/goleveldb/leveldb/util"
 )
@@ -141,4 +142,35 @@ func (n *Namespace) Iterate(prefix, start []byte, fn func(key, value []byte) err
 		return fmt.Errorf("iterate: %w", mapErr(err))
 	}
 	return nil
+}
+
+// Names returns, sorted, the names of the namespaces nested in n that
+// hold keys, skipping over each one's keys rather than reading them.
+func (n *Namespace) Names() ([]string, error) {
+	if err := n.db.acquire(); err != nil {
+		return nil, err
+	}
+	defer n.db.release()
+
+	children := append(bytes.Clone(n.path), tagName)
+	it := n.db.ldb.NewIterator(util.BytesPrefix(children), nil)
+	defer it.Release()
+	var names []string
+	for ok := it.First(); ok; {
+		rest := it.Key()[len(children):]
+		size, w := binary.Uvarint(rest)
+		if w <= 0 || uint64(len(rest)-w) < size {
+			return nil, fmt.Errorf("names: malformed key %x", it.Key())
+		}
+		names = append(names, string(rest[w:w+int(size)]))
+		// Every key of that namespace is its path and a tag byte, at most
+		// tagName: seek past them all.
+		end := len(children) + w + int(size)
+		ok = it.Seek(append(it.Key()[:end:end], tagName+1))
+	}
+	if err := it.Error(); err != nil {
+		return nil, fmt.Errorf("names: %w", mapErr(err))
+	}
+	slices.Sort(names) // the keys order them by length first
+	return names, nil
 }

@@ -503,3 +503,29 @@ func TestConcurrentUseAndClose(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+func TestNames(t *testing.T) {
+	db, _ := openTest(t)
+	chains := db.Namespace("chains")
+	if names, err := chains.Names(); err != nil || len(names) != 0 {
+		t.Fatalf("Names of an empty namespace = %q, %v", names, err)
+	}
+	put := func(ns *Namespace, k string) {
+		t.Helper()
+		if err := ns.Put([]byte(k), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(chains, "own key") // not a nested namespace
+	for _, name := range []string{"b", "a", "ab", strings.Repeat("z", 300)} {
+		put(chains.Namespace(name), "k1")
+		put(chains.Namespace(name), "k2")
+		put(chains.Namespace(name).Namespace("deeper"), "k")
+	}
+	put(db.Namespace("chainsx").Namespace("other"), "k") // a sibling of chains
+	names, err := chains.Names()
+	want := []string{"a", "ab", "b", strings.Repeat("z", 300)}
+	if err != nil || !slices.Equal(names, want) {
+		t.Fatalf("Names = %q, %v; want %q", names, err, want)
+	}
+}

@@ -42,7 +42,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "atomic fee as a string", raw: `{"atomic-tx-fee":"250"}`, check: func(c config) bool { return c.AtomicTxFee.Fixed == 250 }},
 		{name: "atomic fee dynamic", raw: `{"atomic-tx-fee":"Dynamic"}`, check: func(c config) bool { return c.AtomicTxFee.Dynamic }},
 		{name: "bad atomic fee", raw: `{"atomic-tx-fee":"cheap"}`, wantErr: `atomic-tx-fee must be "dynamic" or a number of nAVAX`},
-		{name: "asset ID", raw: `{"avax-asset-id":"D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"}`, check: func(c config) bool { return c.AVAXAssetID != "" }},
+		{name: "asset ID", raw: `{"avax-asset-id":"2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"}`, check: func(c config) bool { return c.AVAXAssetID != "" }},
 		{name: "trace and subscription limits by default", raw: `{}`, check: func(c config) bool {
 			return time.Duration(c.RPCTraceTimeout) == 5*time.Second && c.RPCWSMaxSubscriptions == 100 && c.RPCTraceMaxSize == 25_000_000
 		}},

@@ -38,7 +38,7 @@ const (
 	pMinStake = 2_000_000_000_000
 	hour      = metricstest.Hour
 	ewoqKey   = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
-	avaxAsset = "D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"
+	avaxAsset = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"
 	ewoqAddr  = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 )
 
@@ -84,7 +84,7 @@ func startP(t *testing.T) *pChain {
 		t: t, h: h,
 		info: host.ChainInfo{ID: h.ChainID(), VMName: pvmapi.VMName, Aliases: []string{"P"}, IndexKinds: []string{"block"},
 			InternalHandlers: h.InternalHandlers(), Running: true},
-		wallet: &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, Config: cfg},
+		wallet: &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, ChainID: h.ChainID(), Config: cfg},
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/chainhost/chainhost/avax"
@@ -82,12 +81,9 @@ func (vm *VM) parseAddresses(ctx context.Context, param string, list []string) (
 }
 
 // sourceChain reads getUTXOs' sourceChain: only this chain, by one of its
-// aliases, its node ID, or avalanchego's P-Chain ID (the zero ID), which
-// avalanchego's wallet names when it reads its UTXOs.
+// aliases or its ID, which avalanchego's wallet names when it reads its
+// UTXOs.
 func (vm *VM) sourceChain(ctx context.Context, s string) (ids.ID, error) {
-	if id, err := ids.FromString(s); err == nil && slices.Contains(vm.txCtx.ChainIDs, id) {
-		return vm.Env.ChainID, nil
-	}
 	if info, err := vm.Env.Host.Chains.Resolve(ctx, s); err == nil && info.ID == vm.Env.ChainID {
 		return info.ID, nil
 	}

@@ -75,9 +75,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 		return err
 	}
 	vm.cfg, vm.genesis = cfg, g
-	// Wallets name avalanchego's P-Chain ID (the zero ID) in their
-	// transactions; those that ask the node name this chain's ID.
-	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainIDs: []ids.ID{{}, env.ChainID}, AVAXAssetID: g.assetID}
+	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainID: env.ChainID, AVAXAssetID: g.assetID}
 
 	s, found, err := loadState(ctx, vm.Store)
 	if err != nil {

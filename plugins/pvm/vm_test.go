@@ -22,7 +22,7 @@ import (
 )
 
 const (
-	avaxAssetID   = "D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"
+	avaxAssetID   = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"
 	genesisAmount = 300_000_000_000_000_000
 	// t0 is the genesis time: 2026-01-01T00:00:00Z.
 	t0 = 1_767_225_600
@@ -83,7 +83,7 @@ func start(t *testing.T) *chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, Config: cfg}
+	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, ChainID: h.ChainID(), Config: cfg}
 	return c
 }
 
@@ -490,9 +490,9 @@ func TestIndexerHandler(t *testing.T) {
 	}
 }
 
-// TestShapes: a transaction naming the node's ID of the chain (what a
-// wallet that asks the node writes) is accepted like one naming the zero
-// ID; getTx and getBlock answer avalanchego's JSON shapes; the health
+// TestShapes: a transaction naming another chain than the node's ID of
+// this one (the zero ID, avalanchego's P-Chain ID, when the node gives
+// the chain another) is refused; getTx and getBlock answer avalanchego's JSON shapes; the health
 // details count what was burned.
 func TestShapes(t *testing.T) {
 	c := start(t)
@@ -502,10 +502,11 @@ func TestShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx.Unsigned.Base().BlockchainID = c.h.ChainID()
+	tx.Unsigned.Base().BlockchainID = ids.ID{}
 	signed := w.Sign(tx.Unsigned)
-	if _, err := w.Client.IssueTx(ctx, signed.Bytes()); err != nil {
-		t.Fatalf("a tx naming the node's chain ID: %v", err)
+	want := fmt.Sprintf("tx is for chain %s, this chain is %s", ids.ID{}, c.h.ChainID())
+	if _, err := w.Client.IssueTx(ctx, signed.Bytes()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a tx naming another chain: %v, want an error containing %q", err, want)
 	}
 	subnet, vids := c.makeL1(client.NewL1Validator{NodeID: nodeID(11), Weight: 100, Balance: 5_000_000})
 	var js struct {
@@ -555,7 +556,7 @@ func TestShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := js.Tx.Unsigned
-	if js.Tx.ID != blk.Block.Txs[0].ID || u.NetworkID != avax.LocalID || u.BlockchainID != (ids.ID{}) || u.SubnetID != subnet ||
+	if js.Tx.ID != blk.Block.Txs[0].ID || u.NetworkID != avax.LocalID || u.BlockchainID != c.h.ChainID() || u.SubnetID != subnet ||
 		len(u.Validators) != 1 || u.Validators[0].NodeID != "0x"+hexOf(nodeID(11).Bytes()) || u.Validators[0].Balance != 5_000_000 ||
 		!strings.HasPrefix(u.Validators[0].Signer.PublicKey, "0x") || len(u.Validators[0].RemainingBalanceOwner.Addresses) != 1 ||
 		len(u.SubnetAuth.SignatureIndices) != 1 || len(js.Tx.Credentials) != 2 || !strings.HasPrefix(u.Outputs[0].Output.Addresses[0], "P-local1") {
@@ -568,9 +569,9 @@ func TestShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Burned: the fees of the transfer, the subnet, the chain and the
-	// conversion.
-	if details["burned"] != float64(fee+2*subnetFee+fee) || details["activeL1Validators"] != float64(1) {
+	// Burned: the fees of the subnet, the chain and the conversion (the
+	// transfer was refused).
+	if details["burned"] != float64(2*subnetFee+fee) || details["activeL1Validators"] != float64(1) {
 		t.Fatalf("health details %v", details)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxovm"
 	"github.com/chainhost/chainhost/plugins/xvm/txs"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -22,7 +23,11 @@ type genesis struct {
 // genesisAsset defines an asset and who holds it at genesis.
 type genesisAsset struct {
 	// Alias names the asset in the API ("AVAX") besides its ID.
-	Alias        string `json:"alias"`
+	Alias string `json:"alias"`
+	// ID, when set, is the asset's ID (CB58), used instead of the ID of
+	// its creating transaction, so that an asset can carry the ID clients
+	// know (avalanchego's AVAX on its local network).
+	ID           string `json:"id"`
 	Name         string `json:"name"`
 	Symbol       string `json:"symbol"`
 	Denomination uint8  `json:"denomination"`
@@ -44,12 +49,16 @@ type genesisHolder struct {
 }
 
 // asset is a genesis asset as the chain knows it: its creating
-// transaction, whose ID is the asset ID.
+// transaction, whose ID is the asset ID unless the genesis names one.
 type asset struct {
 	alias string
+	id    ids.ID
 	tx    *txs.Tx
 	def   *txs.CreateAssetTx
 }
+
+// ID is the asset's ID, also the transaction ID of its genesis UTXOs.
+func (a *asset) ID() ids.ID { return a.id }
 
 // parseGenesis reads the genesis and builds each asset's CreateAssetTx as
 // avalanchego builds genesis assets: network ID, an empty blockchain ID,
@@ -65,6 +74,7 @@ func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
 	}
 	hrp := avax.HRP(networkID)
 	seen := map[string]bool{}
+	seenID := map[ids.ID]bool{}
 	var out []asset
 	for i, a := range g.Assets {
 		where := fmt.Sprintf("xvm genesis: assets[%d]", i)
@@ -103,7 +113,18 @@ func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
 		if len(state.Outs) > 0 {
 			def.States = []txs.InitialState{state}
 		}
-		out = append(out, asset{alias: a.Alias, tx: txs.New(def, nil), def: def})
+		tx := txs.New(def, nil)
+		id := tx.ID()
+		if a.ID != "" {
+			if id, err = ids.FromString(a.ID); err != nil {
+				return genesis{}, nil, fmt.Errorf("%s: id %q: %w", where, a.ID, err)
+			}
+			if seenID[id] {
+				return genesis{}, nil, fmt.Errorf("%s: id %s used twice", where, id)
+			}
+		}
+		seenID[id] = true
+		out = append(out, asset{alias: a.Alias, id: id, tx: tx, def: def})
 	}
 	return g, out, nil
 }
@@ -130,8 +151,8 @@ func genesisUTXOs(a asset) []avax.UTXO {
 	for _, s := range a.def.States {
 		for _, o := range s.Outs {
 			out = append(out, avax.UTXO{
-				UTXOID:  avax.UTXOID{TxID: a.tx.ID(), OutputIndex: uint32(len(out))},
-				AssetID: a.tx.ID(),
+				UTXOID:  avax.UTXOID{TxID: a.ID(), OutputIndex: uint32(len(out))},
+				AssetID: a.ID(),
 				Out:     o,
 			})
 		}

@@ -81,7 +81,7 @@ func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply
 	}
 	out := getBalanceReply{UTXOIDs: []utxovm.UTXORef{}}
 	err = vm.Store.OwnedUTXOs(ctx, addr, func(u avax.UTXO) error {
-		if u.AssetID != as.tx.ID() || !vm.counts(u, a.IncludePartial) {
+		if u.AssetID != as.ID() || !vm.counts(u, a.IncludePartial) {
 			return nil
 		}
 		if uint64(out.Balance) > ^uint64(0)-u.Out.Amt {
@@ -127,7 +127,7 @@ func (vm *VM) getAllBalances(ctx context.Context, a getAllBalancesArgs) (getAllB
 	}
 	out := getAllBalancesReply{Balances: []balanceJSON{}}
 	for _, as := range vm.assets {
-		if v, ok := sums[as.tx.ID()]; ok {
+		if v, ok := sums[as.ID()]; ok {
 			out.Balances = append(out.Balances, balanceJSON{Asset: as.alias, Balance: jsonrpc.Uint64(v)})
 		}
 	}
@@ -151,7 +151,7 @@ func (vm *VM) getAssetDescription(_ context.Context, a getAssetDescriptionArgs) 
 	if err != nil {
 		return getAssetDescriptionReply{}, err
 	}
-	return getAssetDescriptionReply{AssetID: as.tx.ID(), Name: as.def.Name, Symbol: as.def.Symbol, Denomination: jsonrpc.Uint64(as.def.Denomination)}, nil
+	return getAssetDescriptionReply{AssetID: as.ID(), Name: as.def.Name, Symbol: as.def.Symbol, Denomination: jsonrpc.Uint64(as.def.Denomination)}, nil
 }
 
 // errNotLinearized is the answer of the block methods during the vertex

@@ -91,10 +91,10 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 	vm.assetByAlias = map[string]ids.ID{}
 	for i := range vm.assets {
 		a := &vm.assets[i]
-		vm.assetByID[a.tx.ID()] = a
-		vm.assetByAlias[a.alias] = a.tx.ID()
+		vm.assetByID[a.ID()] = a
+		vm.assetByAlias[a.alias] = a.ID()
 	}
-	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainID: env.ChainID, FeeAssetID: assets[0].tx.ID(), TxFee: uint64(cfg.TxFee)}
+	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainID: env.ChainID, FeeAssetID: assets[0].ID(), TxFee: uint64(cfg.TxFee)}
 	vm.chains = map[ids.ID]bool{}
 
 	m, found, err := vm.readMeta(ctx)
@@ -127,7 +127,7 @@ func (vm *VM) writeGenesis(ctx context.Context, raw []byte) (meta, error) {
 	var ops []host.Op
 	for _, a := range vm.assets {
 		rec := txRecord{Container: containerGenesis, Position: noTxPosition, Bytes: a.tx.Bytes()}
-		ops = append(ops, host.Op{Key: utxovm.TxKey(a.tx.ID()), Value: rec.encode()})
+		ops = append(ops, host.Op{Key: utxovm.TxKey(a.ID()), Value: rec.encode()})
 		for _, u := range genesisUTXOs(a) {
 			ops = utxostore.Put(ops, u)
 		}

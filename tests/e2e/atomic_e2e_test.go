@@ -31,7 +31,7 @@ func atomicXC(extra string) string {
 	return fmt.Sprintf(`
 chains:
   - alias: X
-    vm: xvm
+    vm: avm
     genesis: %s
     config: {tx-fee: 1000000}
     legacy-index-kinds: [vtx]

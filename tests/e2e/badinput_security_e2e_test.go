@@ -97,7 +97,7 @@ func TestPluginPins(t *testing.T) {
 		t.Fatal(err)
 	}
 	xsum := sha256.Sum256(xb)
-	why := fmt.Sprintf("start VM xvm: start plugin X: plugin binary does not match its sha256 pin: %s has sha256 %x, pinned %s",
+	why := fmt.Sprintf("start VM avm: start plugin X: plugin binary does not match its sha256 pin: %s has sha256 %x, pinned %s",
 		filepath.Join(plugins, "xvm"), xsum, wrong)
 	want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"chain X is not running: ` + why + `"},"id":null}`
 	for _, path := range []string{"/ext/bc/X", "/ext/bc/X/avax"} {

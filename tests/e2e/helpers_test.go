@@ -506,12 +506,12 @@ func twoXChainsConfig(config string) string {
 	return fmt.Sprintf(`
 chains:
   - alias: X
-    vm: xvm
+    vm: avm
     genesis: %s
     config: %s
     legacy-index-kinds: [vtx]
   - alias: X2
-    vm: xvm
+    vm: avm
     genesis: %s
 `, xGenesis, config, xGenesis)
 }
@@ -547,11 +547,11 @@ func pchainConfig(clock string) string {
 	return fmt.Sprintf(`
 chains:
   - alias: X
-    vm: xvm
+    vm: avm
     genesis: %s
     legacy-index-kinds: [vtx]
   - alias: P
-    vm: pvm
+    vm: platform
     genesis:
       avaxAssetID: %s
       timestamp: %d

@@ -29,7 +29,7 @@ const (
 	pFee      = 1_000_000
 	pFunded   = 300_000_000_000_000_000
 	pMinStake = 2_000_000_000_000
-	pAVAX     = "D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob"
+	pAVAX     = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"
 	pEwoqAddr = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 )
 

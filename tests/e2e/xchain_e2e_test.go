@@ -192,7 +192,7 @@ func TestXChainTransfersAndAtomic(t *testing.T) {
 const xVertexConfig = `
 chains:
   - alias: X
-    vm: xvm
+    vm: avm
     genesis: ` + xGenesis + `
     config: {linearization-height: 3}
 `

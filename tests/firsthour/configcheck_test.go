@@ -24,9 +24,9 @@ var vmChecks = map[string]struct {
 	genesis func(raw []byte, networkID uint32) error
 	config  func(raw []byte) error
 }{
-	"evm": {func(raw []byte, _ uint32) error { _, err := evm.ParseGenesis(raw); return err }, evm.CheckConfig},
-	"xvm": {xvm.CheckGenesis, xvm.CheckConfig},
-	"pvm": {pvm.CheckGenesis, pvm.CheckConfig},
+	"evm":      {func(raw []byte, _ uint32) error { _, err := evm.ParseGenesis(raw); return err }, evm.CheckConfig},
+	xvm.VMName: {xvm.CheckGenesis, xvm.CheckConfig},
+	pvm.VMName: {pvm.CheckGenesis, pvm.CheckConfig},
 }
 
 // moduleChecks reads a module's config as each shipped module plugin does

@@ -152,7 +152,7 @@ func TestConfigSnippet(t *testing.T) {
 		{"an unknown host key", "http-prot: 9651\n", "", "http-prot"},
 		{"an unknown chain config key", "chains:\n  - alias: C\n    vm: evm\n    genesis-file: g.json\n    config: {block-prodution: auto}\n", "", "block-prodution"},
 		{"an unknown module config key", "config:\n  rate-limit: {anonymous: {per-secnd: 1}}\n", "module metricsapi", "per-secnd"},
-		{"a genesis fragment", "genesis:\n  assets: []\n", "chain xvm", "no assets"},
+		{"a genesis fragment", "genesis:\n  assets: []\n", "chain avm", "no assets"},
 		{"a VM no plugin ships, with config", "chains:\n  - alias: m\n    vm: myvm\n    config: {a: 1}\n", "", "cannot be checked"},
 		{"not YAML", "a: [\n", "", "not YAML"},
 	} {

@@ -53,7 +53,7 @@ func (c benchChainCaller) Call(ctx context.Context, _ string, handler string, bo
 // answers ask it for its time.
 func benchPChain(b *testing.B) *plugintest.Harness {
 	b.Helper()
-	genesis := fmt.Sprintf(`{"avaxAssetID":"D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob","timestamp":%d,
+	genesis := fmt.Sprintf(`{"avaxAssetID":"2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe","timestamp":%d,
 		"allocations":[{"address":"P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u","amount":"1000000000000000"}]}`, benchT0)
 	h := plugintest.Start(b, pvm.New(), plugintest.Options{
 		Name: "P", NetworkID: avax.LocalID, Genesis: []byte(genesis), Config: []byte(`{"clock":"manual","dev-api-enabled":true}`),

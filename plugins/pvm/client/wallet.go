@@ -18,25 +18,29 @@ import (
 
 // Wallet acts with one key on a P-Chain: it builds, signs and issues
 // transfers, stakers, subnets and L1 validators in avalanchego's formats.
-// Its transactions name avalanchego's P-Chain ID (the zero ID), as
-// avalanchego's wallet does.
 type Wallet struct {
 	Client *Client
 	// Account is the key, the network ID that NewWallet reads and the
 	// clock.
 	utxoclient.Account
+	// ChainID is the chain's ID, read by NewWallet, which every
+	// transaction names.
+	ChainID ids.ID
 	// Config is the chain's rules, read by NewWallet.
 	Config pvmapi.Config
 }
 
 // NewWallet returns a wallet of key on the client's chain, after reading
-// the network ID and the chain's rules.
+// the network ID, the chain's ID and the chain's rules.
 func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, error) {
 	account, err := utxoclient.NewAccount(ctx, &c.Conn, key)
 	if err != nil {
 		return nil, err
 	}
 	w := &Wallet{Client: c, Account: account}
+	if w.ChainID, err = c.BlockchainID(ctx, c.Chain()); err != nil {
+		return nil, fmt.Errorf("chain ID of %s: %w", c.Chain(), err)
+	}
 	if w.Config, err = c.GetConfig(ctx); err != nil {
 		return nil, fmt.Errorf("the chain's rules: %w", err)
 	}
@@ -77,7 +81,7 @@ func (w *Wallet) base(ctx context.Context, need uint64, outs ...avax.Transferabl
 	if err != nil {
 		return txs.BaseTx{}, err
 	}
-	return txs.BaseTx{NetworkID: w.NetworkID, Outs: append(change, outs...), Ins: ins}, nil
+	return txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: append(change, outs...), Ins: ins}, nil
 }
 
 // Sign sorts u's inputs and outputs as the codec requires and signs every

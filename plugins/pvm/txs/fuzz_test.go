@@ -6,7 +6,6 @@ import (
 
 	vectors "github.com/chainhost/chainhost/avax/avaxvectors"
 	"github.com/chainhost/chainhost/plugins/pvm/txs"
-	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // FuzzParse: any bytes are parsed without panicking or allocating beyond
@@ -34,6 +33,6 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%x) again: %v, ID %v, want %s", b, err, again, tx.ID())
 		}
 		base := tx.Unsigned.Base()
-		_ = txs.Verify(tx, txs.Context{NetworkID: base.NetworkID, ChainIDs: []ids.ID{base.BlockchainID}, AVAXAssetID: avaxID})
+		_ = txs.Verify(tx, txs.Context{NetworkID: base.NetworkID, ChainID: base.BlockchainID, AVAXAssetID: avaxID})
 	})
 }

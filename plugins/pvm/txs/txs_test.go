@@ -22,6 +22,8 @@ var txNames = []string{
 	"setL1ValidatorWeightTx", "increaseL1ValidatorBalanceTx", "disableL1ValidatorTx",
 }
 
+// avaxID is the AVAX asset ID avalanchego's vectors (avax/avaxvectors)
+// were made with.
 var avaxID = mustID("D6FgEcczTT78GJgsdFGFN1iyDih6asG9HE9uV7raGF72nBLob")
 
 func mustID(s string) ids.ID {
@@ -33,7 +35,7 @@ func mustID(s string) ids.ID {
 }
 
 func ctx() txs.Context {
-	return txs.Context{NetworkID: 12345, ChainIDs: []ids.ID{{}}, AVAXAssetID: avaxID}
+	return txs.Context{NetworkID: 12345, ChainID: ids.ID{}, AVAXAssetID: avaxID}
 }
 
 // TestVectors: every transaction avalanchego v1.14.2 made parses, encodes

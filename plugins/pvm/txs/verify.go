@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"unicode"
 
 	"github.com/chainhost/chainhost/avax"
@@ -26,9 +25,8 @@ const (
 type Context struct {
 	// NetworkID must be the transaction's.
 	NetworkID uint32
-	// ChainIDs are the blockchain IDs a transaction may name: avalanchego's
-	// P-Chain ID (the zero ID) and the node's ID of this chain.
-	ChainIDs []ids.ID
+	// ChainID is this chain's ID, which a transaction must name.
+	ChainID ids.ID
 	// AVAXAssetID is the only asset of the P-Chain.
 	AVAXAssetID ids.ID
 }
@@ -47,8 +45,8 @@ func Verify(t *Tx, ctx Context) error {
 	switch {
 	case b.NetworkID != ctx.NetworkID:
 		return fmt.Errorf("tx is for network %d, this is network %d", b.NetworkID, ctx.NetworkID)
-	case !slices.Contains(ctx.ChainIDs, b.BlockchainID):
-		return fmt.Errorf("tx is for chain %s, this chain is %s", b.BlockchainID, ctx.ChainIDs[0])
+	case b.BlockchainID != ctx.ChainID:
+		return fmt.Errorf("tx is for chain %s, this chain is %s", b.BlockchainID, ctx.ChainID)
 	case len(b.Memo) > maxMemoSize:
 		return fmt.Errorf("memo of %d bytes, more than %d", len(b.Memo), maxMemoSize)
 	}

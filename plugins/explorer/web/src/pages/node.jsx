@@ -4,11 +4,12 @@ import { evm, health, metricsText, platform, rpc } from '../api.js';
 import { duration, num } from '../format.js';
 import { A, Fields, Loaded, Section, Table, refresh, useLoad } from '../ui.jsx';
 
-// chainPage is the explorer page of a chain, by its VM.
+// chainPage is the explorer page of a chain, by its VM's name (avalanchego's
+// names, which info.getVMs answers).
 function chainPage(alias, vm) {
   if (vm === 'evm') return `chain/${alias}`;
-  if (vm === 'xvm') return 'x';
-  if (vm === 'pvm') return 'p';
+  if (vm === 'avm') return 'x';
+  if (vm === 'platform') return 'p';
   return '';
 }
 
@@ -21,8 +22,8 @@ async function loadNode() {
     metricsText(),
   ]);
   // The VM of each chain: the P-Chain lists the node's other chains with
-  // their VM IDs; it is itself the pvm.
-  const vmOf = { P: 'pvm' };
+  // their VM IDs; it is itself the platform VM.
+  const vmOf = { P: 'platform' };
   const chains = await platform('getBlockchains').catch(() => ({ blockchains: [] }));
   for (const c of chains.blockchains) vmOf[c.name] = (vms.vms[c.vmID] || [''])[0];
   const metric = (name, plugin) => samples.find((s) => s.name === name && s.labels.plugin === plugin);
