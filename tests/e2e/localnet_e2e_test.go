@@ -36,6 +36,8 @@ const (
 	avagoCAddress  = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC"
 	avagoCBalance  = "0x295be96e64066972000000"
 	avagoValidator = "NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg"
+	avagoBLSKey    = "0x900c9b119b5c82d781d4b49be78c3fc7ae65f2b435b7ed9e3a8b9a03e475edff86d8a64827fec8db23a6f236afbf127d"
+	avagoStake     = "2000000000000000"
 )
 
 // TestLocalNetworkIDs: the embedded default config answers avalanchego's
@@ -145,12 +147,18 @@ func TestLocalNetworkIDs(t *testing.T) {
 	var vals struct {
 		Validators []struct {
 			NodeID        string `json:"nodeID"`
+			Weight        string `json:"weight"`
 			DelegationFee string `json:"delegationFee"`
+			Signer        struct {
+				PublicKey string `json:"publicKey"`
+			} `json:"signer"`
 		} `json:"validators"`
 	}
 	if err := n.Call(ctx, "/ext/P", "platform.getCurrentValidators", map[string][]string{"nodeIDs": {avagoValidator}}, &vals); err != nil ||
-		len(vals.Validators) != 1 || vals.Validators[0].DelegationFee != "100.0000" {
-		t.Errorf("platform.getCurrentValidators %s = %+v, %v; want a delegation fee of 100%%", avagoValidator, vals, err)
+		len(vals.Validators) != 1 || vals.Validators[0].DelegationFee != "100.0000" || vals.Validators[0].Weight != avagoStake ||
+		vals.Validators[0].Signer.PublicKey != avagoBLSKey {
+		t.Errorf("platform.getCurrentValidators %s = %+v, %v; want a stake of %s, a delegation fee of 100%%, BLS key %s",
+			avagoValidator, vals, err, avagoStake, avagoBLSKey)
 	}
 }
 
