@@ -91,8 +91,8 @@ func TestLocalNetworkIdentifiers(t *testing.T) {
 // avalanchego's own local-network constants (avalanchegoLocal; nothing read
 // from the node's info API) on a node on the embedded default config: an
 // X-Chain transfer, an X→C export and a C import, an X→P export and a P
-// import, each accepted or committed and moving the balances by exactly
-// its amounts.
+// import, a P→X export and an X import, each accepted or committed and
+// moving the balances by exactly its amounts.
 func TestLocalNetworkWallets(t *testing.T) {
 	n := startDefault(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -179,5 +179,29 @@ func TestLocalNetworkWallets(t *testing.T) {
 	//lint:ignore SA1019 getBalance is part of the P API chainhost serves; it is checked on purpose
 	if pAfter, err := pClient.GetBalance(ctx, []ids.ShortID{ewoq.Address()}); err != nil || uint64(pAfter.Balance) != uint64(pBefore.Balance)+gained {
 		t.Fatalf("P balance after the import: %+v, %v; want %d", pAfter, err, uint64(pBefore.Balance)+gained)
+	}
+
+	// P → X: 1 AVAX exported, then imported to the key on X by a wallet
+	// that reads what P exported.
+	exportX, err := pw.IssueExportTx(local.X, out(oneAVAX, ewoq), common.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("P export to X: %v", err)
+	}
+	if st, err := pClient.GetTxStatus(ctx, exportX.ID()); err != nil || st.Status != status.Committed {
+		t.Fatalf("P status of the export %s: %+v, %v", exportX.ID(), st, err)
+	}
+	//lint:ignore SA1019 getBalance is part of the X API chainhost serves; it is checked on purpose
+	xBefore, err := xClient.GetBalance(ctx, ewoq.Address(), local.AVAX.String(), false)
+	if err != nil {
+		t.Fatalf("X balance: %v", err)
+	}
+	importX, err := newXWallet(t, xClient, xctx, keys, local.P).IssueImportTx(local.P, &secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{ewoq.Address()}}, common.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("X import from P: %v", err)
+	}
+	sameTx(t, xClient, importX)
+	//lint:ignore SA1019 getBalance is part of the X API chainhost serves; it is checked on purpose
+	if xAfter, err := xClient.GetBalance(ctx, ewoq.Address(), local.AVAX.String(), false); err != nil || uint64(xAfter.Balance) != uint64(xBefore.Balance)+oneAVAX-local.XFee {
+		t.Fatalf("X balance after the import from P: %+v, %v; want %d", xAfter, err, uint64(xBefore.Balance)+oneAVAX-local.XFee)
 	}
 }

@@ -131,6 +131,11 @@ func TestImport(t *testing.T) {
 	if _, err := w.Client.IssueTx(ctx, imp.Bytes()); err != nil {
 		t.Fatal(err)
 	}
+	// avalanche.js 3 polls the status with includeReason.
+	var st struct{ Status string }
+	if err := c.call("platform.getTxStatus", map[string]any{"txID": imp.ID().String(), "includeReason": true}, &st); err != nil || st.Status != "Committed" {
+		t.Fatalf("getTxStatus with includeReason: %+v, %v", st, err)
+	}
 	if got := c.balance(me); got != genesisAmount+9_000_000-fee {
 		t.Fatalf("balance after the import %d", got)
 	}
