@@ -15,13 +15,17 @@ LDFLAGS   := -X github.com/chainhost/chainhost/core/version.Version=$(VERSION)
 # committed lockfile (docs/data-api.md, "Conformance suite").
 SDK_SUITE := tests/dataapi-sdk
 SDK_DEPS  := $(SDK_SUITE)/node_modules/.package-lock.json
+# avalanche.js 3.16 on its defaults for avalanchego's local network
+# (docs/avalanchego-clients.md): the npm packages of its committed lockfile.
+AVALANCHEJS_SUITE := tests/avalanchejs
+AVALANCHEJS_DEPS  := $(AVALANCHEJS_SUITE)/node_modules/.package-lock.json
 # The explorer's front end (docs/explorer.md): npm packages of its committed
 # lockfile, built into the folder the explorer module embeds.
 EXPLORER_WEB  := plugins/explorer/web
 EXPLORER_DEPS := $(EXPLORER_WEB)/node_modules/.package-lock.json
 EXPLORER_DIST := $(EXPLORER_WEB)/dist/index.html
 
-.PHONY: build run test test-sdk sdk-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
+.PHONY: build run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
 
 build: explorer
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -43,7 +47,7 @@ run: build
 # of the node's binary). It runs without -race: it is a client of the
 # node's processes, and the race build of avalanchego's dependencies would
 # add minutes to every cold CI run.
-test: lint build sdk-deps pg-deps chromium-deps
+test: lint build sdk-deps avalanchejs-deps pg-deps chromium-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./tests/e2e ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
@@ -59,6 +63,13 @@ sdk-deps: $(SDK_DEPS)
 $(SDK_DEPS): $(SDK_SUITE)/package.json $(SDK_SUITE)/package-lock.json
 	@command -v npm >/dev/null || { echo "make test needs Node.js 20 or later with npm, for the data API conformance suite ($(SDK_SUITE))"; exit 1; }
 	cd $(SDK_SUITE) && npm ci --no-audit --no-fund
+	@touch $@
+
+avalanchejs-deps: $(AVALANCHEJS_DEPS)
+
+$(AVALANCHEJS_DEPS): $(AVALANCHEJS_SUITE)/package.json $(AVALANCHEJS_SUITE)/package-lock.json
+	@command -v npm >/dev/null || { echo "make test needs Node.js 20 or later with npm, for the avalanche.js suite ($(AVALANCHEJS_SUITE))"; exit 1; }
+	cd $(AVALANCHEJS_SUITE) && npm ci --no-audit --no-fund
 	@touch $@
 
 # The explorer's front end, built when a source file, the build script or

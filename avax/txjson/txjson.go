@@ -1,7 +1,7 @@
 // Package txjson holds the JSON forms, in avalanchego's shapes, of what
 // the X- and P-Chains' transactions share (getTx and getBlock with
 // encoding json; docs/xvm.md, docs/pchain.md): the base transaction's
-// fields, the secp256k1fx outputs and inputs, and the signatures.
+// fields, imports and exports, the secp256k1fx outputs and inputs, and the signatures.
 package txjson
 
 import (
@@ -52,6 +52,18 @@ type (
 		Outputs      []Output `json:"outputs"`
 		Inputs       []Input  `json:"inputs"`
 		Memo         HexBytes `json:"memo"`
+	}
+	// ImportTx is an import from another chain of the node.
+	ImportTx struct {
+		BaseTx
+		SourceChain    ids.ID  `json:"sourceChain"`
+		ImportedInputs []Input `json:"importedInputs"`
+	}
+	// ExportTx is an export to another chain of the node.
+	ExportTx struct {
+		BaseTx
+		DestinationChain ids.ID   `json:"destinationChain"`
+		ExportedOutputs  []Output `json:"exportedOutputs"`
 	}
 	// Output is a TransferableOutput.
 	Output struct {

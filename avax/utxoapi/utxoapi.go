@@ -281,6 +281,10 @@ type HeightReply struct {
 // GetTxStatusArgs are getTxStatus's params.
 type GetTxStatusArgs struct {
 	TxID string `json:"txID"`
+	// IncludeReason is read and ignored: avalanche.js 3 sends it to the
+	// P-Chain, whose older avalanchego answered why a transaction was
+	// dropped; chainhost answers no Dropped status.
+	IncludeReason bool `json:"includeReason"`
 }
 
 // GetTxStatusReply is getTxStatus's answer.

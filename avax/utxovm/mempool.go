@@ -63,10 +63,6 @@ func (mp *Mempool[U, I]) ImportedBy(utxoID ids.ID) (ids.ID, bool) {
 	return id, ok
 }
 
-// Spent is the UTXOs the pending transactions spend, by the spender:
-// not to be changed.
-func (mp *Mempool[U, I]) Spent() map[ids.ID]ids.ID { return mp.spent }
-
 // Batch returns the oldest transactions, at most limit of them.
 func (mp *Mempool[U, I]) Batch(limit int) []*Pending[U, I] {
 	return slices.Clone(mp.order[:min(limit, len(mp.order))])

@@ -16,11 +16,13 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-const pUsage = `chainhost p: validators, subnets and L1 validators on a P-Chain, with one key (docs/pchain.md).
+const pUsage = `chainhost p: AVAX, validators, subnets and L1 validators on a P-Chain, with one key (docs/pchain.md).
 
 Usage:
   chainhost p address       --key KEY                        the key's address
-  chainhost p balance       --key KEY                        its AVAX
+  chainhost p balance       --key KEY [--from CHAIN]         its AVAX (and what CHAIN exported to it)
+  chainhost p export        --key KEY --to-chain CHAIN --amount N   to the key on CHAIN (X or C), which imports it
+  chainhost p import        --key KEY --from-chain CHAIN            what CHAIN exported to the key
   chainhost p validators    [--subnet ID] [--node-id NODE]   current validators (an L1's with --subnet)
   chainhost p add-validator --key KEY --node-id NODE --weight N --end TIME [--start TIME] [--delegation-fee PCT]
   chainhost p add-delegator --key KEY --node-id NODE --weight N --end TIME [--start TIME]
@@ -69,6 +71,7 @@ func runP(args []string, stdout, stderr io.Writer) int {
 	managerChain := fs.String("manager-chain", "", "convert: the chain of the L1's validator manager (default: create one)")
 	managerAddress := fs.String("manager-address", "0x0feedc0de0000000000000000000000000000000", "convert: the validator manager's address, hex")
 	expiry := fs.Duration("expiry", time.Hour, "register: how long the registration message is valid (at most 24h)")
+	toChain, fromChain, from := cc.crossChainFlags()
 	if code, ok := cc.parse(args); !ok {
 		return code
 	}
@@ -107,7 +110,47 @@ func runP(args []string, stdout, stderr io.Writer) int {
 		if b.LockedNotStakeable > 0 {
 			fmt.Fprintf(stdout, "  %s locked\n", formatAmount(b.LockedNotStakeable, pAVAX))
 		}
+		if *from == "" {
+			return 0
+		}
+		exported, err := c.AllUTXOs(ctx, []string{w.FormatAddress(w.Address())}, *from)
+		if err != nil {
+			return fail(err)
+		}
+		var sum uint64
+		for _, u := range exported {
+			sum += u.Out.Amt
+		}
+		fmt.Fprintf(stdout, "exported by %s, waiting to be imported (chainhost p import --from-chain %s):\n  %s\n", *from, *from, formatAmount(sum, pAVAX))
 		return 0
+	case "export":
+		if *toChain == "" {
+			return fail(errors.New("--to-chain is required"))
+		}
+		n, err := pAmount("amount", *amount)
+		if err != nil {
+			return fail(err)
+		}
+		dest, err := c.ResolveChain(ctx, *toChain)
+		if err != nil {
+			return fail(err)
+		}
+		tx, err := w.BuildExport(ctx, dest, n, w.Address())
+		if err != nil {
+			return fail(err)
+		}
+		id, err := c.IssueTx(ctx, tx.Bytes())
+		return done(fmt.Sprintf("export %s to %s", formatAmount(n, pAVAX), *toChain), id, err)
+	case "import":
+		if *fromChain == "" {
+			return fail(errors.New("--from-chain is required"))
+		}
+		tx, err := w.BuildImport(ctx, *fromChain, w.Address())
+		if err != nil {
+			return fail(err)
+		}
+		id, err := c.IssueTx(ctx, tx.Bytes())
+		return done(fmt.Sprintf("import from %s to %s", *fromChain, w.FormatAddress(w.Address())), id, err)
 	case "add-validator", "add-delegator":
 		s, err := pStake(ctx, c, *nodeText, *weight, *startText, *endText)
 		if err != nil {
@@ -217,7 +260,7 @@ func runP(args []string, stdout, stderr io.Writer) int {
 			return done("disable "+vid.String(), id, err)
 		}
 	}
-	return fail(fmt.Errorf("unknown command %q (address, balance, validators, add-validator, add-delegator, create-subnet, convert, register, top-up, set-weight, disable)", cmd))
+	return fail(fmt.Errorf("unknown command %q (address, balance, export, import, validators, add-validator, add-delegator, create-subnet, convert, register, top-up, set-weight, disable)", cmd))
 }
 
 // pValidators prints the primary network's validators, or an L1's.

@@ -62,15 +62,28 @@ func cWallet(t *testing.T, uri string, keys []*secp256k1.PrivateKey, sources ...
 	if err != nil {
 		t.Fatalf("C context from %s: %v", uri, err)
 	}
-	kc := secp256k1fx.NewKeychain(keys...)
-	client := cclient.NewCChainClient(uri)
-	utxos := common.NewUTXOs()
+	var srcIDs []ids.ID
 	for _, src := range sources {
 		srcID, err := chainID(ctx, uri, src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := primary.AddAllUTXOs(ctx, utxos, client, atomic.Codec, srcID, cctx.BlockchainID, kc.Addresses().List()); err != nil {
+		srcIDs = append(srcIDs, srcID)
+	}
+	w, client := newCWallet(t, uri, cctx, keys, srcIDs...)
+	return w, client, cctx
+}
+
+// newCWallet is avalanchego's C-Chain wallet of keys on the chain of cctx,
+// served at uri, with the atomic UTXOs the chains of sources exported to it.
+func newCWallet(t *testing.T, uri string, cctx *c.Context, keys []*secp256k1.PrivateKey, sources ...ids.ID) (c.Wallet, cclient.Client) {
+	t.Helper()
+	ctx := context.Background()
+	kc := secp256k1fx.NewKeychain(keys...)
+	client := cclient.NewCChainClient(uri)
+	utxos := common.NewUTXOs()
+	for _, src := range sources {
+		if err := primary.AddAllUTXOs(ctx, utxos, client, atomic.Codec, src, cctx.BlockchainID, kc.Addresses().List()); err != nil {
 			t.Fatalf("C's atomic UTXOs from %s: %v", src, err)
 		}
 	}
@@ -79,8 +92,7 @@ func cWallet(t *testing.T, uri string, keys []*secp256k1.PrivateKey, sources ...
 		t.Fatalf("C accounts: %v", err)
 	}
 	backend := c.NewBackend(common.NewChainUTXOs(cctx.BlockchainID, utxos), eth.Accounts)
-	w := c.NewWallet(c.NewBuilder(kc.Addresses(), kc.EthAddresses(), cctx, backend), c.NewSigner(kc, kc, backend), client, eth.Client, backend)
-	return w, client, cctx
+	return c.NewWallet(c.NewBuilder(kc.Addresses(), kc.EthAddresses(), cctx, backend), c.NewSigner(kc, kc, backend), client, eth.Client, backend), client
 }
 
 // weiBalance reads an account's EVM balance over JSON-RPC.

@@ -41,13 +41,21 @@ func startAsUser(t *testing.T) *node {
 	t.Helper()
 	hostBin, _ := binaries(t)
 	n := runNode(t, exec.Command(hostBin), "HOME="+t.TempDir())
+	waitHealthy(t, n)
+	return n
+}
+
+// waitHealthy returns once the node's /ext/health answers 200: every chain
+// and module is up.
+func waitHealthy(t *testing.T, n *node) {
+	t.Helper()
 	deadline := time.Now().Add(healthyTimeout)
 	for {
 		resp, err := http.Get(n.URL + "/ext/health")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return n
+				return
 			}
 		}
 		if time.Now().After(deadline) {

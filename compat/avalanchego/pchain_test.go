@@ -50,9 +50,8 @@ chains:
 // pWallet is avalanchego's P-Chain wallet of keys, built as
 // primary.MakePWallet builds it (the UTXOs from platform.getUTXOs through
 // client) but for its context: chainhost serves no fee state
-// (docs/pchain.md), so the context has avalanchego's local gas weights at
-// a price that makes every transaction's fee above chainhost's static
-// fees. owners holds the owners of the subnets the wallet may sign for.
+// (docs/pchain.md), so the context is pContext's. owners holds the owners
+// of the subnets the wallet may sign for.
 func pWallet(t *testing.T, uri string, client *platformvm.Client, keys ...*secp256k1.PrivateKey) (w pwallet.Wallet, owners map[ids.ID]fx.Owner) {
 	t.Helper()
 	ctx := context.Background()
@@ -64,15 +63,31 @@ func pWallet(t *testing.T, uri string, client *platformvm.Client, keys ...*secp2
 	if err != nil {
 		t.Fatalf("info.getNetworkID: %v", err)
 	}
+	return newPWallet(t, client, pContext(networkID, assetID), keys)
+}
+
+// pContext is avalanchego's P-Chain builder context with its local gas
+// weights at a price that makes every transaction's fee above chainhost's
+// static fees (docs/pchain.md).
+func pContext(networkID uint32, avaxAssetID ids.ID) *pbuilder.Context {
+	return &pbuilder.Context{NetworkID: networkID, AVAXAssetID: avaxAssetID, GasPrice: 100_000,
+		ComplexityWeights: gas.Dimensions{gas.Bandwidth: 1, gas.DBRead: 1_000, gas.DBWrite: 1_000, gas.Compute: 4}}
+}
+
+// newPWallet is avalanchego's P-Chain wallet of keys with the builder
+// context bctx, its UTXOs and those the chains of sources exported to it
+// read through client.
+func newPWallet(t *testing.T, client *platformvm.Client, bctx *pbuilder.Context, keys []*secp256k1.PrivateKey, sources ...ids.ID) (w pwallet.Wallet, owners map[ids.ID]fx.Owner) {
+	t.Helper()
 	kc := secp256k1fx.NewKeychain(keys...)
 	utxos := common.NewUTXOs()
-	if err := primary.AddAllUTXOs(ctx, utxos, client, txs.Codec, constants.PlatformChainID, constants.PlatformChainID, kc.Addresses().List()); err != nil {
-		t.Fatalf("avalanchego reads chainhost's UTXOs: %v", err)
+	for _, src := range append([]ids.ID{constants.PlatformChainID}, sources...) {
+		if err := primary.AddAllUTXOs(context.Background(), utxos, client, txs.Codec, src, constants.PlatformChainID, kc.Addresses().List()); err != nil {
+			t.Fatalf("avalanchego reads chainhost's P-Chain UTXOs from %s: %v", src, err)
+		}
 	}
 	owners = map[ids.ID]fx.Owner{}
 	backend := pwallet.NewBackend(common.NewChainUTXOs(constants.PlatformChainID, utxos), owners)
-	bctx := &pbuilder.Context{NetworkID: networkID, AVAXAssetID: assetID, GasPrice: 100_000,
-		ComplexityWeights: gas.Dimensions{gas.Bandwidth: 1, gas.DBRead: 1_000, gas.DBWrite: 1_000, gas.Compute: 4}}
 	return pwallet.New(p.NewClient(client, backend), pbuilder.New(kc.Addresses(), bctx, backend), psigner.New(kc, backend)), owners
 }
 

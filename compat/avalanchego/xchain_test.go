@@ -60,20 +60,31 @@ func xWallet(t *testing.T, uri, alias string, keys []*secp256k1.PrivateKey, sour
 		}
 		xctx.BlockchainID = infoID
 	}
-	kc := secp256k1fx.NewKeychain(keys...)
-	utxos := common.NewUTXOs()
-	for _, src := range append([]string{alias}, sources...) {
+	var srcIDs []ids.ID
+	for _, src := range sources {
 		srcID, err := chainID(ctx, uri, src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := primary.AddAllUTXOs(ctx, utxos, client, xbuilder.Parser.Codec(), srcID, xctx.BlockchainID, kc.Addresses().List()); err != nil {
-			t.Fatalf("UTXOs of %s from %s: %v", alias, src, err)
+		srcIDs = append(srcIDs, srcID)
+	}
+	return newXWallet(t, client, xctx, keys, srcIDs...), client, xctx
+}
+
+// newXWallet is avalanchego's X-Chain wallet of keys on the chain of xctx,
+// served by client, with its UTXOs and those the chains of sources
+// exported to it.
+func newXWallet(t *testing.T, client *avm.Client, xctx *xbuilder.Context, keys []*secp256k1.PrivateKey, sources ...ids.ID) x.Wallet {
+	t.Helper()
+	kc := secp256k1fx.NewKeychain(keys...)
+	utxos := common.NewUTXOs()
+	for _, src := range append([]ids.ID{xctx.BlockchainID}, sources...) {
+		if err := primary.AddAllUTXOs(context.Background(), utxos, client, xbuilder.Parser.Codec(), src, xctx.BlockchainID, kc.Addresses().List()); err != nil {
+			t.Fatalf("UTXOs of %s from %s: %v", xctx.BlockchainID, src, err)
 		}
 	}
 	backend := x.NewBackend(xctx, common.NewChainUTXOs(xctx.BlockchainID, utxos))
-	w := x.NewWallet(xbuilder.New(kc.Addresses(), xctx, backend), xsigner.New(kc, backend), client, backend)
-	return w, client, xctx
+	return x.NewWallet(xbuilder.New(kc.Addresses(), xctx, backend), xsigner.New(kc, backend), client, backend)
 }
 
 func chainID(ctx context.Context, uri, alias string) (ids.ID, error) {

@@ -170,7 +170,8 @@ func (vm *VM) acceptLocked(ctx context.Context, t uint64, batch []*pending) (map
 		return nil, err
 	}
 	ops = append(append(ops, utxovm.BlockOps(blk.ID(), blk.Height, blk.Bytes())...), utxovm.JSONOp([]byte(utxovm.KeyMeta), d.meta))
-	ab := host.AcceptBatch{Containers: []host.NewContainer{{Kind: kindBlock, ID: blk.ID(), Bytes: blk.Bytes()}}, State: ops}
+	ab := host.AcceptBatch{Containers: []host.NewContainer{{Kind: kindBlock, ID: blk.ID(), Bytes: blk.Bytes()}}, State: ops,
+		SharedMemory: d.shared.Requests()}
 	err = vm.AppendLocked(ctx, ab, func(ctx context.Context) (bool, error) {
 		var stored meta
 		found, err := vm.Store.ReadMeta(ctx, &stored)

@@ -189,6 +189,11 @@ type diff struct {
 	feeTotals map[uint64]*feeTotal
 	// txOps are the writes of the block's transactions (their records).
 	txOps []host.Op
+	// imported are the shared-memory UTXOs the block's transactions
+	// import, by ID, with the importer; shared the block's shared-memory
+	// requests (those imports' removals, the exports' puts).
+	imported map[ids.ID]ids.ID
+	shared   host.SharedBatch
 }
 
 type spentUTXO struct {
@@ -203,7 +208,7 @@ type feeDayRef struct {
 
 func newDiff(s *chainState) *diff {
 	return &diff{chainState: s.clone(), dirty: map[string]func() host.Op{}, spent: map[ids.ID]spentUTXO{},
-		feeDays: map[feeDayRef]uint64{}, feeTotals: map[uint64]*feeTotal{}}
+		imported: map[ids.ID]ids.ID{}, feeDays: map[feeDayRef]uint64{}, feeTotals: map[uint64]*feeTotal{}}
 }
 
 // touch marks a record changed: at the end its current value is written,

@@ -37,18 +37,19 @@ type execution struct {
 	id   ids.ID
 	now  uint64
 	hash [32]byte
-	// pending are the UTXOs that transactions waiting in the mempool
-	// spend (nil when building a block: they are in the diff then).
-	pending map[ids.ID]ids.ID
+	// pool is the mempool, whose transactions' spends and imports a new
+	// transaction may not repeat (nil when building a block: they are in
+	// the diff then).
+	pool *utxovm.Mempool[txs.Unsigned, struct{}]
 	// spends are the UTXOs the inputs spend, in order.
 	spends []avax.UTXO
 }
 
 // execute applies tx to d: it checks the transaction against the state
-// (and, with pending, against the mempool) and, if it is valid, applies
-// its changes. A refused transaction leaves d unchanged.
-func (vm *VM) execute(ctx context.Context, d *diff, tx *txs.Tx, pending map[ids.ID]ids.ID) error {
-	e := &execution{vm: vm, ctx: ctx, d: d, tx: tx, id: tx.ID(), now: d.Time, hash: sha256.Sum256(tx.UnsignedBytes()), pending: pending}
+// (and, with pool, against the mempool) and, if it is valid, applies its
+// changes. A refused transaction leaves d unchanged.
+func (vm *VM) execute(ctx context.Context, d *diff, tx *txs.Tx, pool *utxovm.Mempool[txs.Unsigned, struct{}]) error {
+	e := &execution{vm: vm, ctx: ctx, d: d, tx: tx, id: tx.ID(), now: d.Time, hash: sha256.Sum256(tx.UnsignedBytes()), pool: pool}
 	if err := txs.Verify(tx, vm.txCtx); err != nil {
 		return rejected(e.id, "%v", err)
 	}
@@ -56,14 +57,19 @@ func (vm *VM) execute(ctx context.Context, d *diff, tx *txs.Tx, pending map[ids.
 		return err
 	}
 	var (
-		apply func()
-		extra uint64 // AVAX the transaction locks or gives L1 validators besides its outputs
-		err   error
+		apply    func()
+		imported uint64 // AVAX the transaction imports besides its inputs
+		extra    uint64 // AVAX the transaction locks, exports or gives L1 validators besides its outputs
+		err      error
 	)
 	fee := uint64(vm.cfg.TxFee)
 	switch u := tx.Unsigned.(type) {
 	case *txs.BaseTx:
 		apply = func() {}
+	case *txs.ImportTx:
+		apply, imported, err = e.importUTXOs(u)
+	case *txs.ExportTx:
+		apply, extra, err = e.export(u)
 	case *txs.AddValidatorTx:
 		apply, err = e.addValidator(u.Validator, u.StakeOuts, u.DelegationShares, nil)
 		extra = u.Validator.Weight
@@ -103,7 +109,7 @@ func (vm *VM) execute(ctx context.Context, d *diff, tx *txs.Tx, pending map[ids.
 	if err != nil {
 		return err
 	}
-	burned, err := e.flow(fee, extra)
+	burned, err := e.flow(fee, imported, extra)
 	if err != nil {
 		return err
 	}
@@ -122,7 +128,7 @@ func (e *execution) checkInputs() error {
 		if s, ok := e.d.spent[utxoID]; ok {
 			return rejected(e.id, "input %d: double spend: UTXO %s is spent by tx %s of the same block", i, in.UTXOID, s.by)
 		}
-		if other, ok := e.pending[utxoID]; ok {
+		if other, ok := e.pendingSpender(utxoID); ok {
 			return rejected(e.id, "input %d: double spend: UTXO %s is spent by pending tx %s", i, in.UTXOID, other)
 		}
 		u, found, err := utxostore.Get(e.ctx, e.vm.Store, utxoID)
@@ -150,11 +156,101 @@ func (e *execution) checkInputs() error {
 	return nil
 }
 
-// flow checks that the inputs cover the outputs, extra and the fee, and
-// returns what the transaction burns: the fee and anything left over.
-func (e *execution) flow(fee, extra uint64) (uint64, error) {
+// pendingSpender returns the pending transaction that spends a UTXO.
+func (e *execution) pendingSpender(utxoID ids.ID) (ids.ID, bool) {
+	if e.pool == nil {
+		return ids.ID{}, false
+	}
+	return e.pool.SpentBy(utxoID)
+}
+
+// checkPeer checks that chain, the source of an import or the
+// destination of an export, is another chain of the node.
+func (e *execution) checkPeer(role string, chain ids.ID) error {
+	if e.vm.Env.Host.SharedMemory == nil {
+		return rejected(e.id, "this host has no shared memory (docs/shared-memory.md)")
+	}
+	if chain == e.vm.Env.ChainID {
+		return rejected(e.id, "the %s chain is this chain", role)
+	}
+	if !e.vm.isNodeChain(e.ctx, chain) {
+		return rejected(e.id, "the %s chain %s is not a chain of this node", role, chain)
+	}
+	return nil
+}
+
+// importUTXOs checks an import's imported inputs: each spends a UTXO the
+// source chain put in shared memory for the P-Chain, that no other
+// transaction of the block or the mempool imports, signed by its owners.
+// It returns the change (the UTXOs leave shared memory) and the AVAX
+// imported.
+func (e *execution) importUTXOs(u *txs.ImportTx) (func(), uint64, error) {
+	if err := e.checkPeer("source", u.SourceChain); err != nil {
+		return nil, 0, err
+	}
+	var sum uint64
+	utxoIDs := make([]ids.ID, len(u.ImportedIns))
+	for j, in := range u.ImportedIns {
+		what := fmt.Sprintf("imported input %d", j)
+		utxoID := in.InputID()
+		if other, ok := e.d.imported[utxoID]; ok {
+			return nil, 0, rejected(e.id, "%s: UTXO %s is imported by tx %s of the same block", what, in.UTXOID, other)
+		}
+		if e.pool != nil {
+			if other, ok := e.pool.ImportedBy(utxoID); ok {
+				return nil, 0, rejected(e.id, "%s: UTXO %s is imported by pending tx %s already", what, in.UTXOID, other)
+			}
+		}
+		utxo, err := utxovm.Imported(e.ctx, e.vm.Env.Host.SharedMemory, e.id, what, u.SourceChain, in)
+		if err != nil {
+			return nil, 0, err
+		}
+		cred := &e.tx.Creds[len(u.Ins)+j]
+		if err := avax.VerifySpend(e.hash[:], &in.In, cred, &utxo.Out, e.now); err != nil {
+			return nil, 0, rejected(e.id, "%s (UTXO %s): %v", what, in.UTXOID, err)
+		}
+		if sum > math.MaxUint64-in.In.Amt {
+			return nil, 0, rejected(e.id, "imported amounts overflow")
+		}
+		sum += in.In.Amt
+		utxoIDs[j] = utxoID
+	}
+	return func() {
+		for _, id := range utxoIDs {
+			e.d.imported[id] = e.id
+			e.d.shared.Remove(u.SourceChain, id[:])
+		}
+	}, sum, nil
+}
+
+// export checks an export's destination and returns the change (its
+// exported outputs go to shared memory, numbered after the outputs) and
+// the AVAX exported.
+func (e *execution) export(u *txs.ExportTx) (func(), uint64, error) {
+	if err := e.checkPeer("destination", u.DestinationChain); err != nil {
+		return nil, 0, err
+	}
+	var sum uint64
+	for _, o := range u.ExportedOuts {
+		if sum > math.MaxUint64-o.Out.Amt {
+			return nil, 0, rejected(e.id, "exported amounts overflow")
+		}
+		sum += o.Out.Amt
+	}
+	return func() {
+		for j, o := range u.ExportedOuts {
+			utxovm.Export(&e.d.shared, u.DestinationChain, avax.UTXO{
+				UTXOID: avax.UTXOID{TxID: e.id, OutputIndex: uint32(len(u.Outs) + j)}, AssetID: o.AssetID, Out: o.Out})
+		}
+	}, sum, nil
+}
+
+// flow checks that the inputs and imported AVAX cover the outputs, extra
+// and the fee, and returns what the transaction burns: the fee and
+// anything left over.
+func (e *execution) flow(fee, imported, extra uint64) (uint64, error) {
 	b := e.tx.Unsigned.Base()
-	var in, out uint64
+	in, out := imported, uint64(0)
 	for _, i := range b.Ins {
 		if in > math.MaxUint64-i.In.Amt {
 			return 0, rejected(e.id, "input amounts overflow")
@@ -171,7 +267,7 @@ func (e *execution) flow(fee, extra uint64) (uint64, error) {
 		return 0, rejected(e.id, "amounts overflow")
 	}
 	if need := out + extra + fee; in < need {
-		return 0, rejected(e.id, "insufficient funds: the inputs give %d nAVAX, the tx needs %d (outputs %d, stake or L1 balance %d, fee %d)",
+		return 0, rejected(e.id, "insufficient funds: the inputs give %d nAVAX, the tx needs %d (outputs %d, stake, exports or L1 balance %d, fee %d)",
 			in, need, out, extra, fee)
 	}
 	return in - out - extra, nil

@@ -131,6 +131,10 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 	}
 	base := vm.baseJSON(t.Unsigned.Base())
 	switch u := t.Unsigned.(type) {
+	case *txs.ImportTx:
+		out.Unsigned = txjson.ImportTx{BaseTx: base, SourceChain: u.SourceChain, ImportedInputs: txjson.Inputs(u.ImportedIns)}
+	case *txs.ExportTx:
+		out.Unsigned = txjson.ExportTx{BaseTx: base, DestinationChain: u.DestinationChain, ExportedOutputs: txjson.Outputs(u.ExportedOuts, vm.FormatAddress)}
 	case *txs.AddValidatorTx:
 		out.Unsigned = addValidatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), Stake: txjson.Outputs(u.StakeOuts, vm.FormatAddress),
 			RewardsOwner: vm.ownerJSON(u.RewardsOwner), Shares: u.DelegationShares}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/chainhost/chainhost/avax"
@@ -53,13 +55,14 @@ func (vm *VM) checkLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 	if err := d.advance(vm.nowLocked(), uint64(vm.cfg.L1FeeRate)); err != nil {
 		return nil, err
 	}
-	if err := vm.execute(ctx, d, tx, vm.Pool.Spent()); err != nil {
+	if err := vm.execute(ctx, d, tx, vm.Pool); err != nil {
 		return nil, err
 	}
 	p := &pending{Tx: tx}
 	for _, in := range tx.Unsigned.Base().Ins {
 		p.Spends = append(p.Spends, in.InputID())
 	}
+	p.Imports = slices.Collect(maps.Keys(d.imported))
 	return p, nil
 }
 
@@ -78,16 +81,6 @@ func (vm *VM) parseAddresses(ctx context.Context, param string, list []string) (
 		return nil, err
 	}
 	return vm.APIChain().ParseAddressList(ctx, param, list)
-}
-
-// sourceChain reads getUTXOs' sourceChain: only this chain, by one of its
-// aliases or its ID, which avalanchego's wallet names when it reads its
-// UTXOs.
-func (vm *VM) sourceChain(ctx context.Context, s string) (ids.ID, error) {
-	if info, err := vm.Env.Host.Chains.Resolve(ctx, s); err == nil && info.ID == vm.Env.ChainID {
-		return info.ID, nil
-	}
-	return ids.ID{}, jsonrpc.InvalidParams(`"sourceChain": the P-Chain imports from no chain; leave it out`)
 }
 
 type getBalanceArgs struct {

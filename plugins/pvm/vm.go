@@ -67,7 +67,7 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 	}
 	err = vm.Init(VMName, env, cfg.Config, blocks.Format, utxovm.Rules[txs.Unsigned, struct{}]{
 		ParseTx: txs.Parse, Check: vm.checkLocked, Build: vm.build, StoredTx: vm.storedTx,
-		LastHeight: vm.lastHeight, AcceptedCount: vm.AcceptedCount, SourceChain: vm.sourceChain, Accepted: "Committed",
+		LastHeight: vm.lastHeight, AcceptedCount: vm.AcceptedCount, SourceChain: vm.NodeChain, Accepted: "Committed",
 		TxJSON:    func(t *txs.Tx) any { return vm.txJSON(t) },
 		BlockJSON: func(b *blocks.Block) any { return vm.blockJSON(b) },
 	})

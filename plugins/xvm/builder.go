@@ -145,13 +145,7 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 		}
 		if e, ok := t.Unsigned.(*txs.ExportTx); ok {
 			for j, o := range e.ExportedOuts {
-				u := avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(len(base.Outs) + j)}, AssetID: o.AssetID, Out: o.Out}
-				id := u.InputID()
-				traits := make([][]byte, len(o.Out.Addrs))
-				for k, a := range o.Out.Addrs {
-					traits[k] = append([]byte{}, a[:]...)
-				}
-				shared.Put(p.Info.peer, host.SharedElement{Key: id[:], Value: u.Bytes(), Traits: traits})
+				utxovm.Export(&shared, p.Info.peer, avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(len(base.Outs) + j)}, AssetID: o.AssetID, Out: o.Out})
 			}
 		}
 		for asset, v := range p.Info.burned {

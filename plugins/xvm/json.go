@@ -19,16 +19,6 @@ type (
 	signaturesJSON struct {
 		Signatures []string `json:"signatures"`
 	}
-	importTxJSON struct {
-		txjson.BaseTx
-		SourceChain    ids.ID         `json:"sourceChain"`
-		ImportedInputs []txjson.Input `json:"importedInputs"`
-	}
-	exportTxJSON struct {
-		txjson.BaseTx
-		DestinationChain ids.ID          `json:"destinationChain"`
-		ExportedOutputs  []txjson.Output `json:"exportedOutputs"`
-	}
 	createAssetTxJSON struct {
 		txjson.BaseTx
 		Name          string             `json:"name"`
@@ -59,9 +49,9 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 	base := vm.baseJSON(t.Unsigned.Base())
 	switch u := t.Unsigned.(type) {
 	case *txs.ImportTx:
-		out.Unsigned = importTxJSON{BaseTx: base, SourceChain: u.SourceChain, ImportedInputs: txjson.Inputs(u.ImportedIns)}
+		out.Unsigned = txjson.ImportTx{BaseTx: base, SourceChain: u.SourceChain, ImportedInputs: txjson.Inputs(u.ImportedIns)}
 	case *txs.ExportTx:
-		out.Unsigned = exportTxJSON{BaseTx: base, DestinationChain: u.DestinationChain, ExportedOutputs: txjson.Outputs(u.ExportedOuts, vm.FormatAddress)}
+		out.Unsigned = txjson.ExportTx{BaseTx: base, DestinationChain: u.DestinationChain, ExportedOutputs: txjson.Outputs(u.ExportedOuts, vm.FormatAddress)}
 	case *txs.CreateAssetTx:
 		states := make([]initialStateJSON, len(u.States))
 		for i, s := range u.States {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxovm"
-	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
@@ -23,15 +22,6 @@ func (vm *VM) newServer() *jsonrpc.Server {
 		"getAssetDescription": jsonrpc.Method(vm.getAssetDescription),
 		"getTxFee":            jsonrpc.Method(vm.getTxFee),
 	})
-}
-
-// sourceChain reads getUTXOs' sourceChain: a chain of the node.
-func (vm *VM) sourceChain(ctx context.Context, s string) (ids.ID, error) {
-	info, err := vm.Env.Host.Chains.Resolve(ctx, s)
-	if errors.Is(err, host.ErrNotFound) {
-		return ids.ID{}, jsonrpc.InvalidParams(`"sourceChain": no chain %q on this node`, s)
-	}
-	return info.ID, err
 }
 
 // lookupAsset reads an asset param: an alias ("AVAX") or an asset ID.

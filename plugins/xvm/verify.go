@@ -65,22 +65,8 @@ func (vm *VM) checkLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 			if other, ok := vm.Pool.ImportedBy(utxoID); ok {
 				return nil, rejected(id, "%s: UTXO %s is imported by pending tx %s already", what, in.UTXOID, other)
 			}
-			vals, err := vm.shared.Get(ctx, t.SourceChain, [][]byte{utxoID[:]})
-			if errors.Is(err, host.ErrNotFound) {
-				return nil, rejected(id, "%s: UTXO %s is not in shared memory from chain %s "+
-					"(never exported to this chain, or imported already)", what, in.UTXOID, t.SourceChain)
-			}
+			u, err := utxovm.Imported(ctx, vm.shared, id, what, t.SourceChain, in)
 			if err != nil {
-				return nil, fmt.Errorf("%s: read shared memory: %w", what, err)
-			}
-			u, err := avax.ParseUTXO(vals[0])
-			if err != nil {
-				return nil, rejected(id, "%s: UTXO %s in shared memory: %v", what, in.UTXOID, err)
-			}
-			if u.UTXOID != in.UTXOID {
-				return nil, rejected(id, "%s: shared memory holds UTXO %s under the ID of %s", what, u.UTXOID, in.UTXOID)
-			}
-			if err := vm.checkAsset(id, what, in.AssetID, u); err != nil {
 				return nil, err
 			}
 			cred := &tx.Creds[len(base.Ins)+j]

@@ -67,15 +67,24 @@ func TestDataAPISDK(t *testing.T) {
 // Its output goes to the test log.
 func runSDKSuite(t *testing.T, file string, env ...string) {
 	t.Helper()
+	runNodeTests(t, sdkSuiteDir, file, sdkSuiteTimeout, env...)
+}
+
+// runNodeTests runs file, a node:test file of the npm suite in dir
+// (relative to this package), with node --test and env added to its
+// environment, failing the test when a test of it fails or it does not
+// finish within timeout. Its output goes to the test log.
+func runNodeTests(t *testing.T, dir, file string, timeout time.Duration, env ...string) {
+	t.Helper()
 	node := sdkSuiteNodeJS(t)
-	suite, err := filepath.Abs(sdkSuiteDir)
+	suite, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sdkSuiteInstalled(suite); err != nil {
-		t.Fatalf("%v: run make sdk-deps (npm ci in %s)", err, suite)
+		t.Fatalf("%v: make test installs them (npm ci in %s)", err, suite)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sdkSuiteTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", file)
 	cmd.Dir = suite
@@ -88,9 +97,9 @@ func runSDKSuite(t *testing.T, file string, env ...string) {
 	cmd.Stdout, cmd.Stderr = out, out // one writer: os/exec writes to it from one goroutine at a time
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			t.Fatalf("the conformance suite %s did not finish within %s", file, sdkSuiteTimeout)
+			t.Fatalf("%s of %s did not finish within %s", file, dir, timeout)
 		}
-		t.Fatalf("the conformance suite %s failed (%v): its report is above", file, err)
+		t.Fatalf("%s of %s failed (%v): its report is above", file, dir, err)
 	}
 }
 

@@ -3,6 +3,7 @@ package e2e
 import (
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,5 +94,57 @@ func TestPChainCLI(t *testing.T) {
 		if err == nil || !strings.Contains(out, bad.want) {
 			t.Errorf("chainhost p %s: %v %q, want an error saying %q", strings.Join(bad.args, " "), err, out, bad.want)
 		}
+	}
+}
+
+// TestPChainCLIImportExport: on the default config, AVAX goes from X to P
+// and back with the chainhost x and p commands: an export waits in shared
+// memory (p balance --from X shows it) until the import, and each chain's
+// balance moves by exactly the amounts and fees.
+func TestPChainCLIImportExport(t *testing.T) {
+	n := nodetest.Start(t, nodetest.Options{})
+	n.WaitHealthy(t)
+	hostBin, _ := nodetest.Binaries(t)
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(hostBin, append(args, "--node", n.URL, "--key", ewoqKey)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("chainhost %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	balance := func(chain string) uint64 {
+		t.Helper()
+		m := regexp.MustCompile(`AVAX \((\d+)\)`).FindStringSubmatch(run(chain, "balance"))
+		if m == nil {
+			t.Fatalf("no %s balance", chain)
+		}
+		v, err := strconv.ParseUint(m[1], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	const fee, oneAVAX = 1_000_000, 1_000_000_000
+	p0, x0 := balance("p"), balance("x")
+	run("x", "export", "--to-chain", "P", "--amount", "2AVAX")
+	if out := run("p", "balance", "--from", "X"); !strings.Contains(out, "waiting to be imported") || !strings.Contains(out, "2 AVAX (2000000000)") {
+		t.Fatalf("p balance --from X: %q", out)
+	}
+	if out := run("p", "import", "--from-chain", "X"); !strings.Contains(out, "import from X to "+pEwoqAddr+": tx ") {
+		t.Fatalf("p import: %q", out)
+	}
+	if got, want := balance("p"), p0+2*oneAVAX-fee; got != want {
+		t.Fatalf("P balance after the import %d, want %d", got, want)
+	}
+	if out := run("p", "export", "--to-chain", "X", "--amount", "1AVAX"); !strings.Contains(out, "export 1 AVAX (1000000000) to X: tx ") {
+		t.Fatalf("p export: %q", out)
+	}
+	run("x", "import", "--from-chain", "P")
+	if got, want := balance("x"), x0-2*oneAVAX-fee+oneAVAX-fee; got != want {
+		t.Fatalf("X balance after the round trip %d, want %d", got, want)
+	}
+	if got, want := balance("p"), p0+2*oneAVAX-fee-oneAVAX-fee; got != want {
+		t.Fatalf("P balance after the export %d, want %d", got, want)
 	}
 }

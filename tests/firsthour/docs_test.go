@@ -329,10 +329,18 @@ func (r *docRunner) runGo(t *testing.T, b *docBlock) {
 	r.check(t, b, runBlockCommand(r.root, r.env(), bin))
 }
 
+// jsPackages is the npm suite whose packages a js block imports, unless
+// its packages marker names another (docs/doctest.md).
+const jsPackages = "tests/dataapi-sdk"
+
 func (r *docRunner) runJS(t *testing.T, b *docBlock) {
-	dir := filepath.Join(r.root, "tests", "dataapi-sdk")
+	pkgs, ok := b.marker("packages")
+	if !ok {
+		pkgs = jsPackages
+	}
+	dir := filepath.Join(r.root, filepath.FromSlash(pkgs))
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatalf("the JavaScript blocks import the packages of tests/dataapi-sdk: run `make sdk-deps` (make test does): %v", err)
+		t.Fatalf("the block imports the packages of %s: run make test (it runs npm ci there): %v", pkgs, err)
 	}
 	f, err := os.CreateTemp(dir, "_doc-*.mjs")
 	if err != nil {

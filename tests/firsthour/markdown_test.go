@@ -82,7 +82,7 @@ var (
 // markerKeys are the markers a doc may use, and where (docs/doctest.md).
 var markerKeys = map[string]bool{
 	"args": true, "expect": true, "error": true, "answer": true, "same": true, "part-of": true, "prelude": true,
-	"node-config": true,
+	"node-config": true, "packages": true,
 }
 
 // docPaths lists README.md and every Markdown file under docs/, README

@@ -17,7 +17,7 @@ import (
 )
 
 // Wallet acts with one key on a P-Chain: it builds, signs and issues
-// transfers, stakers, subnets and L1 validators in avalanchego's formats.
+// transfers, imports and exports, stakers, subnets and L1 validators in avalanchego's formats.
 type Wallet struct {
 	Client *Client
 	// Account is the key, the network ID that NewWallet reads and the
@@ -90,6 +90,12 @@ func (w *Wallet) Sign(u txs.Unsigned) *txs.Tx {
 	b := u.Base()
 	avax.SortInputs[struct{}](b.Ins, nil)
 	avax.SortOutputs(b.Outs)
+	switch t := u.(type) {
+	case *txs.ImportTx:
+		avax.SortInputs[struct{}](t.ImportedIns, nil)
+	case *txs.ExportTx:
+		avax.SortOutputs(t.ExportedOuts)
+	}
 	return txs.Sign(u, utxoclient.Keys(w.Key, txs.NumCredentials(u)))
 }
 
@@ -115,6 +121,55 @@ func (w *Wallet) Send(ctx context.Context, amount uint64, to avax.ShortID) (ids.
 		return ids.ID{}, err
 	}
 	return w.Client.IssueTx(ctx, tx.Bytes())
+}
+
+// BuildExport returns a signed ExportTx sending amount nAVAX to an
+// address on chain dest (the X- or C-Chain) through shared memory; the
+// address imports it there.
+func (w *Wallet) BuildExport(ctx context.Context, dest ids.ID, amount uint64, to avax.ShortID) (*txs.Tx, error) {
+	b, err := w.base(ctx, uint64(w.Config.TxFee)+amount)
+	if err != nil {
+		return nil, err
+	}
+	return w.Sign(&txs.ExportTx{BaseTx: b, DestinationChain: dest, ExportedOuts: []avax.TransferableOutput{w.output(amount, to)}}), nil
+}
+
+// ErrNothingToImport is matched when the source chain exported nothing
+// the key may import.
+var ErrNothingToImport = errors.New("nothing to import")
+
+// BuildImport returns a signed ImportTx of every UTXO chain source (alias
+// or ID) exported to the P-Chain that the key may spend, to an address;
+// the fee is paid from the imported AVAX.
+func (w *Wallet) BuildImport(ctx context.Context, source string, to avax.ShortID) (*txs.Tx, error) {
+	sourceID, err := w.Client.ResolveChain(ctx, source)
+	if err != nil {
+		return nil, fmt.Errorf("source %w", err)
+	}
+	all, err := w.Client.AllUTXOs(ctx, []string{w.FormatAddress(w.Address())}, source)
+	if err != nil {
+		return nil, err
+	}
+	var sum uint64
+	var imported []avax.TransferableInput
+	for _, u := range w.Spendable(all) {
+		if u.AssetID == w.Config.AVAXAssetID {
+			sum += u.Out.Amt
+			imported = append(imported, utxoclient.Input(u, w.Address()))
+		}
+	}
+	fee := uint64(w.Config.TxFee)
+	switch {
+	case len(imported) == 0:
+		return nil, fmt.Errorf("%w: chain %s exported no AVAX this key may spend to %s", ErrNothingToImport, source, w.Client.Chain())
+	case sum <= fee:
+		return nil, fmt.Errorf("%w: the imported UTXOs hold %d nAVAX, not more than the fee of %d", ErrInsufficientFunds, sum, fee)
+	}
+	return w.Sign(&txs.ImportTx{
+		BaseTx:      txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: []avax.TransferableOutput{w.output(sum-fee, to)}},
+		SourceChain: sourceID,
+		ImportedIns: imported,
+	}), nil
 }
 
 // Stake describes a validator's or delegator's period and weight.

@@ -1,6 +1,7 @@
 // Package txs holds the P-Chain's transactions in avalanchego's codec
 // (docs/pchain.md), built on the X-Chain's primitives (avax):
-// transfers, primary-network validators and delegators, subnets and their
+// transfers, imports and exports with the other chains of the node,
+// primary-network validators and delegators, subnets and their
 // chains, and L1 validators (conversion, registration, balance, weight,
 // disabling), signed with secp256k1 keys as avalanchego signs them, with
 // their structural checks.
@@ -27,7 +28,7 @@ const (
 	typeAddDelegatorTx               uint32 = 14
 	typeCreateChainTx                uint32 = 15
 	typeCreateSubnetTx               uint32 = 16
-	TypeImportTx                     uint32 = 17
+	typeImportTx                     uint32 = 17
 	typeExportTx                     uint32 = 18
 	typeAdvanceTimeTx                uint32 = 19
 	typeRewardValidatorTx            uint32 = 20
@@ -51,8 +52,6 @@ const (
 // unsupported names the codec's transaction types chainhost does not take.
 var unsupported = map[uint32]string{
 	typeAddSubnetValidatorTx:      "AddSubnetValidatorTx (subnets get validators by becoming L1s)",
-	TypeImportTx:                  "ImportTx (imports to the P-Chain are not supported)",
-	typeExportTx:                  "ExportTx (exports from the P-Chain are not supported)",
 	typeAdvanceTimeTx:             "AdvanceTimeTx (the chain's clock moves on its own)",
 	typeRewardValidatorTx:         "RewardValidatorTx (stakers leave at their end time on their own)",
 	typeRemoveSubnetValidatorTx:   "RemoveSubnetValidatorTx",
@@ -75,10 +74,14 @@ type authorized interface {
 	Authorization() *Auth
 }
 
-// NumCredentials is how many credentials t needs: one per input, and one
-// more for its authorization.
+// NumCredentials is how many credentials t needs: one per input (the
+// imported inputs of an ImportTx after the inputs), and one more for its
+// authorization.
 func NumCredentials(t Unsigned) int {
 	n := len(t.Base().Ins)
+	if imp, ok := t.(*ImportTx); ok {
+		n += len(imp.ImportedIns)
+	}
 	if _, ok := t.(authorized); ok {
 		n++
 	}
@@ -100,6 +103,56 @@ func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 
 // Unpack reads what Pack wrote.
 func (t *BaseTx) Unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
+
+// ImportTx spends, besides its inputs, UTXOs that SourceChain (the X- or
+// C-Chain) exported to the P-Chain through shared memory.
+type ImportTx struct {
+	BaseTx
+	SourceChain ids.ID
+	ImportedIns []avax.TransferableInput
+}
+
+// TypeID is typeImportTx.
+func (*ImportTx) TypeID() uint32 { return typeImportTx }
+
+// Pack packs the fields after the type ID.
+func (t *ImportTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
+	p.ID(t.SourceChain)
+	avax.PackInputs(p, t.ImportedIns)
+}
+
+// Unpack reads what Pack wrote.
+func (t *ImportTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.SourceChain = u.ID()
+	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
+}
+
+// ExportTx sends ExportedOuts to DestinationChain (the X- or C-Chain)
+// through shared memory; they are numbered after the outputs.
+type ExportTx struct {
+	BaseTx
+	DestinationChain ids.ID
+	ExportedOuts     []avax.TransferableOutput
+}
+
+// TypeID is typeExportTx.
+func (*ExportTx) TypeID() uint32 { return typeExportTx }
+
+// Pack packs the fields after the type ID.
+func (t *ExportTx) Pack(p *avax.Packer) {
+	t.BaseTx.Pack(p)
+	p.ID(t.DestinationChain)
+	avax.PackOutputs(p, t.ExportedOuts)
+}
+
+// Unpack reads what Pack wrote.
+func (t *ExportTx) Unpack(u *avax.Unpacker) {
+	t.BaseTx.Unpack(u)
+	t.DestinationChain = u.ID()
+	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
+}
 
 // AddValidatorTx adds a primary-network validator: its node, period and
 // weight, the stake that makes the weight (locked until the end) and who
@@ -502,6 +555,8 @@ var codec = signedtx.NewCodec("tx", signedtx.Types[Unsigned]{
 		typeAddDelegatorTx:               func() Unsigned { return &AddDelegatorTx{} },
 		typeAddPermissionlessValidatorTx: func() Unsigned { return &AddPermissionlessValidatorTx{} },
 		typeAddPermissionlessDelegatorTx: func() Unsigned { return &AddPermissionlessDelegatorTx{} },
+		typeImportTx:                     func() Unsigned { return &ImportTx{} },
+		typeExportTx:                     func() Unsigned { return &ExportTx{} },
 		typeCreateSubnetTx:               func() Unsigned { return &CreateSubnetTx{} },
 		typeCreateChainTx:                func() Unsigned { return &CreateChainTx{} },
 		typeConvertSubnetToL1Tx:          func() Unsigned { return &ConvertSubnetToL1Tx{} },

@@ -279,8 +279,8 @@ func TestVerifyRefuses(t *testing.T) {
 		t.Errorf("missing authorization credential: %v", err)
 	}
 	raw := v.Bytes(t, "createSubnetTx")
-	raw[5] = byte(txs.TypeImportTx) // the type ID's last byte
-	if _, err := txs.Parse(raw); err == nil || !strings.Contains(err.Error(), "ImportTx") {
-		t.Errorf("an ImportTx: %v", err)
+	raw[5] = 13 // the type ID's last byte: AddSubnetValidatorTx
+	if _, err := txs.Parse(raw); err == nil || !strings.Contains(err.Error(), "AddSubnetValidatorTx") {
+		t.Errorf("an AddSubnetValidatorTx: %v", err)
 	}
 }

@@ -53,16 +53,8 @@ func Verify(t *Tx, ctx Context) error {
 	if err := verifyOutputs("output", b.Outs, ctx.AVAXAssetID); err != nil {
 		return err
 	}
-	for i := range b.Ins {
-		if b.Ins[i].AssetID != ctx.AVAXAssetID {
-			return fmt.Errorf("input %d: asset %s is not AVAX (%s), the P-Chain's only asset", i, b.Ins[i].AssetID, ctx.AVAXAssetID)
-		}
-		if err := b.Ins[i].In.Verify(); err != nil {
-			return fmt.Errorf("input %d: %w", i, err)
-		}
-	}
-	if !avax.InputsSortedUnique(b.Ins) {
-		return errors.New("inputs not sorted and unique")
+	if err := verifyInputs("input", b.Ins, ctx.AVAXAssetID); err != nil {
+		return err
 	}
 	if n := NumCredentials(t.Unsigned); len(t.Creds) != n {
 		return fmt.Errorf("tx has %d credentials, it needs %d", len(t.Creds), n)
@@ -70,6 +62,16 @@ func Verify(t *Tx, ctx Context) error {
 	switch u := t.Unsigned.(type) {
 	case *BaseTx:
 		return nil
+	case *ImportTx:
+		if len(u.ImportedIns) == 0 {
+			return errors.New("import tx has no imported inputs")
+		}
+		return verifyInputs("imported input", u.ImportedIns, ctx.AVAXAssetID)
+	case *ExportTx:
+		if len(u.ExportedOuts) == 0 {
+			return errors.New("export tx has no exported outputs")
+		}
+		return verifyOutputs("exported output", u.ExportedOuts, ctx.AVAXAssetID)
 	case *AddValidatorTx:
 		return verifyStaker(ctx, u.Validator, u.StakeOuts, u.DelegationShares, u.RewardsOwner)
 	case *AddPermissionlessValidatorTx:
@@ -113,6 +115,22 @@ func Verify(t *Tx, ctx Context) error {
 		return u.DisableAuth.Verify()
 	}
 	return fmt.Errorf("unsupported transaction type %T", t.Unsigned)
+}
+
+// verifyInputs checks valid, sorted and unique AVAX inputs.
+func verifyInputs(what string, ins []avax.TransferableInput, assetID ids.ID) error {
+	for i := range ins {
+		if ins[i].AssetID != assetID {
+			return fmt.Errorf("%s %d: asset %s is not AVAX (%s), the P-Chain's only asset", what, i, ins[i].AssetID, assetID)
+		}
+		if err := ins[i].In.Verify(); err != nil {
+			return fmt.Errorf("%s %d: %w", what, i, err)
+		}
+	}
+	if !avax.InputsSortedUnique(ins) {
+		return fmt.Errorf("%ss not sorted and unique", what)
+	}
+	return nil
 }
 
 // verifyOutputs checks valid, sorted AVAX outputs.
