@@ -1,5 +1,6 @@
 // avalanche.js 3.16 on its built-in defaults for avalanchego's local
-// network (network ID 12345), told no chain or asset ID, against a
+// network (network ID 12345), told no chain or asset ID but the C-Chain's
+// (see the X → C test), against a
 // chainhost node on 127.0.0.1 (port CHAINHOST_PORT, default 9650): an
 // X-Chain transfer, an X→C export and a C import, an X→P export and a P
 // import, each accepted or committed and moving the balances by exactly
@@ -87,6 +88,14 @@ test("X-Chain transfer", async () => {
 })
 
 test("X → C export, C import", async () => {
+  // avalanche.js 3.16's C-Chain ID for network 12345 is an earlier
+  // avalanchego's local C-Chain; avalanchego v1.14.2, and this node, answer
+  // 2owdGq… (docs/local-network.md). It is the one ID the library is told,
+  // read from the node as avalanchego's wallets read it.
+  assert.equal(cchain.getBlockchainID(), "2CA6j5zYzasynPsFeNoqWkmTCt3VScMvXUZHbfDJ8k3oGzAPtU", "avalanche.js's own C-Chain ID")
+  cchain.refreshBlockchainID(await avalanche.Info().getBlockchainID("C"))
+  cchain.setBlockchainAlias("C")
+  assert.equal(cchain.getBlockchainID(), "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC", "the node's C-Chain ID")
   const amount = AVAX.muln(2)
   await exportFromX(amount, cchain.getBlockchainID(), cAddrs)
   // The import pays for its gas at the C-Chain's base fee, in nAVAX
