@@ -131,7 +131,7 @@ func (w *Wallet) BuildExport(ctx context.Context, dest ids.ID, amount uint64, to
 	if err != nil {
 		return nil, err
 	}
-	return w.Sign(&txs.ExportTx{BaseTx: b, DestinationChain: dest, ExportedOuts: []avax.TransferableOutput{w.output(amount, to)}}), nil
+	return w.Sign(&txs.ExportTx{BaseTx: b, Export: avax.Export{DestinationChain: dest, ExportedOuts: []avax.TransferableOutput{w.output(amount, to)}}}), nil
 }
 
 // ErrNothingToImport is matched when the source chain exported nothing
@@ -166,9 +166,8 @@ func (w *Wallet) BuildImport(ctx context.Context, source string, to avax.ShortID
 		return nil, fmt.Errorf("%w: the imported UTXOs hold %d nAVAX, not more than the fee of %d", ErrInsufficientFunds, sum, fee)
 	}
 	return w.Sign(&txs.ImportTx{
-		BaseTx:      txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: []avax.TransferableOutput{w.output(sum-fee, to)}},
-		SourceChain: sourceID,
-		ImportedIns: imported,
+		BaseTx: txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: []avax.TransferableOutput{w.output(sum-fee, to)}},
+		Import: avax.Import{SourceChain: sourceID, ImportedIns: imported},
 	}), nil
 }
 

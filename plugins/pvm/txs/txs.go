@@ -108,8 +108,7 @@ func (t *BaseTx) Unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 // C-Chain) exported to the P-Chain through shared memory.
 type ImportTx struct {
 	BaseTx
-	SourceChain ids.ID
-	ImportedIns []avax.TransferableInput
+	avax.Import
 }
 
 // TypeID is typeImportTx.
@@ -118,23 +117,20 @@ func (*ImportTx) TypeID() uint32 { return typeImportTx }
 // Pack packs the fields after the type ID.
 func (t *ImportTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
-	p.ID(t.SourceChain)
-	avax.PackInputs(p, t.ImportedIns)
+	t.Import.Pack(p)
 }
 
 // Unpack reads what Pack wrote.
 func (t *ImportTx) Unpack(u *avax.Unpacker) {
 	t.BaseTx.Unpack(u)
-	t.SourceChain = u.ID()
-	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
+	t.Import.Unpack(u)
 }
 
 // ExportTx sends ExportedOuts to DestinationChain (the X- or C-Chain)
 // through shared memory; they are numbered after the outputs.
 type ExportTx struct {
 	BaseTx
-	DestinationChain ids.ID
-	ExportedOuts     []avax.TransferableOutput
+	avax.Export
 }
 
 // TypeID is typeExportTx.
@@ -143,15 +139,13 @@ func (*ExportTx) TypeID() uint32 { return typeExportTx }
 // Pack packs the fields after the type ID.
 func (t *ExportTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
-	p.ID(t.DestinationChain)
-	avax.PackOutputs(p, t.ExportedOuts)
+	t.Export.Pack(p)
 }
 
 // Unpack reads what Pack wrote.
 func (t *ExportTx) Unpack(u *avax.Unpacker) {
 	t.BaseTx.Unpack(u)
-	t.DestinationChain = u.ID()
-	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
+	t.Export.Unpack(u)
 }
 
 // AddValidatorTx adds a primary-network validator: its node, period and

@@ -126,9 +126,8 @@ func (w *Wallet) BuildExport(ctx context.Context, dest ids.ID, asset ids.ID, amo
 		return nil, err
 	}
 	u := &txs.ExportTx{
-		BaseTx:           txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Ins: ins, Outs: change},
-		DestinationChain: dest,
-		ExportedOuts:     []avax.TransferableOutput{utxoclient.Output(asset, amount, to)},
+		BaseTx: txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Ins: ins, Outs: change},
+		Export: avax.Export{DestinationChain: dest, ExportedOuts: []avax.TransferableOutput{utxoclient.Output(asset, amount, to)}},
 	}
 	return w.Sign(u), nil
 }
@@ -177,9 +176,8 @@ func (w *Wallet) BuildImport(ctx context.Context, source string, to avax.ShortID
 		outs = append(outs, utxoclient.Output(asset, v, to))
 	}
 	u := &txs.ImportTx{
-		BaseTx:      txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: outs},
-		SourceChain: sourceID,
-		ImportedIns: imported,
+		BaseTx: txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Outs: outs},
+		Import: avax.Import{SourceChain: sourceID, ImportedIns: imported},
 	}
 	return w.Sign(u), nil
 }

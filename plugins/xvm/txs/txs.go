@@ -7,7 +7,6 @@ package txs
 import (
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/signedtx"
-	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // Type IDs of the unsigned transactions in the X-Chain's codec.
@@ -108,8 +107,7 @@ func (t *CreateAssetTx) Unpack(u *avax.Unpacker) {
 // ImportTx consumes UTXOs that SourceChain exported to this chain.
 type ImportTx struct {
 	BaseTx
-	SourceChain ids.ID
-	ImportedIns []avax.TransferableInput
+	avax.Import
 }
 
 // TypeID is TypeImportTx.
@@ -121,22 +119,19 @@ func (t *ImportTx) NumInputs() int { return len(t.Ins) + len(t.ImportedIns) }
 // Pack packs the fields after the type ID.
 func (t *ImportTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
-	p.ID(t.SourceChain)
-	avax.PackInputs(p, t.ImportedIns)
+	t.Import.Pack(p)
 }
 
 // Unpack reads what Pack wrote.
 func (t *ImportTx) Unpack(u *avax.Unpacker) {
 	t.BaseTx.Unpack(u)
-	t.SourceChain = u.ID()
-	t.ImportedIns = avax.UnpackInputs(u, "imported inputs")
+	t.Import.Unpack(u)
 }
 
 // ExportTx sends ExportedOuts to DestinationChain through shared memory.
 type ExportTx struct {
 	BaseTx
-	DestinationChain ids.ID
-	ExportedOuts     []avax.TransferableOutput
+	avax.Export
 }
 
 // TypeID is TypeExportTx.
@@ -145,15 +140,13 @@ func (*ExportTx) TypeID() uint32 { return TypeExportTx }
 // Pack packs the fields after the type ID.
 func (t *ExportTx) Pack(p *avax.Packer) {
 	t.BaseTx.Pack(p)
-	p.ID(t.DestinationChain)
-	avax.PackOutputs(p, t.ExportedOuts)
+	t.Export.Pack(p)
 }
 
 // Unpack reads what Pack wrote.
 func (t *ExportTx) Unpack(u *avax.Unpacker) {
 	t.BaseTx.Unpack(u)
-	t.DestinationChain = u.ID()
-	t.ExportedOuts = avax.UnpackOutputs(u, "exported outputs")
+	t.Export.Unpack(u)
 }
 
 // Tx is a signed transaction: the unsigned transaction and one credential

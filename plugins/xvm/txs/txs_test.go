@@ -171,10 +171,10 @@ func TestVerify(t *testing.T) {
 		}, want: "signature indices"},
 		{name: "missing credential", creds: -1, want: "0 credentials for 1 inputs"},
 		{name: "export without exported outputs", change: func(b *txs.BaseTx, _ *txs.Context) txs.Unsigned {
-			return &txs.ExportTx{BaseTx: *b, DestinationChain: ids.ID{3}}
+			return &txs.ExportTx{BaseTx: *b, Export: avax.Export{DestinationChain: ids.ID{3}}}
 		}, want: "no exported outputs"},
 		{name: "import without imported inputs", change: func(b *txs.BaseTx, _ *txs.Context) txs.Unsigned {
-			return &txs.ImportTx{BaseTx: *b, SourceChain: ids.ID{3}}
+			return &txs.ImportTx{BaseTx: *b, Import: avax.Import{SourceChain: ids.ID{3}}}
 		}, want: "no imported inputs"},
 		{name: "create asset", change: func(b *txs.BaseTx, _ *txs.Context) txs.Unsigned {
 			return &txs.CreateAssetTx{BaseTx: *b, Name: "x", Symbol: "X"}
@@ -220,8 +220,8 @@ func TestFlowBurns(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	b, _, key := transfer(t, 10000, 5000)
 	b.Memo = []byte("memo")
-	imp := &txs.ImportTx{BaseTx: *b, SourceChain: ids.ID{3}, ImportedIns: b.Ins}
-	exp := &txs.ExportTx{BaseTx: *b, DestinationChain: ids.ID{4}, ExportedOuts: b.Outs}
+	imp := &txs.ImportTx{BaseTx: *b, Import: avax.Import{SourceChain: ids.ID{3}, ImportedIns: b.Ins}}
+	exp := &txs.ExportTx{BaseTx: *b, Export: avax.Export{DestinationChain: ids.ID{4}, ExportedOuts: b.Outs}}
 	for _, u := range []txs.Unsigned{b, imp, exp} {
 		keys := make([][]*avax.PrivateKey, u.NumInputs())
 		for i := range keys {
