@@ -120,15 +120,8 @@ func TestCChainAtomic(t *testing.T) {
 	n := startNode(t, cConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	kb, _ := hex.DecodeString(ewoqHex)
-	ewoq, err := secp256k1.ToPrivateKey(kb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recv, err := secp256k1.NewPrivateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ewoq := ewoqKey(t)
+	recv := newKey(t)
 	xID, err := chainID(ctx, n.URL, "X")
 	if err != nil {
 		t.Fatal(err)
@@ -137,16 +130,13 @@ func TestCChainAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := func(k *secp256k1.PrivateKey) secp256k1fx.OutputOwners {
-		return secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{k.Address()}}
-	}
 
 	// X → C: avalanchego's X wallet exports, its C wallet imports to a new
 	// EVM account.
 	xw, _, xctx := xWallet(t, n.URL, "X", []*secp256k1.PrivateKey{ewoq})
 	if _, err := xw.IssueExportTx(cID, []*avax.TransferableOutput{{
 		Asset: avax.Asset{ID: xctx.AVAXAssetID},
-		Out:   &secp256k1fx.TransferOutput{Amt: 4_000_000_000, OutputOwners: owner(recv)},
+		Out:   &secp256k1fx.TransferOutput{Amt: 4_000_000_000, OutputOwners: ownerOf(recv)},
 	}}, common.WithContext(ctx)); err != nil {
 		t.Fatalf("X export to C: %v", err)
 	}
@@ -170,7 +160,7 @@ func TestCChainAtomic(t *testing.T) {
 
 	// C → X: avalanchego's C wallet exports from that account, its X wallet
 	// imports.
-	exp, err := cw.IssueExportTx(xID, []*secp256k1fx.TransferOutput{{Amt: 1_500_000_000, OutputOwners: owner(ewoq)}}, common.WithContext(ctx))
+	exp, err := cw.IssueExportTx(xID, []*secp256k1fx.TransferOutput{{Amt: 1_500_000_000, OutputOwners: ownerOf(ewoq)}}, common.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("avalanchego's C export: %v", err)
 	}

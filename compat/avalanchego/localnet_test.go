@@ -2,7 +2,6 @@ package compat
 
 import (
 	"context"
-	"encoding/hex"
 	"math/big"
 	"os/exec"
 	"path/filepath"
@@ -98,22 +97,12 @@ func TestLocalNetworkWallets(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	local := avalanchegoLocal(t)
-	kb, _ := hex.DecodeString(ewoqHex)
-	ewoq, err := secp256k1.ToPrivateKey(kb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	friend, err := secp256k1.NewPrivateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ewoq := ewoqKey(t)
+	friend := newKey(t)
 	keys := []*secp256k1.PrivateKey{ewoq}
-	owner := func(k *secp256k1.PrivateKey) secp256k1fx.OutputOwners {
-		return secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{k.Address()}}
-	}
 	out := func(amount uint64, to *secp256k1.PrivateKey) []*avax.TransferableOutput {
 		return []*avax.TransferableOutput{{Asset: avax.Asset{ID: local.AVAX},
-			Out: &secp256k1fx.TransferOutput{Amt: amount, OutputOwners: owner(to)}}}
+			Out: &secp256k1fx.TransferOutput{Amt: amount, OutputOwners: ownerOf(to)}}}
 	}
 	const oneAVAX = 1_000_000_000
 

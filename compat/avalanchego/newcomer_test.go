@@ -2,7 +2,6 @@ package compat
 
 import (
 	"context"
-	"encoding/hex"
 	"math/big"
 	"net/http"
 	"os/exec"
@@ -77,19 +76,9 @@ func TestNewcomerWallet(t *testing.T) {
 	n := startAsUser(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	kb, _ := hex.DecodeString(ewoqHex)
-	ewoq, err := secp256k1.ToPrivateKey(kb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	friend, err := secp256k1.NewPrivateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ewoq := ewoqKey(t)
+	friend := newKey(t)
 	me := ewoq.Address()
-	owner := func(k *secp256k1.PrivateKey) secp256k1fx.OutputOwners {
-		return secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{k.Address()}}
-	}
 	const oneAVAX = 1_000_000_000
 
 	// X: the balance, then 1 AVAX to a friend.
@@ -100,7 +89,7 @@ func TestNewcomerWallet(t *testing.T) {
 	}
 	send, err := xw.IssueBaseTx([]*avax.TransferableOutput{{
 		Asset: avax.Asset{ID: xctx.AVAXAssetID},
-		Out:   &secp256k1fx.TransferOutput{Amt: oneAVAX, OutputOwners: owner(friend)},
+		Out:   &secp256k1fx.TransferOutput{Amt: oneAVAX, OutputOwners: ownerOf(friend)},
 	}}, common.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("X send: %v", err)
@@ -123,7 +112,7 @@ func TestNewcomerWallet(t *testing.T) {
 	}
 	export, err := xw.IssueExportTx(cID, []*avax.TransferableOutput{{
 		Asset: avax.Asset{ID: xctx.AVAXAssetID},
-		Out:   &secp256k1fx.TransferOutput{Amt: 2 * oneAVAX, OutputOwners: owner(ewoq)},
+		Out:   &secp256k1fx.TransferOutput{Amt: 2 * oneAVAX, OutputOwners: ownerOf(ewoq)},
 	}}, common.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("X export to C: %v", err)
@@ -155,12 +144,12 @@ func TestNewcomerWallet(t *testing.T) {
 	pw, _ := pWallet(t, n.URL, pClient, ewoq)
 	pSend, err := pw.IssueBaseTx([]*avax.TransferableOutput{{
 		Asset: avax.Asset{ID: assetID},
-		Out:   &secp256k1fx.TransferOutput{Amt: oneAVAX, OutputOwners: owner(friend)},
+		Out:   &secp256k1fx.TransferOutput{Amt: oneAVAX, OutputOwners: ownerOf(friend)},
 	}}, common.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("P send: %v", err)
 	}
-	myOwner := owner(ewoq)
+	myOwner := ownerOf(ewoq)
 	subnet, err := pw.IssueCreateSubnetTx(&myOwner, common.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("P create subnet: %v", err)

@@ -3,7 +3,6 @@ package compat
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"testing"
 	"time"
 
@@ -105,11 +104,7 @@ func TestPChainAvalanchegoWallet(t *testing.T) {
 	n := startNode(t, pchainConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	kb, _ := hex.DecodeString(ewoqHex)
-	ewoq, err := secp256k1.ToPrivateKey(kb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ewoq := ewoqKey(t)
 	// avalanchego's client calls /ext/P, which chainhost serves as
 	// /ext/bc/P, as avalanchego's node does (docs/pchain.md).
 	client := platformvm.NewClient(n.URL)

@@ -58,11 +58,7 @@ func TestPChainVectors(t *testing.T) {
 		}
 		return b
 	}
-	kb, _ := hex.DecodeString(ewoqHex)
-	ewoq, err := secp256k1.ToPrivateKey(kb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ewoq := ewoqKey(t)
 
 	parsed := map[string]*txs.Tx{}
 	for _, name := range []string{

@@ -62,11 +62,7 @@ func TestVectors(t *testing.T) {
 		}
 		return b
 	}
-	kb, _ := hex.DecodeString(ewoqHex)
-	ewoq, err := secp256k1.ToPrivateKey(kb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ewoq := ewoqKey(t)
 	parser := xbuilder.Parser
 
 	// The genesis CreateAssetTx: its ID is the AVAX asset ID.

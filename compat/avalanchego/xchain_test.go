@@ -40,6 +40,35 @@ chains:
 
 const ewoqHex = "56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 
+// ewoqKey is the well-known local key, funded by the default genesis.
+func ewoqKey(t *testing.T) *secp256k1.PrivateKey {
+	t.Helper()
+	kb, err := hex.DecodeString(ewoqHex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := secp256k1.ToPrivateKey(kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// newKey is a fresh key, owning nothing yet.
+func newKey(t *testing.T) *secp256k1.PrivateKey {
+	t.Helper()
+	k, err := secp256k1.NewPrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// ownerOf is the one-of-one owner of k's address.
+func ownerOf(k *secp256k1.PrivateKey) secp256k1fx.OutputOwners {
+	return secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{k.Address()}}
+}
+
 // xWallet is avalanchego's X-Chain wallet of keys on chain alias, built as
 // primary.MakeWallet builds it: the context from the node's info and avm
 // APIs, the UTXOs (of the chain and those exported to it by the chains in
@@ -124,24 +153,14 @@ func TestAvalanchegoWallet(t *testing.T) {
 	n := startNode(t, config)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	kb, _ := hex.DecodeString(ewoqHex)
-	ewoq, err := secp256k1.ToPrivateKey(kb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recipient, err := secp256k1.NewPrivateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ewoq := ewoqKey(t)
+	recipient := newKey(t)
 	wallet, client, xctx := xWallet(t, n.URL, "X", []*secp256k1.PrivateKey{ewoq})
-	owner := func(k *secp256k1.PrivateKey) secp256k1fx.OutputOwners {
-		return secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{k.Address()}}
-	}
 
 	// A transfer.
 	send, err := wallet.IssueBaseTx([]*avax.TransferableOutput{{
 		Asset: avax.Asset{ID: xctx.AVAXAssetID},
-		Out:   &secp256k1fx.TransferOutput{Amt: 3_000_000_000, OutputOwners: owner(recipient)},
+		Out:   &secp256k1fx.TransferOutput{Amt: 3_000_000_000, OutputOwners: ownerOf(recipient)},
 	}}, common.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("issue avalanchego's BaseTx: %v", err)
@@ -165,7 +184,7 @@ func TestAvalanchegoWallet(t *testing.T) {
 	}
 	export, err := wallet.IssueExportTx(x2ID, []*avax.TransferableOutput{{
 		Asset: avax.Asset{ID: xctx.AVAXAssetID},
-		Out:   &secp256k1fx.TransferOutput{Amt: 5_000_000_000, OutputOwners: owner(ewoq)},
+		Out:   &secp256k1fx.TransferOutput{Amt: 5_000_000_000, OutputOwners: ownerOf(ewoq)},
 	}}, common.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("issue avalanchego's ExportTx: %v", err)
