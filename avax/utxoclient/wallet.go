@@ -96,17 +96,25 @@ func Keys(key *avax.PrivateKey, n int) [][]*avax.PrivateKey {
 type Account struct {
 	Key       *avax.PrivateKey
 	NetworkID uint32
+	// ChainID is the ID of the chain the account acts on, which every
+	// transaction names.
+	ChainID ids.ID
 	// Now is the time locktimes are compared with; time.Now when nil.
 	Now func() time.Time
 }
 
-// NewAccount returns the account of key on the network c's node is on.
+// NewAccount returns the account of key on c's chain, reading the network
+// ID and the chain's ID from the node.
 func NewAccount(ctx context.Context, c *Conn, key *avax.PrivateKey) (Account, error) {
-	id, err := c.NetworkID(ctx)
+	network, err := c.NetworkID(ctx)
 	if err != nil {
 		return Account{}, fmt.Errorf("network ID: %w", err)
 	}
-	return Account{Key: key, NetworkID: id}, nil
+	chain, err := c.BlockchainID(ctx, c.Chain())
+	if err != nil {
+		return Account{}, fmt.Errorf("chain ID of %s: %w", c.Chain(), err)
+	}
+	return Account{Key: key, NetworkID: network, ChainID: chain}, nil
 }
 
 // Address returns the key's address.

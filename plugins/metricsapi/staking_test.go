@@ -84,7 +84,7 @@ func startP(t *testing.T) *pChain {
 		t: t, h: h,
 		info: host.ChainInfo{ID: h.ChainID(), VMName: pvmapi.VMName, Aliases: []string{"P"}, IndexKinds: []string{"block"},
 			InternalHandlers: h.InternalHandlers(), Running: true},
-		wallet: &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, ChainID: h.ChainID(), Config: cfg},
+		wallet: &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID, ChainID: h.ChainID()}, Config: cfg},
 	}
 }
 

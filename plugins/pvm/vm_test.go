@@ -83,7 +83,7 @@ func start(t *testing.T) *chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, ChainID: h.ChainID(), Config: cfg}
+	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID, ChainID: h.ChainID()}, Config: cfg}
 	return c
 }
 

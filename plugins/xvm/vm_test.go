@@ -59,7 +59,7 @@ func start(t *testing.T, config string) *chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID}, ChainID: h.ChainID(), FeeAsset: asset.ID, Fee: fee}
+	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID, ChainID: h.ChainID()}, FeeAsset: asset.ID, Fee: fee}
 	return c
 }
 

@@ -33,8 +33,8 @@ type xChainInfo struct {
 
 // wallet returns a wallet of key on the chain of the node at url.
 func (c xChainInfo) wallet(url string, key *avax.PrivateKey) *client.Wallet {
-	return &client.Wallet{Client: client.New(url, c.alias, xHTTP), Account: utxoclient.Account{Key: key, NetworkID: c.networkID},
-		ChainID: c.chainID, FeeAsset: c.feeAsset, Fee: c.fee}
+	return &client.Wallet{Client: client.New(url, c.alias, xHTTP), Account: utxoclient.Account{Key: key, NetworkID: c.networkID, ChainID: c.chainID},
+		FeeAsset: c.feeAsset, Fee: c.fee}
 }
 
 // xSupply counts what the two chains hold: the UTXOs of addrs on X and on

@@ -6,6 +6,7 @@ package firsthour
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -92,7 +93,7 @@ func TestDocLinks(t *testing.T) {
 				continue
 			}
 			if !doc.headings[anchor] {
-				t.Errorf("%s: %s has no heading with the anchor #%s (it has %s)", where, targetPath, anchor, strings.Join(sortedSet(doc.headings), ", "))
+				t.Errorf("%s: %s has no heading with the anchor #%s (it has %s)", where, targetPath, anchor, strings.Join(slices.Sorted(maps.Keys(doc.headings)), ", "))
 			}
 		}
 	}
@@ -440,13 +441,4 @@ func lastLines(s string, n int) string {
 		return s
 	}
 	return fmt.Sprintf("[%d lines before]\n%s", len(lines)-n, strings.Join(lines[len(lines)-n:], ""))
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

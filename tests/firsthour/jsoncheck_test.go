@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -111,13 +112,13 @@ func shapeDiff(doc, got any, path string, same map[string]bool) []string {
 	case map[string]any:
 		g := got.(map[string]any)
 		var diffs []string
-		for _, k := range sortedKeys(d) {
+		for _, k := range slices.Sorted(maps.Keys(d)) {
 			if isElision(k) {
 				continue
 			}
 			gv, ok := g[k]
 			if !ok {
-				diffs = append(diffs, fmt.Sprintf("%s: the answer has no key %q (it has %s)", pathOr(path), k, strings.Join(sortedKeys(g), ", ")))
+				diffs = append(diffs, fmt.Sprintf("%s: the answer has no key %q (it has %s)", pathOr(path), k, strings.Join(slices.Sorted(maps.Keys(g)), ", ")))
 				continue
 			}
 			diffs = append(diffs, shapeDiff(d[k], gv, path+"."+k, same)...)
@@ -196,13 +197,4 @@ func pathOr(p string) string {
 		return "the answer"
 	}
 	return p
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -20,12 +20,9 @@ import (
 // transfers, imports and exports, stakers, subnets and L1 validators in avalanchego's formats.
 type Wallet struct {
 	Client *Client
-	// Account is the key, the network ID that NewWallet reads and the
-	// clock.
+	// Account is the key, the network and chain IDs that NewWallet reads
+	// and the clock.
 	utxoclient.Account
-	// ChainID is the chain's ID, read by NewWallet, which every
-	// transaction names.
-	ChainID ids.ID
 	// Config is the chain's rules, read by NewWallet.
 	Config pvmapi.Config
 }
@@ -38,9 +35,6 @@ func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, e
 		return nil, err
 	}
 	w := &Wallet{Client: c, Account: account}
-	if w.ChainID, err = c.BlockchainID(ctx, c.Chain()); err != nil {
-		return nil, fmt.Errorf("chain ID of %s: %w", c.Chain(), err)
-	}
 	if w.Config, err = c.GetConfig(ctx); err != nil {
 		return nil, fmt.Errorf("the chain's rules: %w", err)
 	}

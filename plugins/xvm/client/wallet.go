@@ -15,11 +15,10 @@ import (
 // transfers, exports and imports in avalanchego's formats.
 type Wallet struct {
 	Client *Client
-	// Account is the key, the network ID that NewWallet reads and the
-	// clock.
+	// Account is the key, the network and chain IDs that NewWallet reads
+	// and the clock.
 	utxoclient.Account
-	// ChainID, FeeAsset and Fee are the chain's, read by NewWallet.
-	ChainID  ids.ID
+	// FeeAsset and Fee are the chain's, read by NewWallet.
 	FeeAsset ids.ID
 	Fee      uint64
 }
@@ -33,9 +32,6 @@ func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, e
 		return nil, err
 	}
 	w := &Wallet{Client: c, Account: account}
-	if w.ChainID, err = c.BlockchainID(ctx, c.Chain()); err != nil {
-		return nil, fmt.Errorf("chain ID of %s: %w", c.Chain(), err)
-	}
 	a, err := c.GetAssetDescription(ctx, "AVAX")
 	if err != nil {
 		return nil, fmt.Errorf("fee asset: %w", err)
