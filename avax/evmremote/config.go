@@ -94,9 +94,10 @@ func DerivedID(name string) ids.ID {
 	return ids.Derive([]byte("chainhost external EVM chain"), []byte(name))
 }
 
-// Validate checks one entry; key names it in messages
-// ("external-chains[0]").
+// Validate checks one entry, its zero limits taken as the defaults; key
+// names it in messages ("external-chains[0]").
 func (c Chain) Validate(key string) error {
+	c = c.WithDefaults()
 	var problems []error
 	bad := func(format string, a ...any) {
 		problems = append(problems, fmt.Errorf(key+"."+format, a...))
