@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -272,5 +275,37 @@ func TestExternalChainFinalized(t *testing.T) {
 	e.waitCounted("remote-c", 32)
 	if d := e.externalDetails("remote-c"); d["external"].(map[string]any)["trail"] != "finalized" || d["accepted"] != 32.0 {
 		t.Errorf("health: %v", d)
+	}
+}
+
+// TestExternalChainResumes: an external chain whose node does not answer
+// at start is failing; once its URL answers, the module counts it by
+// itself, without a restart.
+func TestExternalChainResumes(t *testing.T) {
+	node := startEVMNode(t)
+	node.send()
+	node.call("evm_mine")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing answers there until the proxy below
+	e := start(t, t.TempDir(), fmt.Sprintf(`{"rate-limit": {"anonymous": {"per-second": 0}}, "external-chains": [
+		{"name": "remote-c", "chain-id": 43112, "rpc-url": "http://%s/ext/bc/C/rpc", "confirmations": 1}]}`, addr), &clock{now: time.Now()})
+	e.waitFailing("remote-c", "connection refused")
+	target, err := url.Parse(node.n.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err = net.Listen("tcp", addr); err != nil {
+		t.Fatal(err)
+	}
+	proxy := &http.Server{Handler: httputil.NewSingleHostReverseProxy(target)}
+	go func() { _ = proxy.Serve(l) }()
+	t.Cleanup(func() { _ = proxy.Close() })
+	e.waitCounted("remote-c", node.head()-1)
+	if d := e.externalDetails("remote-c"); d["status"] != "following" || d["error"] != nil {
+		t.Errorf("health after it answers again: %v", d)
 	}
 }
