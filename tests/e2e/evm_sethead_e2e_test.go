@@ -221,3 +221,29 @@ chains:
 		})
 	}
 }
+
+// TestEVMSetHeadPruning: on a chain that prunes state (path scheme), a
+// reorg of depth 10 rewinds to a recent state, and a restart keeps the new
+// chain.
+func TestEVMSetHeadPruning(t *testing.T) {
+	n := nodetest.Start(t, nodetest.Options{Args: []string{"--index-enabled=false"}, Config: fmt.Sprintf(`
+chains:
+  - alias: C
+    vm: evm
+    genesis: %s
+    config: {pruning-enabled: true, dev-api-enabled: true, cache-mb: 32}
+`, evmGenesis(evmChainID))})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	eth := evmDial(t, n, "C", "rpc")
+	kept := sendTransfers(t, ctx, eth, 12)[:2]
+	head := reorgC(t, n, 10)
+	checkIncluded(t, ctx, eth, kept)
+	n = n.Restart(t)
+	eth = evmDial(t, n, "C", "rpc")
+	if now, err := eth.HeaderByNumber(ctx, nil); err != nil || now.Hash() != head.Hash() {
+		t.Fatalf("head after a restart: %v (%v), want %d %s", now, err, head.Number, head.Hash())
+	}
+	checkIncluded(t, ctx, eth, kept)
+	sendTransfers(t, ctx, eth, 1)
+}
