@@ -20,9 +20,9 @@ const (
 	// TracingDebug is go-ethereum's call tracer (debug_traceBlockByHash):
 	// the frames the EVM's own indexer_getBlocks answers.
 	TracingDebug Tracing = "debug"
-	// TracingTrace is Parity's trace_block (reth, Erigon, Nethermind);
-	// its gas of the frames below the top is Parity's accounting, not the
-	// call tracer's.
+	// TracingTrace is Parity's trace_block (reth, Erigon, Nethermind):
+	// the same frames, but below the top the gas is Parity's accounting,
+	// and a failed frame has no gas used (Parity reports none).
 	TracingTrace Tracing = "trace"
 	// TracingNone: the node traces nothing, and a transaction's only
 	// frame is its own call, made of the transaction and its receipt.
