@@ -116,8 +116,8 @@ fuzz:
 		done; \
 	done
 
-bench: build pg-deps
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/...
+bench: build geth pg-deps
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/... ./avax/evmremote/
 
 # The pinned generators and linters of build/tools/go.mod.
 tools: $(TOOLS)/staticcheck
