@@ -199,7 +199,7 @@ func toParity(block uint64, res []struct {
 // refused with the state Classify names.
 func TestFaults(t *testing.T) {
 	url, _ := gethtest.Start(t)
-	txs := activity(t, url, devAccount(t, url))
+	txs := activity(t, url, devAccount(t, url), nil)
 	direct := readAll(t, dial(t, url), 4)
 	ctx := context.Background()
 	mixedBlock := uint64(0)

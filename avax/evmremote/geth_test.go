@@ -3,6 +3,7 @@ package evmremote_test
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"math/big"
 	"os"
@@ -67,13 +68,14 @@ func (c contract) call(t testing.TB, method string, args ...any) []byte {
 // bob receives value.
 var bob = common.HexToAddress("0xb0b0000000000000000000000000000000000002")
 
-// activity sends, from an unlocked account of the node at url, transactions
+// activity sends, from an unlocked account of the node at url (key nil)
+// or signed with key, transactions
 // that make every kind of call frame (plugins/evm/testdata/Calls.sol): a
 // contract creation, one that fails, CREATE and CREATE2 inside a call with
 // value, internal value transfers, reverted internal calls, a reverted
 // transaction, a self-destruct, a legacy and a dynamic-fee transaction.
 // It waits for their receipts and returns their hashes by name.
-func activity(t testing.TB, url string, from common.Address) map[string]common.Hash {
+func activity(t testing.TB, url string, from common.Address, key *ecdsa.PrivateKey) map[string]common.Hash {
 	t.Helper()
 	ctx := context.Background()
 	c, err := rpc.Dial(url)
@@ -104,14 +106,37 @@ func activity(t testing.TB, url string, from common.Address) map[string]common.H
 		{name: "transfer", to: &bob, value: 5, gas: 21_000, price: true},
 		{name: "destroy", to: &factory, data: cs["Factory"].call(t, "destroy", bob), gas: 300_000},
 	}
+	var chainID hexutil.Big
+	if err := c.CallContext(ctx, &chainID, "eth_chainId"); err != nil {
+		t.Fatal(err)
+	}
+	signer := types.LatestSignerForChainID(chainID.ToInt())
+	price := big.NewInt(100_000_000_000)
 	out := map[string]common.Hash{}
-	for _, x := range txs {
+	for i, x := range txs {
+		if key != nil {
+			var inner types.TxData = &types.DynamicFeeTx{ChainID: chainID.ToInt(), Nonce: uint64(nonce) + uint64(i), To: x.to, Value: big.NewInt(x.value),
+				Gas: x.gas, Data: x.data, GasTipCap: big.NewInt(1), GasFeeCap: price}
+			if x.price {
+				inner = &types.LegacyTx{Nonce: uint64(nonce) + uint64(i), To: x.to, Value: big.NewInt(x.value), Gas: x.gas, Data: x.data, GasPrice: price}
+			}
+			raw, err := types.MustSignNewTx(key, signer, inner).MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h common.Hash
+			if err := c.CallContext(ctx, &h, "eth_sendRawTransaction", hexutil.Bytes(raw)); err != nil {
+				t.Fatalf("send %s: %v", x.name, err)
+			}
+			out[x.name] = h
+			continue
+		}
 		args := map[string]any{"from": from, "data": hexutil.Bytes(x.data), "value": (*hexutil.Big)(big.NewInt(x.value)), "gas": hexutil.Uint64(x.gas)}
 		if x.to != nil {
 			args["to"] = x.to
 		}
 		if x.price {
-			args["gasPrice"] = (*hexutil.Big)(big.NewInt(10_000_000_000))
+			args["gasPrice"] = (*hexutil.Big)(price)
 		}
 		var h common.Hash
 		if err := c.CallContext(ctx, &h, "eth_sendTransaction", args); err != nil {
@@ -175,7 +200,13 @@ func dial(t testing.TB, url string) *evmremote.Client {
 // and receipts, and debug_traceBlockByNumber's call tracer.
 func TestGeth(t *testing.T) {
 	url, _ := gethtest.Start(t, "--dev.period", "1")
-	txs := activity(t, url, devAccount(t, url))
+	checkChain(t, url, activity(t, url, devAccount(t, url), nil))
+}
+
+// checkChain reads the chain at url after activity, whose transactions
+// are txs, and checks what it reads against go-ethereum's own answers.
+func checkChain(t *testing.T, url string, txs map[string]common.Hash) {
+	t.Helper()
 	c := dial(t, url)
 	blocks := readAll(t, c, 3)
 	if got := c.Tracing(); got != evmremote.TracingDebug {
@@ -232,8 +263,12 @@ func TestGeth(t *testing.T) {
 	if err != nil || head.Number < uint64(len(blocks)-1) {
 		t.Fatalf("Head(latest) = %+v, %v", head, err)
 	}
-	if id, err := c.ChainID(context.Background()); err != nil || id != 1337 {
-		t.Fatalf("ChainID = %d, %v", id, err)
+	want, err := ec.ChainID(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := c.ChainID(context.Background()); err != nil || id != want.Uint64() {
+		t.Fatalf("ChainID = %d, %v; want %d", id, err, want)
 	}
 }
 
