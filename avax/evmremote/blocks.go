@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -179,6 +180,9 @@ func decodeBlock(raw json.RawMessage, num uint64) (*rpcBlock, error) {
 	return out, nil
 }
 
+// maxBatch is the most requests a Client sends in one batch.
+const maxBatch = 500
+
 // complete reads the receipts and frames of the blocks with transactions
 // in one batch and assembles the answer.
 func (c *Client) complete(ctx context.Context, caps *capabilities, blocks []*rpcBlock) ([]evmapi.Block, error) {
@@ -209,8 +213,11 @@ func (c *Client) complete(ctx context.Context, caps *capabilities, blocks []*rpc
 			batch = append(batch, rpc.BatchElem{Method: "trace_block", Args: []any{*b.Number}, Result: &r.trace})
 		}
 	}
-	if err := c.rpc.BatchCallContext(ctx, batch); err != nil {
-		return nil, c.wrap(fmt.Errorf("receipts and traces of blocks %d-%d: %w", *blocks[0].Number, *blocks[len(blocks)-1].Number, err))
+	// Nodes cap the requests of a batch (geth: 1,000 by default).
+	for part := range slices.Chunk(batch, maxBatch) {
+		if err := c.rpc.BatchCallContext(ctx, part); err != nil {
+			return nil, c.wrap(fmt.Errorf("receipts and traces of blocks %d-%d: %w", *blocks[0].Number, *blocks[len(blocks)-1].Number, err))
+		}
 	}
 	for _, e := range batch {
 		if e.Error != nil {

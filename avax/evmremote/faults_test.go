@@ -19,6 +19,7 @@ import (
 	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/internal/gethtest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // rpcMsg is a JSON-RPC request or answer.
@@ -432,5 +433,84 @@ func sameBlocks(t *testing.T, got, want []evmapi.Block) {
 		if !jsonEqual(t, g, w) {
 			t.Fatalf("block %d: %+v, want %+v", g.Number, g, w)
 		}
+	}
+}
+
+// gethBatchLimit is the most requests geth answers in one batch by
+// default.
+const gethBatchLimit = 1000
+
+// TestLargeBatches: blocks whose receipts take more requests than a node
+// answers in one batch (a node without eth_getBlockReceipts, one request
+// per transaction) are read in several batches, none over the limit.
+func TestLargeBatches(t *testing.T) {
+	url, _ := gethtest.Start(t)
+	ctx := context.Background()
+	c, err := rpc.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	from := devAccount(t, url)
+	const txs = gethBatchLimit + 100
+	for start := 0; start < txs; start += 100 {
+		elems := make([]rpc.BatchElem, 100)
+		for i := range elems {
+			tx := map[string]any{"from": from, "to": bob, "value": "0x1", "gas": "0x5208", "nonce": hexutil.Uint64(start + i)}
+			elems[i] = rpc.BatchElem{Method: "eth_sendTransaction", Args: []any{tx}, Result: new(string)}
+		}
+		if err := c.BatchCallContext(ctx, elems); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range elems {
+			if e.Error != nil {
+				t.Fatal(e.Error)
+			}
+		}
+	}
+	var head hexutil.Uint64
+	plugintest.Eventually(t, time.Minute, func() error {
+		var n hexutil.Uint64
+		if err := c.CallContext(ctx, &n, "eth_getTransactionCount", from, "latest"); err != nil {
+			return err
+		}
+		if n < txs {
+			return fmt.Errorf("%d of %d transactions mined", n, txs)
+		}
+		return c.CallContext(ctx, &head, "eth_blockNumber")
+	})
+
+	var most atomic.Int64
+	p := &proxy{missing: map[string]bool{"eth_getBlockReceipts": true}}
+	u := newProxy(t, url, p)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var batch []json.RawMessage
+		if json.Unmarshal(body, &batch) == nil && int64(len(batch)) > most.Load() {
+			most.Store(int64(len(batch)))
+		}
+		if len(batch) > gethBatchLimit {
+			http.Error(w, "batch too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		resp, err := http.Post(u, "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	defer counting.Close()
+	blocks, err := dial(t, counting.URL).Blocks(ctx, 1, int(head))
+	if err != nil {
+		t.Fatalf("Blocks: %v (largest batch %d)", err, most.Load())
+	}
+	read := 0
+	for _, b := range blocks {
+		read += len(b.Transactions)
+	}
+	if read != txs || most.Load() > gethBatchLimit {
+		t.Fatalf("read %d of %d transactions, largest batch %d (limit %d)", read, txs, most.Load(), gethBatchLimit)
 	}
 }
