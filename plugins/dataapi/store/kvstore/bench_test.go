@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/internal/offline"
+	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
 )
 
@@ -15,6 +16,27 @@ import (
 // and writing 100 blocks per atomic write, into an empty store; tx/s is
 // the indexing rate.
 func BenchmarkWrite(b *testing.B) {
+	benchWrite(b, func(s store.Store) store.Store { return s })
+}
+
+// BenchmarkWriteUndo: BenchmarkWrite with every write keeping its undo
+// records (store.Batch.Undo), as the indexer of a chain that may
+// reorganise writes.
+func BenchmarkWriteUndo(b *testing.B) {
+	benchWrite(b, func(s store.Store) store.Store { return undoWrites{s} })
+}
+
+// undoWrites is a store whose writes keep undo records.
+type undoWrites struct{ store.Store }
+
+func (s undoWrites) Write(ctx context.Context, b *store.Batch) error {
+	b.Undo = true
+	return s.Store.Write(ctx, b)
+}
+
+// benchWrite indexes the synthetic blocks into the store that wrap makes
+// of an empty one, on each engine.
+func benchWrite(b *testing.B, wrap func(store.Store) store.Store) {
 	_, blocks := synthChain(200, 100, 1000)
 	txs := 0
 	for _, blk := range blocks {
@@ -26,7 +48,7 @@ func BenchmarkWrite(b *testing.B) {
 			for range b.N {
 				s := open(b, engine, b.TempDir())
 				begin := time.Now()
-				if err := offline.Index(context.Background(), s, chain, 43112, blocks, 100); err != nil {
+				if err := offline.Index(context.Background(), wrap(s), chain, 43112, blocks, 100); err != nil {
 					b.Fatal(err)
 				}
 				spent += time.Since(begin)

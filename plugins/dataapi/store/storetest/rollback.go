@@ -34,7 +34,9 @@ func indexed(t *testing.T, be Backend, blocks []evmapi.Block, perWrite int, undo
 }
 
 // concat returns the blocks of a then of b.
-func concat(a, b []evmapi.Block) []evmapi.Block { return append(append([]evmapi.Block(nil), a...), b...) }
+func concat(a, b []evmapi.Block) []evmapi.Block {
+	return append(append([]evmapi.Block(nil), a...), b...)
+}
 
 // TestRollback runs the rollback tests on be: a chain indexed in batches
 // (several, and one holding every block), rolled back at the fork and
