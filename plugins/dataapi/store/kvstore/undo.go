@@ -46,6 +46,12 @@ type undoWriter struct {
 	err     error
 }
 
+// ownTables are the tables whose keys hold the number of the block that
+// writes them: rolling that block back removes such a key whatever it
+// held, so what it held is not read.
+var ownTables = [256]bool{tBlock: true, tAddrTx: true, tAddr721: true, tAddr1155: true, tAddrInt: true,
+	tHist20: true, tHist1155: true, tDeploy: true}
+
 func (u *undoWriter) note(k []byte) {
 	if _, ok := u.touched[string(k)]; ok {
 		return
@@ -54,7 +60,7 @@ func (u *undoWriter) note(k []byte) {
 	e := undoEntry{Key: append([]byte(nil), k...)}
 	if p, ok := u.written[string(k)]; ok {
 		e.Prev, e.Had = p.value, p.had
-	} else {
+	} else if !ownTables[k[0]] {
 		v, err := u.r.get(k)
 		switch {
 		case err == nil:
