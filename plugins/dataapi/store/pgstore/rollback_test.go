@@ -9,7 +9,8 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/store/storetest"
 )
 
-// TestRollback: the rollback tests (storetest) on PostgreSQL.
+// TestRollback: the rollback tests (storetest) on PostgreSQL, an API-only
+// instance reading along.
 func TestRollback(t *testing.T) {
 	urls := map[store.Store]string{}
 	storetest.TestRollback(t, storetest.Backend{
@@ -23,6 +24,14 @@ func TestRollback(t *testing.T) {
 				t.Fatal(err)
 			}
 			r, err := pgstore.Open(context.Background(), pgstore.Options{URL: urls[s]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			return r
+		},
+		Replica: func(t *testing.T, s store.Store) store.Reader {
+			r, err := pgstore.Open(context.Background(), pgstore.Options{URL: urls[s], ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,9 +34,9 @@ func tokenID(id *big.Int) []byte {
 	return b
 }
 
-// Write applies a batch in one transaction: its rows, then the chain's new
-// state, which must not be ahead of the batch's first block (another
-// writer's state would be).
+// Write applies a batch in one transaction: its rows (with b.Undo, block
+// by block, logged: undo.go), then the chain's new state, which must not
+// be ahead of the batch's first block (another writer's state would be).
 func (s *Store) Write(ctx context.Context, b *store.Batch) error {
 	if s.readOnly {
 		return ErrReadOnly

@@ -19,6 +19,9 @@ type Backend struct {
 	Open func(t *testing.T) store.Store
 	// Reopen closes s and opens the same store again.
 	Reopen func(t *testing.T, s store.Store) store.Store
+	// Replica, when set, opens another reader of s's data (an API-only
+	// instance), which must follow s through a rollback.
+	Replica func(t *testing.T, s store.Store) store.Reader
 }
 
 // indexed returns a new store of be with blocks indexed perWrite a write,
@@ -56,6 +59,11 @@ func TestRollback(t *testing.T, be Backend) {
 		t.Run(fmt.Sprintf("reorg, %d blocks a write", perWrite), func(t *testing.T) {
 			s := indexed(t, be, sc.A, perWrite, true, 0)
 			changed(t, wantKept, Reads(t, s, sc))
+			var replica store.Reader
+			if be.Replica != nil {
+				replica = be.Replica(t, s)
+				changed(t, wantKept, Reads(t, replica, sc))
+			}
 			st, err := s.Rollback(ctx, chain, Fork)
 			if err != nil {
 				t.Fatal(err)
@@ -64,6 +72,9 @@ func TestRollback(t *testing.T, be Backend) {
 				t.Errorf("state after the rollback %+v, want %+v", st, want)
 			}
 			Same(t, "rolled back", wantKept, Reads(t, s, sc))
+			if replica != nil {
+				Same(t, "rolled back, read by the replica", wantKept, Reads(t, replica, sc))
+			}
 			if err := Index(ctx, s, sc.B, perWrite, true, 0); err != nil {
 				t.Fatal(err)
 			}
