@@ -8,6 +8,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/internal/offline"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
+	"github.com/chainhost/chainhost/plugins/dataapi/store/storetest"
 )
 
 // BenchmarkWrite: the store's write path indexing synthetic blocks (200
@@ -23,15 +24,7 @@ func BenchmarkWrite(b *testing.B) {
 // records (store.Batch.Undo), as the indexer of a chain that may
 // reorganise writes.
 func BenchmarkWriteUndo(b *testing.B) {
-	benchWrite(b, func(s store.Store) store.Store { return undoWrites{s} })
-}
-
-// undoWrites is a store whose writes keep undo records.
-type undoWrites struct{ store.Store }
-
-func (s undoWrites) Write(ctx context.Context, b *store.Batch) error {
-	b.Undo = true
-	return s.Store.Write(ctx, b)
+	benchWrite(b, func(s store.Store) store.Store { return storetest.UndoWrites{Store: s} })
 }
 
 // benchWrite indexes the synthetic blocks into the store that wrap makes

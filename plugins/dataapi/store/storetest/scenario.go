@@ -283,3 +283,13 @@ func Index(ctx context.Context, s store.Store, blocks []evmapi.Block, perWrite i
 	}
 	return nil
 }
+
+// UndoWrites is a store whose writes keep undo records (store.Batch.Undo),
+// as the indexer of a chain that may reorganise writes.
+type UndoWrites struct{ store.Store }
+
+// Write writes b with its undo records.
+func (s UndoWrites) Write(ctx context.Context, b *store.Batch) error {
+	b.Undo = true
+	return s.Store.Write(ctx, b)
+}
