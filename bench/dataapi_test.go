@@ -125,6 +125,112 @@ chains:
 	b.ReportMetric(median(ratio), "catchup/import")
 }
 
+// BenchmarkDataAPIExternalCatchUp (run it with -benchtime Nx: each
+// iteration is one catch-up each way, ns/op is that of the external one)
+// indexes the chain of BenchmarkDataAPICatchUp both ways in each
+// iteration, in alternating order: through the EVM's internal path (the
+// data module installed on the node that imported the chain, its store
+// emptied first) and as an external chain of a second node (no chains of
+// its own, the data module installed likewise) that reads the first over
+// HTTP with the standard methods (docs/data-api.md, "Indexing a chain of
+// another node"). Each is timed from admin.loadVMs until the data API
+// serves the last block. The metrics are the medians: tx/s of the
+// external catch-up and of the internal one, and the external's time over
+// the internal's.
+func BenchmarkDataAPIExternalCatchUp(b *testing.B) {
+	chain, err := testchain.Generate(b.TempDir(), dataCatchUpChain)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, built := nodetest.Binaries(b)
+	upDir, upPlugins := b.TempDir(), b.TempDir()
+	installLink(b, built, upPlugins, "evm")
+	upConfig := fmt.Sprintf(`
+log-display-level: WARN
+chains:
+  - alias: C
+    vm: evm
+    genesis: %s
+    config: {block-production: none, import-chain-file: %q}
+%s`, compactJSON(b, testchain.GenesisJSON), chain.File, dataModuleConfig)
+	upOpts := nodetest.Options{Config: upConfig, DataDir: upDir, PluginDir: upPlugins, Args: []string{"--api-admin-enabled=true"}}
+	up := nodetest.Start(b, upOpts)
+	var head hexutil.Uint64
+	if err := up.Call(context.Background(), "/ext/bc/C/rpc", "eth_blockNumber", []any{}, &head); err != nil || uint64(head) != chain.Head {
+		b.Fatalf("after the import: head %d (%v), the chain file's %d", head, err, chain.Head)
+	}
+	txs := float64(len(chain.Txs))
+
+	// internal indexes the chain on the upstream node itself, from an
+	// empty store; the node is left without the module.
+	internal := func() time.Duration {
+		up.Stop(b)
+		up = nodetest.Start(b, upOpts)
+		installLink(b, built, upPlugins, "dataapi")
+		began := time.Now()
+		loadPlugins(b, up)
+		waitDataBlock(b, up.URL, chain.Head, 10*time.Minute)
+		took := time.Since(began)
+		up.Stop(b)
+		for _, p := range []string{filepath.Join(upPlugins, "dataapi"), filepath.Join(upDir, "modules", "data")} {
+			if err := os.RemoveAll(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		up = nodetest.Start(b, upOpts)
+		return took
+	}
+	// external indexes the upstream's C-Chain from a second node.
+	external := func() time.Duration {
+		dataDir, pluginDir := b.TempDir(), b.TempDir()
+		config := fmt.Sprintf(`
+log-display-level: WARN
+chains: []
+%s      external-chains:
+        - {name: upstream, chain-id: %d, rpc-url: %q}
+`, dataModuleConfig, testchain.ChainID, up.URL+"/ext/bc/C/rpc")
+		n := nodetest.Start(b, nodetest.Options{Config: config, DataDir: dataDir, PluginDir: pluginDir, Args: []string{"--api-admin-enabled=true"}})
+		installLink(b, built, pluginDir, "dataapi")
+		began := time.Now()
+		loadPlugins(b, n)
+		blk := waitDataBlock(b, n.URL, chain.Head, 30*time.Minute)
+		took := time.Since(began)
+		if blk.CumulativeTransactions != fmt.Sprint(len(chain.Txs)) {
+			b.Fatalf("the head block counts %s transactions, the chain %d", blk.CumulativeTransactions, len(chain.Txs))
+		}
+		n.Stop(b)
+		if err := os.RemoveAll(dataDir); err != nil {
+			b.Fatal(err)
+		}
+		return took
+	}
+	var extRate, intRate, ratio []float64
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer() // b.Loop times the external catch-up alone
+		load := loadAverage()
+		var ext, in time.Duration
+		if i%2 == 0 {
+			in = internal()
+			b.StartTimer()
+			ext = external()
+			b.StopTimer()
+		} else {
+			b.StartTimer()
+			ext = external()
+			b.StopTimer()
+			in = internal()
+		}
+		extRate, intRate = append(extRate, txs/ext.Seconds()), append(intRate, txs/in.Seconds())
+		ratio = append(ratio, ext.Seconds()/in.Seconds())
+		b.Logf("run %d (load average %s): internal %.1fs (%.0f tx/s), external %.1fs (%.0f tx/s), external/internal %.2f",
+			i+1, load, in.Seconds(), intRate[i], ext.Seconds(), extRate[i], ratio[i])
+		b.StartTimer()
+	}
+	b.ReportMetric(median(extRate), "tx/s")
+	b.ReportMetric(median(intRate), "internal-tx/s")
+	b.ReportMetric(median(ratio), "external/internal")
+}
+
 // dataLagRate and dataLagBatch: the live benchmark sends dataLagBatch
 // transfers dataLagRate/dataLagBatch times a second.
 const (

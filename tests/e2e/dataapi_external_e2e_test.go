@@ -1,18 +1,16 @@
 package e2e
 
 import (
-	"context"
-	"encoding/json"
+	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/internal/gethtest"
-	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // gethDevChainID is the EVM chain ID of `geth --dev`.
@@ -33,10 +31,6 @@ var gethSuiteFlags = []string{
 // geth --dev, whose newest fork prices new state about five times as
 // high as the C-Chain's Cancun.
 const gethGasScale = "5"
-
-// externalIndexTimeout bounds the wait for a node to index an external
-// chain to a block.
-const externalIndexTimeout = 2 * time.Minute
 
 // externalChainConfig is one entry of the data module's external-chains
 // (docs/data-api.md, "Indexing a chain of another node"), as lines of the
@@ -96,7 +90,7 @@ func TestDataAPIExternalGeth(t *testing.T) {
 // internal path; node B, without chains of its own, indexes A's C-Chain
 // through its URL (external-chains, under another name). After the
 // conformance suite's scenario on A (the suite also checks A's answers),
-// every data endpoint answers the same on both, byte for byte (dataWalk),
+// every data endpoint answers the same on both, byte for byte (dcDump),
 // except what names the chain: /v1/chains and the chains of each address,
 // where only the EVM chain IDs are compared. It runs once per store, A and
 // B on the same one.
@@ -117,60 +111,26 @@ func TestDataAPIExternalChainhost(t *testing.T) {
 			b := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, cChain, fmt.Sprintf(cChainToken, cChain.Name))})
 			runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+a.URL)
 
-			ctx, cancel := context.WithTimeout(context.Background(), externalIndexTimeout)
-			defer cancel()
-			head, err := evmDial(t, a, "C", "rpc").BlockNumber(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			chainID := strconv.FormatUint(cChain.ChainID, 10)
-			waitIndexedTo(t, b, chainID, head)
-			walkA := dataWalk(t, a.URL, chainID, head, evmLocalAddr)
-			walkB := dataWalk(t, b.URL, chainID, head, evmLocalAddr)
-			sameWalk(t, "A (internal path)", withoutChainNames(t, walkA), "B (through A's URL)", withoutChainNames(t, walkB))
+			rpcURL := a.URL + "/ext/bc/C/rpc"
+			xcWaitSame(t, a, rpcURL, "C")
+			xcWaitSame(t, b, rpcURL, cChain.Name)
+			chain := xcChainFromRPC(t, rpcURL, []common.Address{common.HexToAddress(evmLocalAddr)})
+			xcSameDump(t, withoutChainNames(dcDump(t, b.URL, chain)), withoutChainNames(dcDump(t, a.URL, chain)))
 		})
 	}
 }
 
-// waitIndexedTo waits until the data API of n serves block head of chain.
-func waitIndexedTo(t *testing.T, n *nodetest.Node, chain string, head uint64) {
-	t.Helper()
-	plugintest.Eventually(t, externalIndexTimeout, func() error {
-		status, body := restGet(t, context.Background(), fmt.Sprintf("%s/v1/chains/%s/blocks/%d", n.URL, chain, head))
-		if status != 200 {
-			return fmt.Errorf("block %d of chain %s not indexed: %d %s", head, chain, status, body)
-		}
-		return nil
-	})
-}
-
-// withoutChainNames returns a walk of dataWalk without what names the
-// chain, which differs between a node's own chain and the same chain
-// indexed through its URL: the answer of /v1/chains is left out, and the
-// chains of an address are reduced to their EVM chain IDs.
-func withoutChainNames(t *testing.T, walk map[string]string) map[string]string {
-	t.Helper()
-	out := make(map[string]string, len(walk))
-	for k, v := range walk {
-		switch {
-		case k == "/v1/chains":
+// withoutChainNames returns a dump of dcDump without the answers that name
+// the chain, which differ between a node's own chain and the same chain
+// indexed through its URL: /v1/chains and the chains of each address.
+func withoutChainNames(dump []byte) []byte {
+	var out []byte
+	for line := range bytes.Lines(dump) {
+		path, _, _ := bytes.Cut(line, []byte(" "))
+		if string(path) == "/v1/chains" || (bytes.HasPrefix(path, []byte("/v1/address/")) && bytes.HasSuffix(path, []byte("/chains"))) {
 			continue
-		case strings.HasPrefix(k, "/v1/address/") && strings.HasSuffix(k, "/chains"):
-			status, body, _ := strings.Cut(v, " ")
-			var answer struct {
-				IndexedChains   []struct{ ChainID string } `json:"indexedChains"`
-				UnindexedChains []string                   `json:"unindexedChains"`
-			}
-			if err := json.Unmarshal([]byte(body), &answer); err != nil {
-				t.Fatalf("GET %s: %v: %s", k, err, body)
-			}
-			ids, err := json.Marshal(answer)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v = status + " " + string(ids)
 		}
-		out[k] = v
+		out = append(out, line...)
 	}
 	return out
 }

@@ -106,7 +106,7 @@ func xfSetup(t *testing.T) (chain *testchain.Chain, up *nodetest.Node, want []by
 	}
 	up = nodetest.Start(t, nodetest.Options{Config: xcUpstreamConfig(t, chain.File), Args: xcUpstreamArgs})
 	plain := nodetest.Start(t, nodetest.Options{Config: xcIndexerConfig(t, up.URL+"/ext/bc/C/rpc", "pebble", "")})
-	xcWaitSame(t, plain, up.URL+"/ext/bc/C/rpc")
+	xcWaitSame(t, plain, up.URL+"/ext/bc/C/rpc", xcName)
 	want = dcDump(t, plain.URL, chain)
 	plain.Stop(t)
 	return chain, up, want
@@ -144,7 +144,7 @@ func TestDataAPIExternalFaults(t *testing.T) {
 		p.setMode(xfInternal)
 		xfWaitState(t, n, evmremote.StateHTTPError)
 		p.setMode(xfForward)
-		xcWaitSame(t, n, p.URL())
+		xcWaitSame(t, n, p.URL(), xcName)
 		xcSameDump(t, dcDump(t, n.URL, chain), want)
 		// Two states, each logged once, however many attempts each took.
 		if got := strings.Count(n.Output(), "the upstream of an external chain fails"); got > 2 {
@@ -162,7 +162,7 @@ func TestDataAPIExternalFaults(t *testing.T) {
 		p.setMode(xfGarbage)
 		xfWaitState(t, n, evmremote.StateMalformed)
 		p.setMode(xfForward)
-		xcWaitSame(t, n, p.URL())
+		xcWaitSame(t, n, p.URL(), xcName)
 		xcSameDump(t, dcDump(t, n.URL, chain), want)
 	})
 
@@ -184,7 +184,7 @@ func TestDataAPIExternalFaults(t *testing.T) {
 		if during < dcKills {
 			t.Errorf("only %d of %d kills landed while the module caught up", during, dcKills)
 		}
-		xcWaitSame(t, n, up.URL+"/ext/bc/C/rpc")
+		xcWaitSame(t, n, up.URL+"/ext/bc/C/rpc", xcName)
 		xcSameDump(t, dcDump(t, n.URL, chain), want)
 	})
 	// Last: the upstream started again here stops with this subtest.
@@ -196,7 +196,7 @@ func TestDataAPIExternalFaults(t *testing.T) {
 		xfWaitState(t, n, evmremote.StateHTTPError) // the proxy answers 502
 		up = nodetest.Start(t, up.Opts)
 		p.setTarget(t, up.URL+"/ext/bc/C/rpc")
-		xcWaitSame(t, n, p.URL())
+		xcWaitSame(t, n, p.URL(), xcName)
 		xcSameDump(t, dcDump(t, n.URL, chain), want)
 	})
 }

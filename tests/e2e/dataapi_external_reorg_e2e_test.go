@@ -105,13 +105,13 @@ func TestDataAPIExternalReorg(t *testing.T) {
 			up := nodetest.Start(t, nodetest.Options{Config: xcUpstreamConfig(t, chain.File), Args: xcUpstreamArgs})
 			rpcURL := up.URL + "/ext/bc/C/rpc"
 			n := nodetest.Start(t, nodetest.Options{Config: xcIndexerConfig(t, rpcURL, store(t), "")})
-			xcWaitSame(t, n, rpcURL)
+			xcWaitSame(t, n, rpcURL, xcName)
 
 			var abandoned []common.Hash
 			for _, depth := range []int{1, 10} {
 				before := xcTxsFrom(t, rpcURL, xcHead(t, rpcURL)-uint64(depth)+1)
 				reorgC(t, up, depth)
-				xcWaitSame(t, n, rpcURL)
+				xcWaitSame(t, n, rpcURL, xcName)
 				abandoned = append(abandoned, before...)
 				t.Logf("reorganised %d blocks deep: %d transactions abandoned", depth, len(before))
 			}
@@ -136,7 +136,7 @@ func TestDataAPIExternalReorg(t *testing.T) {
 			got := dcDump(t, n.URL, final)
 
 			fresh := nodetest.Start(t, nodetest.Options{Config: xcIndexerConfig(t, rpcURL, store(t), "")})
-			xcWaitSame(t, fresh, rpcURL)
+			xcWaitSame(t, fresh, rpcURL, xcName)
 			xcSameDump(t, got, dcDump(t, fresh.URL, final))
 		})
 	}
@@ -234,9 +234,9 @@ func xcChainFromRPC(t *testing.T, rpcURL string, addresses []common.Address) *te
 }
 
 // xcWaitSame waits until the data API of n serves the head block of the
-// chain at rpcURL, with its hash, and its health shows it indexed with no
-// error.
-func xcWaitSame(t *testing.T, n *nodetest.Node, rpcURL string) {
+// chain at rpcURL, with its hash, and its health shows the chain it names
+// name indexed to there with no error.
+func xcWaitSame(t *testing.T, n *nodetest.Node, rpcURL, name string) {
 	t.Helper()
 	c := xcDial(t, rpcURL)
 	plugintest.EventuallyEvery(t, 3*time.Minute, 10*time.Millisecond, func() error {
@@ -251,9 +251,9 @@ func xcWaitSame(t *testing.T, n *nodetest.Node, rpcURL string) {
 		if !bytes.Contains(body, []byte(head.Hash().Hex())) {
 			return fmt.Errorf("block %d is not %s yet: %s", head.Number, head.Hash(), body)
 		}
-		h := dcModuleHealth(t, n).Details.Chains[xcName]
+		h := dcModuleHealth(t, n).Details.Chains[name]
 		if h["height"] != float64(head.Number.Uint64()) || h["error"] != nil {
-			return fmt.Errorf("health of %s: %v, want height %d", xcName, h, head.Number)
+			return fmt.Errorf("health of %s: %v, want height %d", name, h, head.Number)
 		}
 		return nil
 	})
