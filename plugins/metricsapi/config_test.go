@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/metricsapi"
 )
 
@@ -18,6 +19,11 @@ func TestConfig(t *testing.T) {
 		{`{"page-token-ttl": 5}`, `page-token-ttl: must be at least 1m, got 5s`},
 		{`{"page-token-ttl": "5"}`, `page-token-ttl: duration "5": must be like "2s" or "500ms"`},
 		{`{} {}`, `unexpected data after the JSON value`},
+		{`{"external-chains": [{"name": "l1", "chain-id": 1, "rpc-url": "http://h/rpc", "nope": 1}]}`, `unknown field "nope"`},
+		{`{"external-chains": [{"name": "l1", "rpc-url": "ftp://h"}]}`,
+			`external-chains[0].chain-id: must be set (the EVM chain ID the node answers to eth_chainId); external-chains[0].rpc-url: must be a http or https URL, got "ftp://h"`},
+		{`{"external-chains": [{"name": "l1", "chain-id": 1, "rpc-url": "http://h/rpc"}, {"name": "l1", "chain-id": 2, "rpc-url": "http://h/rpc"}]}`,
+			`external-chains[1].name: "l1" is also the name of external-chains[0]`},
 	} {
 		if _, err := metricsapi.ParseConfig([]byte(c.config)); err == nil || !strings.Contains(err.Error(), c.wantErr) {
 			t.Errorf("%s: %v, want %q", c.config, err, c.wantErr)
@@ -28,9 +34,17 @@ func TestConfig(t *testing.T) {
 		if err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
-		if ok == `` && (cfg.PageTokenTTL.D() != 24*time.Hour || cfg.Network != "" || cfg.RateLimit.Anonymous.PerSecond != 20) {
+		if ok == `` && (cfg.PageTokenTTL.D() != 24*time.Hour || cfg.Network != "" || cfg.RateLimit.Anonymous.PerSecond != 20 || len(cfg.ExternalChains) != 0) {
 			t.Errorf("defaults: %+v", cfg)
 		}
+	}
+	// An external chain's zero limits take evmremote's defaults.
+	cfg, err := metricsapi.ParseConfig([]byte(`{"external-chains": [{"name": "l1", "chain-id": 1, "rpc-url": "http://h/rpc", "blocks-per-request": 5}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cfg.ExternalChains[0]; c.BlocksPerRequest != 5 || c.RequestsInFlight != evmremote.DefaultRequestsInFlight || c.MaxReorgDepth != evmremote.DefaultMaxReorgDepth {
+		t.Errorf("external chain: %+v", c)
 	}
 }
 

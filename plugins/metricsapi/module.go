@@ -1,10 +1,11 @@
 // Package metricsapi is the metrics REST API module (docs/metrics-api.md):
-// it follows the block index of every chain whose blocks it reads, keeps
-// per-day throughput and the P-Chain's hourly staking totals in a store of
-// its own in its data directory, and serves them at /v1/avg_tps and
-// /v2/networks, with the P-Chain's L1 validator fees at /v2/validation and
-// /v2/validators, in the shapes of the contracts the official client SDK
-// validates.
+// it follows the block index of every chain whose blocks it reads, and the
+// blocks of the external EVM chains of its config through their nodes'
+// JSON-RPC, keeps per-day throughput and the P-Chain's hourly staking
+// totals in a store of its own in its data directory, and serves them at
+// /v1/avg_tps and /v2/networks, with the P-Chain's L1 validator fees at
+// /v2/validation and /v2/validators, in the shapes of the contracts the
+// official client SDK validates.
 //
 // Its parts, one job each: series (finds and follows the chains, counts
 // their blocks, keeps the staking totals), store (the series and the page
@@ -43,6 +44,9 @@ type Options struct {
 	// Clock is the module's clock (page token expiry, lastRun); nil is
 	// time.Now. Tests move it.
 	Clock func() time.Time
+	// RetryMin and RetryMax bound the pause before a chain's reading
+	// starts over after a failure; 0: the defaults of series.Options.
+	RetryMin, RetryMax time.Duration
 }
 
 // Module is the metrics API module.
@@ -85,7 +89,10 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 			_ = m.stop()
 		}
 	}()
-	m.series = series.New(series.Options{Host: env.Host, Store: m.store, Clock: m.opts.Clock, Logger: env.Logger})
+	m.series = series.New(series.Options{
+		Host: env.Host, Store: m.store, Clock: m.opts.Clock, Logger: env.Logger,
+		External: cfg.ExternalChains, RetryMin: m.opts.RetryMin, RetryMax: m.opts.RetryMax,
+	})
 	if err = m.series.Start(ctx); err != nil {
 		return err
 	}
@@ -139,7 +146,11 @@ func (m *Module) Health(context.Context) error {
 
 // HealthDetails reports, per chain, the blocks counted, the blocks its
 // index holds as far as seen, and the lag between them; for the P-Chain
-// also the blocks whose staking totals are read, and their lag.
+// also the blocks whose staking totals are read, and their lag; for an
+// external chain also its URL, how far its counts trail its head, and
+// whether reading it fails. An external chain that fails leaves the
+// module healthy: the node's own chains and the other external chains
+// are still counted and served.
 func (m *Module) HealthDetails(context.Context) map[string]any {
 	if m.series == nil {
 		return nil
@@ -158,9 +169,19 @@ func (m *Module) HealthDetails(context.Context) map[string]any {
 				d["stakingError"] = c.StakingErr.Error()
 			}
 		}
+		if e := c.External; e != nil {
+			d["external"] = map[string]any{"rpcUrl": e.RPCURL, "evmChainId": e.ChainID, "trail": series.Trail(*e)}
+			d["status"] = "following"
+			if c.Err != nil {
+				d["status"] = "failing"
+			}
+		}
 		name := c.Info.ID.String()
 		if len(c.Info.Aliases) > 0 {
 			name = c.Info.Aliases[0]
+		}
+		if _, taken := chains[name]; taken {
+			name = c.Info.ID.String()
 		}
 		chains[name] = d
 	}

@@ -118,13 +118,27 @@ func (s *Server) Handler() http.Handler {
 }
 
 // chain resolves a chainId path value: an EVM chain ID (decimal) or a
-// blockchain ID or alias of a chain the series cover; anything else is a
-// 404.
+// blockchain ID or alias of a chain the series cover, or the name of an
+// external chain; anything else is a 404. The node's own chains come
+// first: an external chain that shares their EVM chain ID or alias
+// answers by its blockchain ID or name (docs/metrics-api.md, "External
+// chains").
 func (s *Server) chain(ctx context.Context, value string) (series.Chain, error) {
 	chains := s.opts.Chains()
+	var external []series.Chain
+	for _, c := range chains {
+		if c.External != nil {
+			external = append(external, c)
+		}
+	}
 	if evmID, err := strconv.ParseUint(value, 10, 64); err == nil {
 		for _, c := range chains {
 			if id, ok := s.evmChainID(ctx, c.Info); ok && id == evmID {
+				return c, nil
+			}
+		}
+		for _, c := range external {
+			if c.External.ChainID == evmID {
 				return c, nil
 			}
 		}
@@ -133,6 +147,11 @@ func (s *Server) chain(ctx context.Context, value string) (series.Chain, error) 
 			if c.Info.ID == info.ID {
 				return c, nil
 			}
+		}
+	}
+	for _, c := range external {
+		if value == c.External.Name || value == c.Info.ID.String() {
+			return c, nil
 		}
 	}
 	return series.Chain{}, rest.NotFound("chain %s not found: use a blockchain ID or alias of a chain with a block index, or an EVM chain ID", rest.Quote(value))

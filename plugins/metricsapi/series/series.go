@@ -4,8 +4,10 @@
 // times and transaction counts (sdk/blockinfo) from its first block, then
 // live, and counts every block into its UTC day in the store, once; of a
 // P-Chain it also stores, after each block, the staking totals of every
-// subnet that changed, by hour (docs/metrics-api.md, "How the series are
-// computed").
+// subnet that changed, by hour. It counts the external EVM chains of the
+// config the same way, reading their blocks from their nodes' JSON-RPC
+// (docs/metrics-api.md, "How the series are computed", "External
+// chains").
 package series
 
 import (
@@ -19,6 +21,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
 	"github.com/chainhost/chainhost/sdk/blockinfo"
@@ -46,6 +49,12 @@ type Options struct {
 	// starts over after a failure; 0: follow.DefaultRetryMin and
 	// DefaultRetryMax.
 	RetryMin, RetryMax time.Duration
+	// External are the EVM chains of other nodes counted beside the
+	// node's own, their limits defaulted (evmremote.Chain.WithDefaults).
+	External []evmremote.Chain
+	// Poll is how often an external chain's head is asked for; 0:
+	// DefaultPoll.
+	Poll time.Duration
 }
 
 // Chain is a chain the series cover, as the API and health see it.
@@ -67,6 +76,9 @@ type Chain struct {
 	Staking     bool
 	StakingRead uint64
 	StakingErr  error
+	// External is the config of an external chain (docs/metrics-api.md,
+	// "External chains"); nil for the node's own chains.
+	External *evmremote.Chain
 }
 
 // Follower follows the block index of every chain whose VM tells its
@@ -76,6 +88,8 @@ type Follower struct {
 	log   hclog.Logger
 	watch *follow.Chains
 	wg    sync.WaitGroup // the readings
+	// stopExternal ends the readings of the external chains.
+	stopExternal context.CancelFunc
 
 	mu     sync.RWMutex
 	chains map[ids.ID]*chain
@@ -93,7 +107,8 @@ type chain struct {
 	counted atomic.Uint64
 	seen    atomic.Uint64
 	err     atomic.Pointer[error]
-	staking *reader // of a P-Chain only
+	staking *reader   // of a P-Chain only
+	ext     *external // of an external chain only
 }
 
 // reader is the state of one reading of a chain's index.
@@ -116,13 +131,23 @@ func New(opts Options) *Follower {
 	return &Follower{opts: opts, log: opts.Logger, watch: &follow.Chains{Registry: opts.Host.Chains, Logger: opts.Logger}, chains: map[ids.ID]*chain{}}
 }
 
-// Start follows the chains of the registry and watches it for more,
-// until Stop.
-func (f *Follower) Start(ctx context.Context) error { return f.watch.Start(ctx, f.see) }
+// Start follows the external chains and the chains of the registry, and
+// watches the registry for more, until Stop.
+func (f *Follower) Start(ctx context.Context) error {
+	extCtx, stop := context.WithCancel(context.Background())
+	f.stopExternal = stop
+	if err := f.startExternal(extCtx); err != nil {
+		return err
+	}
+	return f.watch.Start(ctx, f.see)
+}
 
 // Stop stops following.
 func (f *Follower) Stop() {
 	f.watch.Stop()
+	if f.stopExternal != nil {
+		f.stopExternal()
+	}
 	f.wg.Wait()
 }
 
@@ -136,6 +161,10 @@ func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if c, known := f.chains[info.ID]; known {
+		if c.ext != nil {
+			f.log.Warn("a chain of the node has the blockchain ID of an external chain: only the external chain is counted", "chain", alias(info), "external", c.name)
+			return
+		}
 		c.info = info
 		return
 	}
@@ -160,6 +189,10 @@ func (f *Follower) Chains() []Chain {
 		ch := Chain{Info: c.info, Followed: c.followed, Counted: c.counted.Load(), Seen: c.seen.Load()}
 		if e := c.err.Load(); e != nil {
 			ch.Err = *e
+		}
+		if c.ext != nil {
+			cfg := c.ext.cfg
+			ch.External = &cfg
 		}
 		if c.staking != nil {
 			ch.Staking, ch.StakingRead = true, c.staking.read.Load()

@@ -88,6 +88,10 @@ type Progress struct {
 	// LastRun is when the series last changed (unix seconds, the module's
 	// clock); 0 before the first block.
 	LastRun int64 `json:"lastRun"`
+	// EVMChainID is, for an external chain, the EVM chain ID its blocks
+	// were counted under, so that a config naming another chain under the
+	// same name is refused; 0 for the node's own chains.
+	EVMChainID uint64 `json:"evmChainId,omitempty"`
 }
 
 // DayCount is what a chain did in one UTC day.
