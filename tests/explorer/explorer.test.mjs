@@ -573,9 +573,13 @@ describe('explorer of an external chain', { skip: phase !== 'external' }, () => 
       const keys = Object.keys(health.checks).filter((k) => k !== 'host');
       assert.deepEqual((await rowKeys('plugins')).sort(), [...keys, `external/${facts.external}`].sort());
       const ix = health.checks['module/data'].details.chains[facts.external];
+      // The lag of each module that indexes the chain (data, metrics).
+      const lags = Object.entries(health.checks).filter(([k, v]) => k.startsWith('module/') && v.details?.chains?.[facts.external]?.lag !== undefined)
+        .map(([k, v]) => `${v.details.chains[facts.external].lag} (${k.slice(7)})`);
+      assert.ok(lags.length === 2, lags.join(', '));
       const cells = (await rowText('plugins', `external/${facts.external}`)).split('\t');
       assert.deepEqual(cells.slice(0, 5), [facts.external, 'external chain (evm)', ix.error ? `unhealthy: ${ix.status}: ${ix.error}` : 'healthy',
-        num(BigInt(await c.call('eth_blockNumber'))), `${ix.lag} (data)`]);
+        num(BigInt(await c.call('eth_blockNumber'))), lags.join(', ')]);
     });
     await page.locator(`[data-table="plugins"] tr[data-row="external/${facts.external}"] a`).click();
     await page.waitForURL(`${node}/explorer/chain/${facts.external}`);
