@@ -121,9 +121,15 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err != nil {
 		return fmt.Errorf("module %s config: network: %w", env.Name, err)
 	}
+	// An API-only instance runs no chain: rpcUrl and wsUrl point to the
+	// indexing node, which does, unless public-url says where they answer.
+	chainsURL := cfg.PublicURL
+	if chainsURL == "" && cfg.Role == roleAPI {
+		chainsURL = cfg.UpstreamURL
+	}
 	server, err := api.New(api.Options{
 		Store: m.store, Chains: chains, Host: services, Tokens: pageTokens, Prices: m.opts.Prices,
-		Network: network, PublicURL: cfg.PublicURL, ChainConfig: cfg.Chains, Logger: env.Logger, Metrics: env.Metrics,
+		Network: network, PublicURL: chainsURL, ChainConfig: cfg.Chains, Logger: env.Logger, Metrics: env.Metrics,
 	})
 	if err != nil {
 		return fmt.Errorf("register API metrics: %w", err)

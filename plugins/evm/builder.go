@@ -67,6 +67,19 @@ func newBuilder(chain *core.BlockChain, pool *txpool.TxPool, atomic *atomicvm.VM
 		minTip: uint256.NewInt(minerTip), log: log}
 }
 
+// lowerMarkers makes head, a block the chain rewinds to, the safe block,
+// and its last epoch's the finalized one, where they were above it (so
+// that go-ethereum's rewind does not drop them).
+func (b *builder) lowerMarkers(head *types.Header) {
+	n := head.Number.Uint64()
+	if safe := b.chain.CurrentSafeBlock(); safe != nil && safe.Number.Uint64() > n {
+		b.chain.SetSafe(head)
+	}
+	if fin := b.chain.CurrentFinalBlock(); fin != nil && fin.Number.Uint64() > n {
+		b.chain.SetFinalized(b.chain.GetHeaderByNumber(n - n%finalityEpoch))
+	}
+}
+
 // blockEnv is a block under construction.
 type blockEnv struct {
 	header   *types.Header

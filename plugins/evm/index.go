@@ -178,6 +178,25 @@ func (r *reporter) report(ctx context.Context) error {
 	return nil
 }
 
+// rewind lowers the reported height to target, in the database first,
+// then runs setHead, which rewinds the chain to it; no report runs in
+// between, so every block built afterwards above target is reported. A
+// crash in between leaves the old head with a height below it, whose
+// blocks are then reported again (debug_setHead runs only where no index
+// takes them).
+func (r *reporter) rewind(ctx context.Context, target uint64, setHead func() error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if target < r.reported {
+		if err := r.hs.DB.Put(ctx, keyReported, binary.BigEndian.AppendUint64(nil, target)); err != nil {
+			return fmt.Errorf("lower the reported height to %d: %w", target, err)
+		}
+		r.reported = target
+		r.height.Store(target)
+	}
+	return setHead()
+}
+
 // reportBlock appends one block to the index, with the reported height
 // and, for a block with atomic transactions, their state and
 // shared-memory operations, in one atomic write.

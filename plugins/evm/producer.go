@@ -262,6 +262,32 @@ func (p *producer) MineAt(ctx context.Context, ts uint64) (common.Hash, error) {
 	return hash, err
 }
 
+// Rewind runs rewind (debug_setHead) with the builder on the producer
+// goroutine, so that no block is built meanwhile, then waits for the pool
+// to take in the new head and, in auto mode, builds the transactions
+// still pending on it.
+func (p *producer) Rewind(ctx context.Context, rewind func(*builder) error) error {
+	if p.builder == nil {
+		return errNoProduction
+	}
+	var err error
+	if e := p.do(ctx, func(st *producerState) {
+		if err = rewind(p.builder); err != nil {
+			return
+		}
+		if err = p.pool.Sync(); err != nil {
+			err = fmt.Errorf("transaction pool sync: %w", err)
+			return
+		}
+		if st.mode == produceAuto {
+			p.drain()
+		}
+	}); e != nil {
+		return e
+	}
+	return err
+}
+
 // SetMode switches between auto, interval and manual production.
 func (p *producer) SetMode(ctx context.Context, mode string, interval time.Duration) error {
 	if p.builder == nil {

@@ -206,7 +206,8 @@ func (vm *VM) serveIndexer(apis []rpc.API) error {
 
 // servePublic makes the public JSON-RPC server: go-ethereum's APIs and
 // chainhost's own (web3, the chain config, the refused debug methods,
-// testing, personal when on, the proof windows and the dev methods).
+// testing, personal when on, the proof windows, the dev methods and, with
+// them, debug_setHead).
 func (vm *VM) servePublic(apis []rpc.API) error {
 	clientVersion := fmt.Sprintf("chainhost-evm/v%s/go-ethereum-v%d.%d.%d", Version, version.Major, version.Minor, version.Patch)
 	chain := vm.backend.BlockChain()
@@ -231,6 +232,11 @@ func (vm *VM) servePublic(apis []rpc.API) error {
 		}},
 		rpc.API{Namespace: nsDev, Service: devAPI{p: vm.producer, chain: chain}},
 	)
+	if vm.cfg.DevAPIEnabled {
+		extra = append(extra, rpc.API{Namespace: nsDebug, Service: setHeadAPI{
+			chain: chain, db: vm.backend.ChainDb(), p: vm.producer, r: vm.reporter, index: vm.env.Host.Index, log: vm.env.Logger,
+		}})
+	}
 	limits, err := limitedAPIs(vm.cfg, apis, vm.innerCli)
 	if err != nil {
 		return err

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore/pgtest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // replicaKey is the page token key the instances of the replica test
@@ -64,6 +66,11 @@ func TestDataAPIPostgresReplicas(t *testing.T) {
 	standby := nodetest.Start(t, nodetest.Options{Config: apiConfig(cluster.NewStandby(t).UserURL(db, "api"))})
 	all := append([]*nodetest.Node{indexer}, replicas...)
 	all = append(all, standby)
+	// Without public-url, an API instance's rpcUrl and wsUrl are the
+	// indexing node's: it runs no chain itself.
+	direct := nodetest.Start(t, nodetest.Options{Config: "chains: []\n" + pgDataConfig(cluster.UserURL(db, "api"),
+		fmt.Sprintf("      page-token-key: %q\n      role: api\n      upstream-url: %q\n", replicaKey, indexer.URL))})
+	checkChainURLsAnswer(t, direct)
 
 	load := startDataLoad(t, func() *nodetest.Node { return indexer }, token, forwarder)
 	defer load.stop()
@@ -118,6 +125,41 @@ func TestDataAPIPostgresReplicas(t *testing.T) {
 	t.Logf("%d transactions sent during %d rounds; %d pages read alike on the indexer, two API instances on the primary and one on a standby", acked, replicaRounds, checked)
 	if acked < 20 {
 		t.Fatalf("only %d transactions were sent: the indexer hardly wrote during the reads", acked)
+	}
+}
+
+// checkChainURLsAnswer checks that every chain n's /v1/chains lists
+// answers eth_chainId with its chain ID at its rpcUrl and at its wsUrl.
+func checkChainURLsAnswer(t *testing.T, n *nodetest.Node) {
+	t.Helper()
+	var list struct {
+		Chains []struct {
+			ChainID string `json:"chainId"`
+			RPCURL  string `json:"rpcUrl"`
+			WSURL   string `json:"wsUrl"`
+		} `json:"chains"`
+	}
+	plugintest.Eventually(t, time.Minute, func() error {
+		status, body := dataGetBounded(t, n.URL+"/v1/chains")
+		if err := json.Unmarshal(body, &list); status != http.StatusOK || err != nil || len(list.Chains) == 0 {
+			return fmt.Errorf("GET /v1/chains = %d %s (%v), want chains", status, body, err)
+		}
+		return nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, c := range list.Chains {
+		for _, url := range []string{c.RPCURL, c.WSURL} {
+			ec, err := ethclient.DialContext(ctx, url)
+			if err != nil {
+				t.Fatalf("chain %s: dial %s: %v", c.ChainID, url, err)
+			}
+			id, err := ec.ChainID(ctx)
+			ec.Close()
+			if err != nil || id.String() != c.ChainID {
+				t.Fatalf("chain %s: eth_chainId at %s = %v (%v), want %s", c.ChainID, url, id, err, c.ChainID)
+			}
+		}
 	}
 }
 

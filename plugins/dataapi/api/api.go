@@ -36,8 +36,9 @@ type Options struct {
 	Prices price.Source
 	// Network is the network whose names the node answers to.
 	Network rest.Network
-	// PublicURL is the node's base URL as clients reach it, for rpcUrl and
-	// wsUrl; "" takes the scheme and host each request came to.
+	// PublicURL is the base URL, as clients reach it, of the node that
+	// serves the chains, for rpcUrl and wsUrl; "" takes the scheme and host
+	// each request came to.
 	PublicURL string
 	// ChainConfig describes chains, by alias, blockchain ID or EVM chain
 	// ID.
