@@ -25,7 +25,7 @@ EXPLORER_WEB  := plugins/explorer/web
 EXPLORER_DEPS := $(EXPLORER_WEB)/node_modules/.package-lock.json
 EXPLORER_DIST := $(EXPLORER_WEB)/dist/index.html
 
-.PHONY: build run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
+.PHONY: build geth run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
 
 build: explorer
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -34,6 +34,16 @@ build: explorer
 		echo "$(GO) build -o $(PLUGINS)/$$p ./cmd/$$p"; \
 		$(GO) build -ldflags '$(LDFLAGS)' -o $(PLUGINS)/$$p ./cmd/$$p || exit 1; \
 	done
+
+# go-ethereum's geth at the version of go.mod, for the tests that check a
+# client of any EVM node's standard JSON-RPC against it (internal/gethtest).
+# go install pkg@version resolves geth's own dependencies, which the node
+# never links, outside go.mod.
+GETH_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/ethereum/go-ethereum)
+geth: build/geth
+
+build/geth: go.mod
+	GOBIN=$(CURDIR)/build $(GO) install github.com/ethereum/go-ethereum/cmd/geth@$(GETH_VERSION)
 
 # ARGS passes flags to the node, e.g. make run ARGS=--api-admin-enabled=true
 run: build
@@ -47,7 +57,7 @@ run: build
 # of the node's binary). It runs without -race: it is a client of the
 # node's processes, and the race build of avalanchego's dependencies would
 # add minutes to every cold CI run.
-test: lint build sdk-deps avalanchejs-deps pg-deps chromium-deps
+test: lint build geth sdk-deps avalanchejs-deps pg-deps chromium-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./tests/e2e ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
@@ -106,8 +116,8 @@ fuzz:
 		done; \
 	done
 
-bench: build pg-deps
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/...
+bench: build geth pg-deps
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/... ./avax/evmremote/
 
 # The pinned generators and linters of build/tools/go.mod.
 tools: $(TOOLS)/staticcheck
@@ -133,4 +143,4 @@ lint: $(TOOLS)/staticcheck explorer
 	$(GO) test -count 1 ./docs/ ./internal/layout/
 
 clean:
-	rm -rf $(BIN) $(PLUGINS) $(TOOLS)
+	rm -rf $(BIN) $(PLUGINS) $(TOOLS) build/geth

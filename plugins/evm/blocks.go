@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/hashicorp/go-hclog"
@@ -163,17 +161,14 @@ func (api *blocksAPI) block(ctx context.Context, num uint64) (evmapi.Block, erro
 		t.Nonce = hexutil.Uint64(tx.Nonce())
 		t.Gas = hexutil.Uint64(tx.Gas())
 		feeCap, tip := tx.GasFeeCap(), tx.GasTipCap() // copies, as is the value
-		t.GasPrice = (*hexutil.Big)(effectiveGasPrice(feeCap, tip, baseFee))
+		t.GasPrice = (*hexutil.Big)(evmapi.EffectiveGasPrice(feeCap, tip, baseFee))
 		if tx.Type() >= types.DynamicFeeTxType {
 			t.MaxFeePerGas, t.MaxPriorityFeePerGas = (*hexutil.Big)(feeCap), (*hexutil.Big)(tip)
 		}
 		t.Status = hexutil.Uint64(r.status)
 		t.GasUsed = hexutil.Uint64(r.cumGas - prevGas)
 		prevGas = r.cumGas
-		if t.To == nil && r.status == types.ReceiptStatusSuccessful {
-			addr := crypto.CreateAddress(t.From, tx.Nonce())
-			t.ContractAddress = &addr
-		}
+		t.ContractAddress = evmapi.ContractAddress(t.From, tx.Nonce(), t.To, r.status)
 		t.Logs = r.logs
 		for j := range t.Logs {
 			t.Logs[j].Index = hexutil.Uint64(logIndex + j)
@@ -182,20 +177,6 @@ func (api *blocksAPI) block(ctx context.Context, num uint64) (evmapi.Block, erro
 		t.Calls = calls
 	}
 	return b, nil
-}
-
-// effectiveGasPrice is what the sender paid per gas: the fee cap or the
-// base fee plus the tip, whichever is lower (the gas price of a legacy
-// transaction is both its fee cap and its tip). It may return feeCap.
-func effectiveGasPrice(feeCap, tip, baseFee *big.Int) *big.Int {
-	if baseFee == nil {
-		return feeCap
-	}
-	p := new(big.Int).Add(baseFee, tip)
-	if p.Cmp(feeCap) > 0 {
-		return feeCap
-	}
-	return p
 }
 
 // blockFrames returns the call frames of a block with transactions: its
@@ -226,35 +207,13 @@ func (api *blocksAPI) blockFrames(ctx context.Context, hash common.Hash, blk *ty
 	return f, nil
 }
 
-// tracedFrame is a frame of go-ethereum's call tracer's answer.
-type tracedFrame struct {
-	Type    string          `json:"type"`
-	From    common.Address  `json:"from"`
-	To      *common.Address `json:"to"`
-	Value   *hexutil.Big    `json:"value"`
-	Gas     hexutil.Uint64  `json:"gas"`
-	GasUsed hexutil.Uint64  `json:"gasUsed"`
-	Error   string          `json:"error"`
-	Calls   []tracedFrame   `json:"calls"`
-}
-
-// traceResult is one transaction of debug_traceBlockByHash's answer.
-type traceResult struct {
-	TxHash common.Hash  `json:"txHash"`
-	Result *tracedFrame `json:"result"`
-	Error  string       `json:"error"`
-}
-
-// callTracerConfig selects go-ethereum's call tracer.
-var callTracerConfig = map[string]string{"tracer": "callTracer"}
-
 // traceFrames re-executes a block with go-ethereum's call tracer and
 // flattens its answer into frames in execution order. It fails when the
 // state the block executes on is gone (a pruning chain keeps recent state
 // only).
 func (api *blocksAPI) traceFrames(ctx context.Context, hash common.Hash, txs types.Transactions) (blockFrames, error) {
-	var res []traceResult
-	if err := api.inner.CallContext(ctx, &res, "debug_traceBlockByHash", hash, callTracerConfig); err != nil {
+	var res []evmapi.TraceResult
+	if err := api.inner.CallContext(ctx, &res, "debug_traceBlockByHash", hash, evmapi.CallTracerConfig); err != nil {
 		return blockFrames{}, err
 	}
 	if len(res) != len(txs) {
@@ -267,21 +226,8 @@ func (api *blocksAPI) traceFrames(ctx context.Context, hash common.Hash, txs typ
 		}
 		out.hashes[i] = r.TxHash
 		out.start = append(out.start, len(out.calls))
-		out.calls = flattenFrames(out.calls, r.Result, 0)
+		out.calls = evmapi.FlattenFrames(out.calls, r.Result, 0)
 	}
 	out.start = append(out.start, len(out.calls))
 	return out, nil
-}
-
-// flattenFrames appends f and the frames below it, depth first.
-func flattenFrames(out []evmapi.CallFrame, f *tracedFrame, depth int) []evmapi.CallFrame {
-	c := evmapi.CallFrame{Type: f.Type, From: f.From, Value: f.Value, Gas: f.Gas, GasUsed: f.GasUsed, Depth: depth, Reverted: f.Error != ""}
-	if f.To != nil {
-		c.To = *f.To // none for a creation that failed
-	}
-	out = append(out, c)
-	for i := range f.Calls {
-		out = flattenFrames(out, &f.Calls[i], depth+1)
-	}
-	return out
 }

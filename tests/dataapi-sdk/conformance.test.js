@@ -1,10 +1,18 @@
 // The data API conformance suite (docs/data-api.md, "Conformance suite"):
-// a scenario on the C-Chain, then all twelve EVM endpoints of docs/data-api.md read
+// a scenario on an EVM chain, then all twelve EVM endpoints of docs/data-api.md read
 // through the official SDK and checked against the chain.
 //
 // Run by `go test ./tests/e2e -run TestDataAPISDK`, which starts a
 // node and sets DATAAPI_NODE_URL; or against any local node:
 //   DATAAPI_NODE_URL=http://127.0.0.1:9650 node --test conformance.test.js
+// The chain is the node's C-Chain, or with DATAAPI_CHAIN_RPC an external
+// chain the node indexes (TestDataAPIExternalGeth): DATAAPI_CHAIN_NAME,
+// DATAAPI_CHAIN_BLOCKCHAIN_ID, DATAAPI_CHAIN_WS and DATAAPI_CHAIN_SYMBOL
+// say what its external-chains entry configures, DATAAPI_GAS_SCALE
+// multiplies the gas of the scenario's transactions (5 on go-ethereum
+// --dev, whose fork prices new state higher), and the funded key is funded
+// from the chain's dev account when it has nothing (or
+// DATAAPI_FUND_FROM_DEV=1).
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 
@@ -12,16 +20,36 @@ import { HTTPClient } from "@avalanche-sdk/chainkit/lib/http.js";
 import { Avalanche } from "@avalanche-sdk/chainkit";
 import * as errors from "@avalanche-sdk/chainkit/models/errors";
 
-import { connectChain, ZERO } from "./lib/chain.js";
+import { chainRPC, connectChain, FUNDED_KEY, ZERO } from "./lib/chain.js";
 import { checkPages, checkUnique, forEach, normalizer, same } from "./lib/compare.js";
 import { compileContracts } from "./lib/contracts.js";
 import { DataAPI, guardFetch, sdkOptions } from "./lib/dataapi.js";
-import { Expected, key, selectors } from "./lib/oracle.js";
+import { C_CHAIN_TOKEN, Expected, key, selectors } from "./lib/oracle.js";
 import { runScenario } from "./lib/scenario.js";
 
 const NODE_URL = process.env.DATAAPI_NODE_URL;
 if (!NODE_URL) {
   throw new Error("DATAAPI_NODE_URL must name the node, like http://127.0.0.1:9650");
+}
+
+/** The chain's JSON-RPC. */
+const CHAIN_RPC = chainRPC(NODE_URL);
+
+/**
+ * An external chain's entry of external-chains (docs/data-api.md,
+ * "Indexing a chain of another node"), or null for the node's C-Chain.
+ * Members left unset are not checked.
+ */
+const EXTERNAL = process.env.DATAAPI_CHAIN_NAME
+  ? {
+      name: process.env.DATAAPI_CHAIN_NAME,
+      blockchainId: process.env.DATAAPI_CHAIN_BLOCKCHAIN_ID,
+      wsUrl: process.env.DATAAPI_CHAIN_WS,
+      symbol: process.env.DATAAPI_CHAIN_SYMBOL || "NATIVE",
+    }
+  : null;
+if (process.env.DATAAPI_CHAIN_RPC && !EXTERNAL) {
+  throw new Error("DATAAPI_CHAIN_RPC names an external chain: DATAAPI_CHAIN_NAME must give its name in external-chains");
 }
 
 /** How long the data API may take to index the scenario's last block. */
@@ -33,7 +61,7 @@ const PARALLEL = 4;
 /** Page sizes the lists are read with; 100, the largest, reads the scenario's in one page. */
 const PAGE_SIZES = [1, 2, 3, 100];
 
-const fetched = guardFetch(NODE_URL);
+const fetched = guardFetch(NODE_URL, [CHAIN_RPC]);
 const api = new DataAPI(NODE_URL);
 
 /** What the tests share, set up once. */
@@ -42,6 +70,7 @@ let run; // what runScenario returned
 let want; // lib/oracle.js Expected
 let normalize; // lib/compare.js
 let chainId; // the EVM chain ID, as the data API spells it
+let entry; // the chain's entry of /v1/chains
 let names; // lower-case address -> a name for messages
 let addresses; // every address the scenario's blocks involve, and one they do not
 let windows; // block windows over the scenario's blocks
@@ -67,14 +96,32 @@ async function waitIndexed(n) {
   }
 }
 
+/** The chain's entry of /v1/chains, which must be there once. */
+async function chainEntry() {
+  const found = (await api.chains()).chains.filter((c) => c.chainId === chainId);
+  assert.equal(found.length, 1, `chain ${chainId} is listed ${found.length} times in /v1/chains`);
+  return found[0];
+}
+
 before(async () => {
   const contracts = compileContracts();
-  chain = await connectChain(NODE_URL);
+  chain = await connectChain(CHAIN_RPC, { gasScale: BigInt(process.env.DATAAPI_GAS_SCALE || 1) });
   chainId = String(chain.chainId);
+  // A chain without the local network's funded key (go-ethereum --dev)
+  // funds it from its dev account.
+  const deployer = chain.wallet(FUNDED_KEY).address;
+  if (process.env.DATAAPI_FUND_FROM_DEV === "1" || (await chain.client.getBalance({ address: deployer })) === 0n) {
+    await chain.fundFromDev(deployer);
+  }
   run = await runScenario(chain, contracts);
   await waitIndexed(run.last);
   assert.equal(await chain.client.getBlockNumber(), run.last, "the chain moved on after the scenario: something else uses the node");
-  want = await Expected.read(chain, run.last, selectors(contracts));
+  entry = await chainEntry();
+  // Nothing on the chain names its native token: an external chain's is
+  // its configured symbol, 18 decimals, and the name and description the
+  // node gives it.
+  const networkToken = EXTERNAL ? { ...entry.networkToken, symbol: EXTERNAL.symbol, decimals: 18 } : C_CHAIN_TOKEN;
+  want = await Expected.read(chain, run.last, selectors(contracts), networkToken);
   // Metadata is read after its block is indexed, so after block 1 was made.
   normalize = normalizer({ methods: selectors(contracts), since: Number(want.blocks[0].timestamp) });
   names = new Map([[key(ZERO), "the zero address"]]);
@@ -275,10 +322,49 @@ describe("10. chains", () => {
     };
   }
 
-  test("the node's EVM chain, as info and its own RPC describe it", async () => {
+  /**
+   * The external chain as its external-chains entry configures it; what
+   * the entry does not set (description, VM, isTestnet, the token's name
+   * and description) as the node answers it.
+   */
+  function externalChain() {
+    const { description, vmId, vmName, isTestnet, networkToken } = entry;
+    return {
+      chainId,
+      status: "OK",
+      chainName: EXTERNAL.name,
+      description,
+      platformChainId: EXTERNAL.blockchainId ?? entry.platformChainId,
+      vmId,
+      vmName,
+      rpcUrl: CHAIN_RPC,
+      wsUrl: EXTERNAL.wsUrl ?? entry.wsUrl,
+      isTestnet,
+      networkToken: { ...networkToken, symbol: EXTERNAL.symbol, decimals: 18 },
+      private: false,
+      enabledFeatures: [],
+    };
+  }
+
+  test("an external chain, as its config describes it, listed by the network it is on", { skip: !EXTERNAL }, async () => {
+    const c = externalChain();
+    same(await chainEntry(), c, "the chain's entry of chains");
+    const viaRPC = await connectChain(c.rpcUrl);
+    assert.equal(String(viaRPC.chainId), chainId, "the rpcUrl answers another chain ID");
+    for (const [network, listed] of [
+      ["mainnet", !c.isTestnet],
+      ["fuji", c.isTestnet],
+      ["testnet", c.isTestnet],
+    ]) {
+      const ours = (await api.chains({ network })).chains.filter((x) => x.chainId === chainId);
+      same(ours, listed ? [c] : [], `chain ${chainId} among the chains of network ${network}`);
+    }
+  });
+
+  test("the node's EVM chain, as info and its own RPC describe it", { skip: !!EXTERNAL }, async () => {
     const c = await cChain();
     same((await api.chains()).chains, [c], "chains");
-    const viaRPC = await connectChain(c.rpcUrl.replace(/\/ext\/bc\/C\/rpc$/, ""));
+    const viaRPC = await connectChain(c.rpcUrl);
     assert.equal(String(viaRPC.chainId), chainId, "the rpcUrl answers another chain ID");
     // The local network answers to fuji and testnet (docs/data-api.md).
     for (const network of ["fuji", "testnet"]) {
@@ -302,7 +388,7 @@ describe("11. one block", () => {
 
 describe("12. chains of an address", () => {
   test("every address that took part in a transaction", async () => {
-    const [c] = (await api.chains()).chains;
+    const c = await chainEntry();
     await forEach(addresses, PARALLEL, async (a) => {
       const took = want.items(a, "txs").length > 0;
       same(await api.addressChains(a), { indexedChains: took ? [c] : [], unindexedChains: [] }, `chains of ${nameOf(a)}`);
@@ -312,7 +398,7 @@ describe("12. chains of an address", () => {
 
 describe("the chain named by its blockchain ID", () => {
   test("answers as by its EVM chain ID", async () => {
-    const [{ platformChainId }] = (await api.chains()).chains;
+    const { platformChainId } = await chainEntry();
     same(await api.block(platformChainId, "1"), want.block(1n), `block 1 of chain ${platformChainId}`);
     const { deployer } = run.wallets;
     const { items } = await api.pages("transactions", { chainId: platformChainId, address: deployer.address, sortOrder: "asc", pageSize: 7 });

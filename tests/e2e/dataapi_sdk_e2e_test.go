@@ -42,24 +42,32 @@ const sdkSuiteStoresEnv = "DATAAPI_SDK_STORES"
 // RPC. It runs once per store (sdkSuiteStoresEnv): the embedded one and
 // PostgreSQL (a throwaway cluster). Its output goes to the test log.
 func TestDataAPISDK(t *testing.T) {
-	stores := []string{"pebble", "postgres"}
-	if v := os.Getenv(sdkSuiteStoresEnv); v != "" {
-		stores = strings.Split(v, ",")
-	}
-	for _, store := range stores {
+	for _, store := range sdkStores(t) {
 		t.Run(store, func(t *testing.T) {
 			config := dataConfig
-			switch store {
-			case "pebble":
-			case "postgres":
+			if store == "postgres" {
 				config = pgDataConfig(pgDatabase(t), "")
-			default:
-				t.Fatalf("%s=%s: unknown store %q (pebble, postgres)", sdkSuiteStoresEnv, os.Getenv(sdkSuiteStoresEnv), store)
 			}
 			n := nodetest.Start(t, nodetest.Options{Config: config})
 			runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+n.URL)
 		})
 	}
+}
+
+// sdkStores returns the stores the data API suites run on
+// (sdkSuiteStoresEnv), failing t on an unknown one.
+func sdkStores(t *testing.T) []string {
+	t.Helper()
+	stores := []string{"pebble", "postgres"}
+	if v := os.Getenv(sdkSuiteStoresEnv); v != "" {
+		stores = strings.Split(v, ",")
+	}
+	for _, store := range stores {
+		if store != "pebble" && store != "postgres" {
+			t.Fatalf("%s=%s: unknown store %q (pebble, postgres)", sdkSuiteStoresEnv, os.Getenv(sdkSuiteStoresEnv), store)
+		}
+	}
+	return stores
 }
 
 // runSDKSuite runs one file of the conformance suite with node --test and

@@ -6,19 +6,20 @@
 import { Avalanche } from "@avalanche-sdk/chainkit";
 
 /**
- * Makes every fetch of this process that is not for the node fail, and
+ * Makes every fetch of this process that is not for the node (or one of
+ * the others, the suite's own: an external chain's RPC) fail, and
  * records it: the SDK's telemetry (on unless enableTelemetry is false)
  * and a call without serverURL (which goes to the hosted API) cannot pass
  * unnoticed. Returns the refused URLs and a count of the data API's
  * requests.
  */
-export function guardFetch(nodeURL) {
-  const origin = new URL(nodeURL).origin;
+export function guardFetch(nodeURL, others = []) {
+  const origins = new Set([nodeURL, ...others].map((u) => new URL(u).origin));
   const real = globalThis.fetch;
   const seen = { refused: [], dataRequests: 0 };
   globalThis.fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    if (url.origin !== origin) {
+    if (!origins.has(url.origin)) {
       seen.refused.push(url.href);
       return Promise.reject(new Error(`the suite sends nothing outside the node: ${url.href}`));
     }

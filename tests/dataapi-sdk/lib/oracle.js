@@ -14,8 +14,11 @@ const TRANSFER_BATCH = toEventSelector("TransferBatch(address,address,address,ui
 const ERC721_INTERFACE = "0x80ac58cd";
 const ERC1155_INTERFACE = "0xd9b67a26";
 
-/** The native token of the C-Chain (docs/data-api.md, "Configuration"). */
-export const NATIVE = { name: "Avalanche", symbol: "AVAX", decimals: 18 };
+/**
+ * The native token of the C-Chain as the chain's descriptions show it
+ * (docs/data-api.md, "Configuration"); the default of Expected.read.
+ */
+export const C_CHAIN_TOKEN = { name: "Avalanche", symbol: "AVAX", decimals: 18, description: "The native token of the C-Chain." };
 
 /** What a metadataLastUpdatedTimestamp becomes once checked (see normalize). */
 export const CHECKED_TIMESTAMP = "<checked timestamp>";
@@ -174,16 +177,18 @@ export class Expected {
   /**
    * Reads blocks 1 to head of chain and derives what the data API must
    * answer for them. methods maps 4-byte selectors to the signatures of
-   * the scenario's contracts.
+   * the scenario's contracts; networkToken is the chain's native token,
+   * as the chain's descriptions show it (nothing on the chain names it).
    */
-  static async read(chain, head, methods) {
-    const e = new Expected(chain, head, methods);
+  static async read(chain, head, methods, networkToken = C_CHAIN_TOKEN) {
+    const e = new Expected(chain, head, methods, networkToken);
     await e.load();
     return e;
   }
 
-  constructor(chain, head, methods) {
+  constructor(chain, head, methods, networkToken) {
     this.chain = chain;
+    this.networkToken = networkToken;
     this.chainId = String(chain.chainId);
     this.head = head;
     this.methods = methods;
@@ -573,11 +578,6 @@ export class Expected {
       .map((x) => x.value);
   }
 
-  /** The native token as the chain's descriptions show it. */
-  get networkToken() {
-    return { ...NATIVE, description: "The native token of the C-Chain." };
-  }
-
   /** ERC-20 tokens, ERC-1155 tokens and their IDs, by address and ID. */
   tokensOf(kind) {
     return [...this.tokens.values()].filter((t) => t.kind === kind).sort((a, b) => cmpAddress(a.address, b.address));
@@ -591,7 +591,8 @@ export class Expected {
 
   async nativeBalance(holder, block) {
     const balance = await this.chain.client.getBalance({ address: holder, blockNumber: block });
-    return { ...NATIVE, chainId: this.chainId, balance: String(balance) };
+    const { name, symbol, decimals } = this.networkToken;
+    return { name, symbol, decimals, chainId: this.chainId, balance: String(balance) };
   }
 
   /** Endpoint 5 at a block: the native balance and the non-zero ERC-20 balances. */

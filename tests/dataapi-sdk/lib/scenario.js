@@ -1,4 +1,4 @@
-// The scenario: transactions on the C-Chain that give the data API
+// The scenario: transactions on the EVM chain that give the data API
 // something of every kind to index. The suite does not trust what the
 // scenario meant to do: it reads back what the chain did (lib/oracle.js).
 import { getAddress, keccak256, parseEther, slice, stringToHex, toHex } from "viem";
@@ -167,7 +167,7 @@ export async function runScenario(chain, contracts) {
   await ok(bob.send({ to: dave.address, value: 1n, data: toHex("hello"), gas: 30_000n }));
 
   // A block without transactions.
-  await chain.request("evm_mine", []);
+  await chain.emptyBlock();
 
   const last = await chain.client.getBlockNumber();
   return { wallets: { deployer, alice, bob, carol, dave }, contracts: t, first, last };
