@@ -581,10 +581,10 @@ describe('explorer of an external chain', { skip: phase !== 'external' }, () => 
       assert.deepEqual(cells.slice(0, 5), [facts.external, 'external chain (evm)', ix.error ? `unhealthy: ${ix.status}: ${ix.error}` : 'healthy',
         num(BigInt(await c.call('eth_blockNumber'))), lags.join(', ')]);
     });
+    await shot('external-node');
     await page.locator(`[data-table="plugins"] tr[data-row="external/${facts.external}"] a`).click();
     await page.waitForURL(`${node}/explorer/chain/${facts.external}`);
     await settle();
-    await shot('external-node');
   });
 
   test('chain page: its blocks from its own node, live over its WebSocket', async () => {
@@ -637,7 +637,7 @@ describe('explorer of an external chain', { skip: phase !== 'external' }, () => 
     const fwd = await rest(`${chain}/transactions/${facts.forwardTx}`);
     const internal = fwd.internalTransactions || [];
     assert.equal((await rowKeys('internal')).length, internal.length);
-    if (internal.length > 0) assert.ok((await rowText('internal', '0')).includes(wei(internal[0].value)));
+    if (internal.length > 0) assert.ok((await rowText('internal', '0')).includes(wei(internal[0].value, c.networkToken.symbol)));
   });
 
   test('address page: its balance from its own node, tokens and history from the data API', async () => {
