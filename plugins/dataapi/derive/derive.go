@@ -210,7 +210,7 @@ func (d *Decoded) Build(chain ids.ID, state store.ChainState, r *Resolved) (b *s
 				case erc721:
 					nft := nftOf(r, tr)
 					tx.ERC721 = append(tx.ERC721, store.ERC721Transfer{LogIndex: tr.log, From: tr.from, To: tr.to, Token: tok, NFT: nft})
-					b.Ownerships = append(b.Ownerships, store.Ownership{Token: tok, NFT: nft, From: tr.from, To: tr.to})
+					b.Ownerships = append(b.Ownerships, store.Ownership{Token: tok, NFT: nft, From: tr.from, To: tr.to, Block: number})
 					continue
 				case erc1155:
 					tx.ERC1155 = append(tx.ERC1155, store.ERC1155Transfer{

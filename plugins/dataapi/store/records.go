@@ -283,6 +283,8 @@ type Ownership struct {
 	NFT   NFT
 	From  common.Address
 	To    common.Address
+	// Block is the block of the transfer.
+	Block uint64
 }
 
 // Batch is what indexing a run of blocks of one chain writes, in one
@@ -299,6 +301,14 @@ type Batch struct {
 	// Tokens and NFTs are metadata read for the first time.
 	Tokens []Token
 	NFTs   []NFTRecord
+
+	// Undo makes the backend keep what it needs to roll back each block
+	// of the batch (Store.Rollback); writes without it cost nothing more.
+	// Every record of an Undo batch must belong to one of its blocks.
+	Undo bool
+	// PruneUndoBelow drops, in the same write, the undo records of the
+	// chain's blocks below it; 0 drops none.
+	PruneUndoBelow uint64
 }
 
 // NFTRecord is an NFT's metadata with its contract.

@@ -26,6 +26,11 @@ var ErrNotFound = errors.New("not found")
 // make for that list.
 var ErrBadCursor = errors.New("bad cursor")
 
+// ErrNoUndo is returned, wrapped with the block's number, by a Rollback
+// that reaches a block written without Batch.Undo or whose undo record
+// was pruned (Batch.PruneUndoBelow).
+var ErrNoUndo = errors.New("no undo record")
+
 // Store is a data API backend: one writer (the indexer) and any number of
 // readers (the API).
 type Store interface {
@@ -33,6 +38,14 @@ type Store interface {
 	// Write applies b atomically: the rows of its blocks and the chain's
 	// new state all land, or none does.
 	Write(ctx context.Context, b *Batch) error
+	// Rollback removes every block of chain from `from` on and all it
+	// wrote, in one atomic write, and returns the chain's new state: the
+	// reads then answer what a store that only indexed the blocks below
+	// `from` answers (docs/data-api.md, "Reorganisations"). It fails with
+	// ErrNoUndo, naming the block, when a block from `from` on was written
+	// without Undo or its undo record was pruned; then nothing changes.
+	// Nothing to remove (`from` at or past the chain's Next) is no error.
+	Rollback(ctx context.Context, chain ids.ID, from uint64) (ChainState, error)
 	// Close releases the backend.
 	Close() error
 }

@@ -46,10 +46,15 @@ type snapshot interface {
 	release()
 }
 
-// writeBatch gathers writes that commit atomically.
-type writeBatch interface {
+// writer puts and deletes keys.
+type writer interface {
 	put(key, value []byte)
 	del(key []byte)
+}
+
+// writeBatch gathers writes that commit atomically.
+type writeBatch interface {
+	writer
 	commit() error
 }
 

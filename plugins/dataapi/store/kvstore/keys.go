@@ -32,6 +32,7 @@ const (
 	tToken     byte = 0x42 // tag, token → Token
 	tNFT       byte = 0x43 // tag, token, token ID → NFT
 	tAddrChain byte = 0x50 // address, tag → nothing
+	tUndo      byte = 0x60 // tag, number → undo record: the keys the block's write changed, with their values before
 )
 
 // Lengths of key parts.

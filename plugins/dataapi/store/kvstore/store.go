@@ -124,14 +124,35 @@ func encode(v any) []byte {
 	return b
 }
 
-// Write applies a batch in one atomic engine write.
+// Write applies a batch in one atomic engine write; with b.Undo, block by
+// block, logging what each changes (undo.go).
 func (s *Store) Write(_ context.Context, b *store.Batch) error {
 	t, err := s.ensureTag(b.Chain)
 	if err != nil {
 		return err
 	}
 	wb := s.eng.newBatch()
+	if b.Undo {
+		if err := s.writeUndoable(wb, t, b); err != nil {
+			return err
+		}
+	} else {
+		writeRecords(wb, t, b)
+	}
 	wb.put(newKey(tState, t, 0), encode(&b.State))
+	if b.PruneUndoBelow > 0 {
+		if err := s.pruneUndo(wb, t, b.PruneUndoBelow); err != nil {
+			return err
+		}
+	}
+	if err := wb.commit(); err != nil {
+		return fmt.Errorf("store: write %d blocks of chain %s: %w", len(b.Blocks), b.Chain, err)
+	}
+	return nil
+}
+
+// writeRecords writes the records of a batch (its state aside).
+func writeRecords(wb writer, t tag, b *store.Batch) {
 	for i := range b.Blocks {
 		blk := &b.Blocks[i]
 		wb.put(newKey(tBlock, t, 8).u64(blk.Number), encode(blk))
@@ -174,17 +195,13 @@ func (s *Store) Write(_ context.Context, b *store.Batch) error {
 		n := &b.NFTs[i]
 		wb.put(newKey(tNFT, t, addrLen+idLen).addr(n.Token).tokenID(n.NFT.TokenID), encode(&n.NFT))
 	}
-	if err := wb.commit(); err != nil {
-		return fmt.Errorf("store: write %d blocks of chain %s: %w", len(b.Blocks), b.Chain, err)
-	}
-	return nil
 }
 
 // writeTx writes a transaction by hash, in the transaction list of every
 // address that took part in it, and its transfers and internal
 // transactions in the lists of their senders and recipients; it adds those
 // addresses to active.
-func writeTx(wb writeBatch, t tag, tx *store.Tx, active map[common.Address]struct{}) {
+func writeTx(wb writer, t tag, tx *store.Tx, active map[common.Address]struct{}) {
 	wb.put(newKey(tTx, t, 32).hash(tx.Hash), encode(tx))
 	for _, v := range tx.Views() {
 		active[v.Address] = struct{}{}
@@ -222,7 +239,7 @@ func forBoth(from, to common.Address, fn func(common.Address)) {
 // writeBalance records a holder's balance after a block: in its history,
 // in the list of tokens it ever held, and as its current balance (deleted
 // at zero), with ERC-1155 balances also in its collectibles.
-func writeBalance(wb writeBatch, t tag, c *store.BalanceChange) {
+func writeBalance(wb writer, t tag, c *store.BalanceChange) {
 	if c.NFT == nil {
 		cur := newKey(tCur20, t, 2*addrLen).addr(c.Holder).addr(c.Token.Address)
 		if c.Balance.Sign() == 0 {

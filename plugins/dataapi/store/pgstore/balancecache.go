@@ -130,3 +130,12 @@ func (c *balanceCache) failed(tag int32, r *rowSet) {
 	}
 	c.recent.Purge()
 }
+
+// rolledBack forgets the balances kept: a rollback (succeeded or not)
+// may have changed them. Holdings it removed stay in the filter, which
+// costs a round trip each, never a wrong answer.
+func (c *balanceCache) rolledBack() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recent.Purge()
+}

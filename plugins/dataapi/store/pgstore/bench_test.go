@@ -29,6 +29,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
+	"github.com/chainhost/chainhost/plugins/dataapi/store/storetest"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/plugintest"
@@ -40,6 +41,18 @@ import (
 // accounts) derived and written 100 blocks per transaction into an empty
 // database; tx/s is the indexing rate.
 func BenchmarkWrite(b *testing.B) {
+	benchWrite(b, func(s store.Store) store.Store { return s })
+}
+
+// BenchmarkWriteUndo: BenchmarkWrite with every write keeping its undo
+// records (store.Batch.Undo).
+func BenchmarkWriteUndo(b *testing.B) {
+	benchWrite(b, func(s store.Store) store.Store { return storetest.UndoWrites{Store: s} })
+}
+
+// benchWrite indexes the synthetic blocks into the store that wrap makes
+// of an empty database.
+func benchWrite(b *testing.B, wrap func(store.Store) store.Store) {
 	c := fakeevm.New(43112)
 	c.Synthesize(fakeevm.SynthOptions{Blocks: 200, TxsPerBlock: 100, Accounts: 1000, Seed: 1})
 	blocks := make([]evmapi.Block, c.Head()+1)
@@ -55,7 +68,7 @@ func BenchmarkWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		begin := time.Now()
-		if err := offline.Index(context.Background(), s, chain, 43112, blocks, 100); err != nil {
+		if err := offline.Index(context.Background(), wrap(s), chain, 43112, blocks, 100); err != nil {
 			b.Fatal(err)
 		}
 		spent += time.Since(begin)

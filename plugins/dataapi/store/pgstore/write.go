@@ -34,9 +34,9 @@ func tokenID(id *big.Int) []byte {
 	return b
 }
 
-// Write applies a batch in one transaction: its rows, then the chain's new
-// state, which must not be ahead of the batch's first block (another
-// writer's state would be).
+// Write applies a batch in one transaction: its rows (with b.Undo, block
+// by block, logged: undo.go), then the chain's new state, which must not
+// be ahead of the batch's first block (another writer's state would be).
 func (s *Store) Write(ctx context.Context, b *store.Batch) error {
 	if s.readOnly {
 		return ErrReadOnly
@@ -45,12 +45,18 @@ func (s *Store) Write(ctx context.Context, b *store.Batch) error {
 	if err != nil {
 		return err
 	}
-	rows := collect(b)
+	sets, err := rowSets(b)
+	if err != nil {
+		return err
+	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := rows.copy(ctx, tx, tag); err != nil {
+		batch, err := writeRows(ctx, tx, tag, b, sets)
+		if err != nil {
 			return err
 		}
-		batch := rows.queue(tag, false)
+		if b.PruneUndoBelow > 0 {
+			batch.Queue("DELETE FROM undo_log WHERE chain = $1 AND block < $2", tag, int64(b.PruneUndoBelow))
+		}
 		st := b.State
 		first := st.Next
 		if len(b.Blocks) > 0 {
@@ -66,10 +72,12 @@ func (s *Store) Write(ctx context.Context, b *store.Batch) error {
 		return tx.SendBatch(ctx, batch).Close()
 	})
 	if s.balances != nil {
-		if err != nil {
-			s.balances.failed(tag, rows)
-		} else {
-			s.balances.written(tag, rows)
+		for _, rows := range sets {
+			if err != nil {
+				s.balances.failed(tag, rows)
+			} else {
+				s.balances.written(tag, rows)
+			}
 		}
 	}
 	if err != nil {
