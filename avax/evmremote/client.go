@@ -115,7 +115,8 @@ func (c *Client) ChainID(ctx context.Context) (uint64, error) {
 // JSON-RPC request or batch) under the client's limits, whatever chain
 // and handler name, so that a JSON-RPC client written for a chain call
 // reads a remote node unchanged. An HTTP status other than 2xx is
-// answered as the status and the start of the body, not as an error.
+// answered as the status and the start of the body, with the *HTTPError
+// as the error, so that Classify tells a 429 from a 500 whoever called.
 func (c *Client) Call(ctx context.Context, _, _ string, body []byte) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
@@ -126,7 +127,7 @@ func (c *Client) Call(ctx context.Context, _, _ string, body []byte) (int, []byt
 	if err != nil {
 		var he *HTTPError
 		if errors.As(err, &he) {
-			return he.StatusCode, []byte(he.Body), nil
+			return he.StatusCode, []byte(he.Body), c.wrap(he)
 		}
 		return 0, nil, c.wrap(err)
 	}

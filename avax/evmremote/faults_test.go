@@ -290,8 +290,8 @@ func TestFaults(t *testing.T) {
 			http.Error(w, "boom", http.StatusInternalServerError)
 		}})
 		status, resp, err = dial(t, failing).Call(ctx, "", "", body)
-		if err != nil || status != http.StatusInternalServerError || !strings.Contains(string(resp), "boom") {
-			t.Fatalf("Call = %d %s %v, want the node's 500 and its body", status, resp, err)
+		if status != http.StatusInternalServerError || !strings.Contains(string(resp), "boom") || evmremote.Classify(err) != evmremote.StateHTTPError {
+			t.Fatalf("Call = %d %s %v, want the node's 500, its body and an http-error", status, resp, err)
 		}
 	})
 

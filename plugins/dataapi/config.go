@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/kvstore"
 	"github.com/chainhost/chainhost/sdk/confjson"
@@ -47,6 +48,10 @@ type Config struct {
 	// UpstreamURL is, for roleAPI, the base URL of the node that runs the
 	// chains (the indexer's): native balances and vertices are read there.
 	UpstreamURL string `json:"upstream-url"`
+	// ExternalChains are EVM chains other nodes run, indexed through their
+	// JSON-RPC URLs (docs/data-api.md, "Indexing a chain of another
+	// node"); an API-only instance lists the same ones, for their URLs.
+	ExternalChains []evmremote.Chain `json:"external-chains"`
 }
 
 // The roles of a module (docs/data-api.md, "Scaling out").
@@ -115,7 +120,11 @@ func defaultConfig() Config {
 // (confjson.Parse: an unknown key or a bad duration is an error naming it;
 // empty is the defaults).
 func ParseConfig(b []byte) (Config, error) {
-	return confjson.Parse(b, defaultConfig())
+	c, err := confjson.Parse(b, defaultConfig())
+	for i := range c.ExternalChains {
+		c.ExternalChains[i] = c.ExternalChains[i].WithDefaults()
+	}
+	return c, err
 }
 
 // Validate checks the values.
@@ -150,6 +159,9 @@ func (c Config) Validate() error {
 		}
 	}
 	problems = c.Store.check(problems)
+	if err := evmremote.ValidateList(c.ExternalChains); err != nil {
+		problems = append(problems, strings.Split(err.Error(), "\n")...)
+	}
 	if c.Role != roleFull && c.Role != roleAPI {
 		problems = append(problems, fmt.Sprintf("role: must be %s or %s, got %q", roleFull, roleAPI, c.Role))
 	}

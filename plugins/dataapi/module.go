@@ -106,6 +106,9 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 		}
 		services.Calls = up
 		m.replica = &replicaChains{store: m.pg, log: env.Logger}
+		if err := m.replica.dialExternal(ctx, cfg.ExternalChains); err != nil {
+			return err
+		}
 		chains = m.replica.Chains
 		m.ready = &readiness{store: m.pg}
 		if err := m.ready.check(ctx); err != nil {
@@ -177,6 +180,7 @@ func (m *Module) startIndexer(ctx context.Context, env *sdk.Env) (err error) {
 	m.indexer, err = indexer.New(indexer.Options{
 		Host: env.Host, Store: m.store, Logger: env.Logger, Metrics: env.Metrics,
 		BlocksPerRequest: cfg.Indexer.BlocksPerRequest, InFlight: cfg.Indexer.RequestsInFlight,
+		External: cfg.ExternalChains,
 		Tokens: tokens.Options{
 			Parallel: cfg.NFTMetadata.Parallel, Now: m.opts.Now,
 			Fetch: tokens.FetchOptions{
@@ -251,6 +255,9 @@ func (m *Module) stop() error {
 		}
 		if m.indexer != nil {
 			m.indexer.Stop()
+		}
+		if m.replica != nil {
+			m.replica.close()
 		}
 		if m.store != nil {
 			m.stopErr = m.store.Close()

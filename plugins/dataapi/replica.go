@@ -2,6 +2,7 @@ package dataapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"reflect"
 	"sync"
@@ -9,9 +10,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
 	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -55,8 +58,9 @@ const replicaQueryTimeout = 5 * time.Second
 // indexer published, with how far each is indexed, read from the
 // database at each call.
 type replicaChains struct {
-	store *pgstore.Store
-	log   hclog.Logger
+	store    *pgstore.Store
+	log      hclog.Logger
+	external map[ids.ID]external // the config's external chains, by ID
 
 	mu   sync.Mutex
 	last []indexer.Chain // the last list read, kept while the database fails
@@ -91,6 +95,9 @@ func (r *replicaChains) read(ctx context.Context) ([]indexer.Chain, error) {
 	out := make([]indexer.Chain, 0, len(infos))
 	for _, info := range infos {
 		c := indexer.Chain{Info: info}
+		if e, ok := r.external[info.ID]; ok {
+			c.External, c.Calls = &e.cfg, e.client
+		}
 		if st, ok := states[info.ID]; ok {
 			c.EVMChainID = st.EVMChainID
 			c.Height, c.Indexed = st.Height()
@@ -98,6 +105,36 @@ func (r *replicaChains) read(ctx context.Context) ([]indexer.Chain, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// external is an external chain an API-only instance serves: its config
+// (for the URLs it advertises) and a client of its node (for the native
+// balances).
+type external struct {
+	cfg    evmremote.Chain
+	client *evmremote.Client
+}
+
+// dialExternal readies the clients of the config's external chains.
+func (r *replicaChains) dialExternal(ctx context.Context, chains []evmremote.Chain) error {
+	r.external = map[ids.ID]external{}
+	for _, cfg := range chains {
+		client, err := evmremote.Dial(ctx, evmremote.OptionsOf(cfg))
+		if err != nil {
+			r.close()
+			return fmt.Errorf("external chain %s: %w", cfg.Name, err)
+		}
+		id, _ := cfg.ID()
+		r.external[id] = external{cfg: cfg, client: client}
+	}
+	return nil
+}
+
+// close closes the clients of the external chains.
+func (r *replicaChains) close() {
+	for _, e := range r.external {
+		e.client.Close()
+	}
 }
 
 // healthDetails reports each chain's indexed height, by primary alias.

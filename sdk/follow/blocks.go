@@ -53,6 +53,11 @@ type Blocks[T any] struct {
 	// Accepted, when not nil, is told how many positions are known
 	// accepted, each time that grows.
 	Accepted func(n uint64)
+	// Feed, when not nil, replaces the host's index as the source of how
+	// many positions there are: it calls raise with each new count until
+	// ctx ends or it fails (a chain another node runs, followed by its
+	// head; Index is then unused).
+	Feed func(ctx context.Context, raise func(n uint64)) error
 }
 
 // job is one Read in flight.
@@ -168,6 +173,9 @@ func (b Blocks[T]) Run(ctx context.Context, next uint64, use func(from uint64, i
 // feed raises the accepted count as the index grows, from position next
 // on; on a node without an index it polls instead, when it can.
 func (b Blocks[T]) feed(ctx context.Context, next uint64, raise func(uint64)) error {
+	if b.Feed != nil {
+		return b.Feed(ctx, raise)
+	}
 	err := host.FeedPositions(ctx, b.Index, b.Chain, b.Kind, next, true, func(p uint64) error {
 		raise(p + 1)
 		return nil

@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 )
 
@@ -15,7 +16,9 @@ const (
 type Retry struct {
 	// Min and Max bound the pause before the next run: it doubles from
 	// Min to Max, and is Min again after a run that lasted longer than
-	// Max; 0: DefaultRetryMin and DefaultRetryMax.
+	// Max; 0: DefaultRetryMin and DefaultRetryMax. Each pause is drawn
+	// between half of it and all of it, so that followers that failed
+	// together (an upstream that went away) do not come back in step.
 	Min, Max time.Duration
 	// Wake, when not nil, cuts a pause short (the chain started again).
 	Wake <-chan struct{}
@@ -42,14 +45,15 @@ func (r Retry) Run(ctx context.Context, run func(context.Context) error, failed 
 		if time.Since(started) > hi {
 			pause = lo
 		}
+		wait := pause/2 + rand.N(pause/2+1)
 		if failed != nil {
-			failed(err, pause)
+			failed(err, wait)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-r.Wake:
-		case <-time.After(pause):
+		case <-time.After(wait):
 		}
 		pause = min(2*pause, hi)
 	}

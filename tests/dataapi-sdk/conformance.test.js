@@ -324,18 +324,18 @@ describe("10. chains", () => {
 
   /**
    * The external chain as its external-chains entry configures it; what
-   * the entry does not set (description, VM, isTestnet, the token's name
-   * and description) as the node answers it.
+   * the entry does not set (description, VM name, isTestnet, the token's
+   * name and description) as the node answers it. An external chain has
+   * no VM ID: the node does not know it.
    */
   function externalChain() {
-    const { description, vmId, vmName, isTestnet, networkToken } = entry;
+    const { description, vmName, isTestnet, networkToken } = entry;
     return {
       chainId,
       status: "OK",
       chainName: EXTERNAL.name,
       description,
       platformChainId: EXTERNAL.blockchainId ?? entry.platformChainId,
-      vmId,
       vmName,
       rpcUrl: CHAIN_RPC,
       wsUrl: EXTERNAL.wsUrl ?? entry.wsUrl,

@@ -51,14 +51,20 @@ func externalChainConfig(c evmremote.Chain) string {
 }
 
 // externalDataConfig is the config of a node without chains of its own
-// whose data module indexes c, on store (pebble or postgres).
-func externalDataConfig(t *testing.T, store string, c evmremote.Chain) string {
+// whose data module indexes c, on store (pebble or postgres), with more
+// lines of the module's config.
+func externalDataConfig(t *testing.T, store string, c evmremote.Chain, more string) string {
 	t.Helper()
 	if store == "postgres" {
-		return "chains: []\n" + pgDataConfig(pgDatabase(t), externalChainConfig(c))
+		return "chains: []\n" + pgDataConfig(pgDatabase(t), externalChainConfig(c)+more)
 	}
-	return "chains: []\n" + dataConfig + externalChainConfig(c)
+	return "chains: []\n" + dataConfig + externalChainConfig(c) + more
 }
+
+// cChainToken describes an external chain's native token as the data
+// module describes the C-Chain's, so that the two answer alike.
+const cChainToken = `      chains: {%q: {network-token: {name: Avalanche, symbol: AVAX, description: "The native token of the C-Chain."}}}
+`
 
 // TestDataAPIExternalGeth runs the data API conformance suite on a chain
 // the node indexes through its standard JSON-RPC only: a real go-ethereum
@@ -72,7 +78,7 @@ func TestDataAPIExternalGeth(t *testing.T) {
 		t.Run(store, func(t *testing.T) {
 			rpcURL, wsURL := gethtest.Start(t, gethSuiteFlags...)
 			geth := evmremote.Chain{Name: "geth-dev", ChainID: gethDevChainID, RPCURL: rpcURL, WSURL: wsURL}
-			n := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, geth)})
+			n := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, geth, "")})
 			runSDKSuite(t, "conformance.test.js",
 				"DATAAPI_NODE_URL="+n.URL,
 				"DATAAPI_CHAIN_RPC="+rpcURL,
@@ -108,7 +114,7 @@ func TestDataAPIExternalChainhost(t *testing.T) {
 				RPCURL:  a.URL + "/ext/bc/C/rpc",
 				WSURL:   "ws" + strings.TrimPrefix(a.URL, "http") + "/ext/bc/C/ws",
 			}
-			b := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, cChain)})
+			b := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, cChain, fmt.Sprintf(cChainToken, cChain.Name))})
 			runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+a.URL)
 
 			ctx, cancel := context.WithTimeout(context.Background(), externalIndexTimeout)

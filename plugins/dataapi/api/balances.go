@@ -180,7 +180,11 @@ func oneContract(q *rest.Params) ([]common.Address, []string, error) {
 // client named it; the indexed height falls back to the latest state.
 func (s *Server) nativeBalance(r *http.Request, br *balanceRequest, currency string) (NativeTokenBalance, error) {
 	c := br.chain
-	rpc := evmrpc.New(s.opts.Host.Calls, c.Info.ID.String())
+	calls := s.opts.Host.Calls
+	if c.Calls != nil {
+		calls = c.Calls
+	}
+	rpc := evmrpc.New(calls, c.Info.ID.String())
 	bal, err := rpc.Balance(r.Context(), br.holder, br.block)
 	var rpcErr *evmrpc.Error
 	if err != nil && errors.As(err, &rpcErr) && !br.explicit {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
@@ -94,7 +96,10 @@ func primaryAlias(c indexer.Chain) string {
 // (NATIVE, 18 decimals) of the others.
 func (s *Server) networkToken(c indexer.Chain) NetworkToken {
 	tok := NetworkToken{Name: "Native Token", Symbol: "NATIVE", Decimals: 18}
-	if slices.Contains(c.Info.Aliases, "C") {
+	switch {
+	case c.External != nil && c.External.Symbol != "":
+		tok.Symbol = c.External.Symbol
+	case c.External == nil && slices.Contains(c.Info.Aliases, "C"):
 		tok = NetworkToken{Name: "Avalanche", Symbol: "AVAX", Decimals: 18, Description: "The native token of the C-Chain."}
 	}
 	if t := s.config(c).NetworkToken; t != nil {
@@ -129,7 +134,11 @@ func (s *Server) chainInfo(c indexer.Chain, base string) ChainInfo {
 		}
 	}
 	desc := cfg.Description
-	if desc == "" {
+	switch {
+	case desc != "":
+	case c.External != nil:
+		desc = fmt.Sprintf("EVM chain %s (EVM chain ID %d) of another node, indexed by this chainhost node through its JSON-RPC.", name, c.EVMChainID)
+	default:
 		desc = fmt.Sprintf("EVM chain %s (EVM chain ID %d) indexed by this chainhost node.", name, c.EVMChainID)
 	}
 	status := "UNAVAILABLE"
@@ -148,6 +157,13 @@ func (s *Server) chainInfo(c indexer.Chain, base string) ChainInfo {
 	}
 	if slices.Contains(c.Info.Handlers, "ws") {
 		info.WSURL = "ws" + strings.TrimPrefix(base, "http") + "/ext/bc/" + alias + "/ws"
+	}
+	if e := c.External; e != nil {
+		info.RPCURL, info.WSURL = cmp.Or(e.PublicRPCURL, e.RPCURL), cmp.Or(e.PublicWSURL, e.WSURL)
+		if c.Tracing != "" {
+			indexed := c.Tracing != string(evmremote.TracingNone)
+			info.InternalTransactionsIndexed = &indexed
+		}
 	}
 	if cfg.Multicall != "" {
 		info.UtilityAddresses = &UtilityAddresses{Multicall: cfg.Multicall}

@@ -315,6 +315,10 @@ type ChainInfo struct {
 	ChainLogoURI     string            `json:"chainLogoUri,omitempty"`
 	Private          bool              `json:"private"`
 	EnabledFeatures  []string          `json:"enabledFeatures"`
+	// InternalTransactionsIndexed is false for an external chain whose
+	// node offers no tracer (docs/data-api.md, "Indexing a chain of
+	// another node"); absent for the others, which always have them.
+	InternalTransactionsIndexed *bool `json:"internalTransactionsIndexed,omitempty"`
 }
 
 // address spells an address as the contract does: EIP-55 mixed case.

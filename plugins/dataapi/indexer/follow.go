@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/dataapi/derive"
 	"github.com/chainhost/chainhost/plugins/dataapi/evmrpc"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
@@ -42,6 +43,8 @@ type follower struct {
 
 	tokenCache cache[common.Address, store.Token]
 	nftCache   cache[derive.NFTKey, store.NFT]
+
+	remote *remote // an external chain's; nil for the node's own chains
 }
 
 // newFollower returns the follower of a chain of x.
@@ -59,14 +62,32 @@ func newFollower(x *Indexer, info host.ChainInfo) *follower {
 	}
 }
 
+// newRemoteFollower returns the follower of an external chain of x,
+// reached through client.
+func newRemoteFollower(x *Indexer, cfg evmremote.Chain, client *evmremote.Client) *follower {
+	f := newFollower(x, externalInfo(cfg))
+	f.rpc = evmrpc.New(client, cfg.Name)
+	f.tok = tokens.NewReader(f.rpc, x.opts.Tokens)
+	f.remote = &remote{cfg: cfg, client: client}
+	return f
+}
+
 // run follows the chain until ctx ends, starting over after a failure
 // (with a growing pause) from the state in the store.
 func (f *follower) run(ctx context.Context) {
 	retry := follow.Retry{Min: f.x.opts.RetryMin, Max: f.x.opts.RetryMax, Wake: f.wake}
-	retry.Run(ctx, f.follow, func(err error, pause time.Duration) {
+	run := f.follow
+	if f.remote != nil {
+		run = f.followRemote
+	}
+	retry.Run(ctx, run, func(err error, pause time.Duration) {
 		f.x.setError(f.chain, err)
 		f.x.metrics.errors.WithLabelValues(f.name).Inc()
-		f.x.log.Warn("indexing stopped; starting over", "chain", f.name, "error", err, "retry_in", pause)
+		if f.remote != nil {
+			f.failedRemote(err, pause)
+			return
+		}
+		f.x.log.Warn("indexing stopped; starting over", "chain", f.name, "error", err, "retry_in", pause.Round(time.Millisecond).String())
 	})
 }
 
@@ -184,6 +205,9 @@ func (f *follower) index(ctx context.Context, state store.ChainState, blocks []e
 			r.Overrides[k] = v
 		}
 		batch, shortfalls = d.Build(f.chain, state, r)
+	}
+	if f.remote != nil {
+		f.remote.undo(batch)
 	}
 	if err := f.x.store.Write(ctx, batch); err != nil {
 		return state, err

@@ -2,7 +2,10 @@
 // store: it finds the chains in the host's chain registry (those running
 // the EVM with its internal indexer handler, also the ones that start
 // later) and follows each from its first block, then live
-// (docs/data-api.md, "Indexing").
+// (docs/data-api.md, "Indexing"). It indexes the external chains of its
+// config the same way, through their standard JSON-RPC, following them by
+// parent hash and rolling back what a reorganisation abandons
+// (docs/data-api.md, "Indexing a chain of another node").
 package indexer
 
 import (
@@ -17,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/plugins/dataapi/tokens"
 	"github.com/chainhost/chainhost/sdk/follow"
@@ -44,6 +48,9 @@ type Options struct {
 	// RetryMin and RetryMax bound the pause before indexing starts over
 	// after a failure; 0: follow.DefaultRetryMin and DefaultRetryMax.
 	RetryMin, RetryMax time.Duration
+	// External are the chains of other nodes to index by URL, with their
+	// defaults set.
+	External []evmremote.Chain
 }
 
 // Chain is an EVM chain the indexer knows, as the API shows it.
@@ -59,6 +66,23 @@ type Chain struct {
 	Accepted uint64
 	// Err is why indexing last stopped; nil while it runs.
 	Err error
+	// External is the config of a chain another node runs; nil for the
+	// node's own chains.
+	External *evmremote.Chain
+	// Calls reaches the chain's JSON-RPC: the upstream of an external
+	// chain; nil for the node's own chains (the host's chain calls).
+	Calls host.ChainCaller
+	// Upstream is the state of an external chain's node while it fails
+	// (evmremote.Classify's, or "refused"); "" while it answers.
+	Upstream string
+	// Tracing is where an external chain's internal transactions come
+	// from (evmremote.Tracing); "" until known, and for the node's own
+	// chains, which always have them.
+	Tracing string
+	// Rate is the blocks indexed per second lately; ETA the time left to
+	// reach Accepted at that rate, 0 when caught up or unknown.
+	Rate float64
+	ETA  time.Duration
 }
 
 // Indexer follows every EVM chain of the node.
@@ -74,6 +98,9 @@ type Indexer struct {
 	states    map[ids.ID]store.ChainState // as stored at Start
 	chains    map[ids.ID]*Chain
 	followers map[ids.ID]*follower
+	rates     map[ids.ID]*rate
+	clients   []*evmremote.Client
+	stop      context.CancelFunc // ends the external chains' followers and the progress log
 }
 
 // New returns an indexer; Start starts it.
@@ -97,7 +124,7 @@ func New(opts Options) (*Indexer, error) {
 	return &Indexer{
 		opts: opts, store: opts.Store, log: opts.Logger, metrics: m,
 		watch:  &follow.Chains{Registry: opts.Host.Chains, Logger: opts.Logger},
-		chains: map[ids.ID]*Chain{}, followers: map[ids.ID]*follower{},
+		chains: map[ids.ID]*Chain{}, followers: map[ids.ID]*follower{}, rates: map[ids.ID]*rate{},
 	}, nil
 }
 
@@ -115,13 +142,54 @@ func (x *Indexer) Start(ctx context.Context) error {
 		return fmt.Errorf("read indexed chains: %w", err)
 	}
 	x.states = states
-	return x.watch.Start(ctx, x.see)
+	runCtx, stop := context.WithCancel(context.Background())
+	x.stop = stop
+	for _, cfg := range x.opts.External {
+		if err := x.startExternal(runCtx, cfg); err != nil {
+			x.Stop()
+			return err
+		}
+	}
+	x.wg.Go(func() { x.logProgress(runCtx) })
+	if err := x.watch.Start(ctx, x.see); err != nil {
+		x.Stop()
+		return err
+	}
+	return nil
+}
+
+// startExternal starts following an external chain.
+func (x *Indexer) startExternal(ctx context.Context, cfg evmremote.Chain) error {
+	client, err := evmremote.Dial(ctx, evmremote.OptionsOf(cfg))
+	if err != nil {
+		return fmt.Errorf("external chain %s: %w", cfg.Name, err)
+	}
+	x.clients = append(x.clients, client)
+	f := newRemoteFollower(x, cfg, client)
+	c := &Chain{Info: externalInfo(cfg), External: &cfg, Calls: client}
+	if st, ok := x.states[f.chain]; ok {
+		c.EVMChainID = st.EVMChainID
+		c.Height, c.Indexed = st.Height()
+	}
+	x.mu.Lock()
+	x.chains[f.chain], x.followers[f.chain] = c, f
+	x.mu.Unlock()
+	x.log.Info("indexing external EVM chain", "chain", cfg.Name, "id", f.chain, "url", cfg.RPCURL)
+	x.wg.Go(func() { f.run(ctx) })
+	return nil
 }
 
 // Stop stops the watch and every follower.
 func (x *Indexer) Stop() {
 	x.watch.Stop()
+	if x.stop != nil {
+		x.stop()
+	}
 	x.wg.Wait()
+	for _, c := range x.clients {
+		c.Close()
+	}
+	x.clients = nil
 }
 
 // see records a chain of the registry, starting a follower for a new EVM
@@ -160,12 +228,42 @@ func (x *Indexer) setProgress(chain ids.ID, st store.ChainState) {
 		c.EVMChainID = st.EVMChainID
 		c.Height, c.Indexed = st.Height()
 		c.Err = nil
+		if f := x.followers[chain]; f != nil && f.remote != nil {
+			was := c.Tracing
+			c.Tracing = string(f.remote.client.Tracing())
+			if c.Tracing != was && c.Tracing == string(evmremote.TracingNone) {
+				x.log.Warn("the external chain's node offers no call tracer (debug_traceBlockByNumber, trace_block): "+
+					"indexing it without internal transactions", "chain", f.name)
+			}
+		}
 	})
 }
 
-// setAccepted records a chain's accepted height.
+// setRunning records whether an external chain's upstream answers.
+func (x *Indexer) setRunning(chain ids.ID, running bool) {
+	x.update(chain, func(c *Chain) { c.Info.Running = running })
+}
+
+// height returns a chain's last indexed block, and whether there is one.
+func (x *Indexer) height(chain ids.ID) (uint64, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if c := x.chains[chain]; c != nil {
+		return c.Height, c.Indexed
+	}
+	return 0, false
+}
+
+// setAccepted records a chain's accepted height (an external chain's
+// head may also go down, after a rollback).
 func (x *Indexer) setAccepted(chain ids.ID, accepted uint64) {
-	x.update(chain, func(c *Chain) { c.Accepted = max(c.Accepted, accepted) })
+	x.update(chain, func(c *Chain) {
+		if c.External != nil {
+			c.Accepted = accepted
+			return
+		}
+		c.Accepted = max(c.Accepted, accepted)
+	})
 }
 
 // update changes a known chain's record with change and sets its gauges.
@@ -177,8 +275,16 @@ func (x *Indexer) update(chain ids.ID, change func(*Chain)) {
 		return
 	}
 	change(c)
+	r := x.rates[chain]
+	if r == nil {
+		r = &rate{}
+		x.rates[chain] = r
+	}
+	c.Rate, c.ETA = r.observe(time.Now(), c.Height, c.Accepted)
 	name, height, acc := x.nameLocked(c), c.Height, c.Accepted
 	x.mu.Unlock()
+	x.metrics.rate.WithLabelValues(name).Set(c.Rate)
+	x.metrics.eta.WithLabelValues(name).Set(c.ETA.Seconds())
 	x.metrics.height.WithLabelValues(name).Set(float64(height))
 	x.metrics.accepted.WithLabelValues(name).Set(float64(acc))
 	x.metrics.lag.WithLabelValues(name).Set(float64(acc - min(acc, height)))
@@ -242,6 +348,22 @@ func (x *Indexer) HealthDetails() map[string]any {
 		}
 		if c.Err != nil {
 			d["error"] = c.Err.Error()
+		}
+		if c.Rate > 0 {
+			d["blocksPerSecond"] = c.Rate
+		}
+		if c.ETA > 0 {
+			d["etaSeconds"] = int64(c.ETA.Seconds())
+		}
+		if c.External != nil {
+			d["external"] = true
+			d["status"] = externalStatus(c)
+			if c.Upstream != "" {
+				d["upstream"] = c.Upstream
+			}
+			if c.Tracing != "" {
+				d["internalTransactions"] = c.Tracing
+			}
 		}
 		name := alias(c)
 		if name == "" {

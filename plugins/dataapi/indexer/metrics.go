@@ -12,6 +12,9 @@ type metrics struct {
 	errors       *prometheus.CounterVec
 	fetchSeconds *prometheus.HistogramVec
 	writeSeconds *prometheus.HistogramVec
+	rate         *prometheus.GaugeVec
+	eta          *prometheus.GaugeVec
+	reorgs       *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -22,8 +25,11 @@ func newMetrics() *metrics {
 		blocks:       counter("dataapi_indexer_blocks_total", "Blocks indexed since the module started."),
 		txs:          counter("dataapi_indexer_transactions_total", "Transactions indexed since the module started."),
 		errors:       counter("dataapi_indexer_errors_total", "Times indexing stopped on an error and started over."),
-		fetchSeconds: seconds("dataapi_indexer_fetch_seconds", "Duration of one indexer_getBlocks request."),
+		fetchSeconds: seconds("dataapi_indexer_fetch_seconds", "Duration of one read of blocks: indexer_getBlocks, or an external chain's JSON-RPC batches."),
 		writeSeconds: seconds("dataapi_indexer_index_seconds", "Duration of deriving and writing one answer's blocks."),
+		rate:         gauge("dataapi_indexer_blocks_per_second", "Blocks indexed per second over the last seconds."),
+		eta:          gauge("dataapi_indexer_eta_seconds", "Time left to index the accepted blocks at the current rate; 0 when caught up."),
+		reorgs:       counter("dataapi_indexer_reorgs_total", "Reorganisations of an external chain rolled back."),
 	}
 }
 
@@ -45,7 +51,7 @@ func seconds(name, help string) *prometheus.HistogramVec {
 
 // register registers every collector on r.
 func (m *metrics) register(r prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{m.height, m.accepted, m.lag, m.blocks, m.txs, m.errors, m.fetchSeconds, m.writeSeconds} {
+	for _, c := range []prometheus.Collector{m.height, m.accepted, m.lag, m.blocks, m.txs, m.errors, m.fetchSeconds, m.writeSeconds, m.rate, m.eta, m.reorgs} {
 		if err := r.Register(c); err != nil {
 			return err
 		}
