@@ -40,9 +40,12 @@ const assetsDir = "assets/"
 // that its relative URLs resolve below the prefix from any route.
 const baseMarker = "<head>"
 
-// contentSecurityPolicy lets the page load and call only its own origin
-// (WebSocket included): no external script, style, font or tracker.
-const contentSecurityPolicy = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+// contentSecurityPolicy lets the page load only its own origin's files:
+// no external script, style, font or tracker. It may call other origins
+// (HTTP and WebSocket) because the external chains the data API lists
+// answer at their own nodes' URLs, which only the browser learns; the
+// page's own script calls nothing else (docs/explorer.md, "Serving").
+const contentSecurityPolicy = "default-src 'self'; connect-src 'self' http: https: ws: wss:; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
 	"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
 // asset is one file, ready to serve.

@@ -3,7 +3,10 @@
 // blocks without a reload, and nothing logs an error (docs/explorer.md,
 // "Tests"). Run by TestExplorer (tests/e2e) twice: EXPLORER_PHASE fresh
 // on the node just started, then history once it made the node's history,
-// which it passes in EXPLORER_FACTS.
+// which it passes in EXPLORER_FACTS; and by TestExplorerExternalChain on a
+// node whose data module indexes another node's C-Chain by its URL:
+// EXPLORER_PHASE external with the chain's WebSocket, then external-poll
+// without.
 //
 // What a page shows comes from indexers (the data and metrics modules),
 // chains and the browser, each at its own pace: every comparison of a
@@ -53,8 +56,9 @@ async function rest(path) {
   return res.json();
 }
 
-async function rpc(path, method, params = {}) {
-  const res = await fetch(node + path, {
+// rpcAt calls a JSON-RPC method at url, which must answer it.
+async function rpcAt(url, method, params = {}) {
+  const res = await fetch(url, {
     method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
@@ -62,6 +66,7 @@ async function rpc(path, method, params = {}) {
   assert.equal(body.error, undefined, `${method}: ${JSON.stringify(body.error)}`);
   return body.result;
 }
+const rpc = (path, method, params) => rpcAt(node + path, method, params);
 const evm = (method, ...params) => rpc('/ext/bc/C/rpc', method, params);
 const atomic = (method, params) => rpc('/ext/bc/C/avax', `avax.${method}`, params);
 
@@ -110,6 +115,11 @@ const linked = (table, key) => page.locator(`[data-table="${table}"] tbody tr[da
 // aliasOf is an EVM chain's alias, from its RPC URL on the node.
 const aliasOf = (c) => /\/ext\/bc\/([^/]+)\/rpc$/.exec(c.rpcUrl)[1];
 
+// rpcOf answers where an EVM chain of /v1/chains answers JSON-RPC and
+// its key in the page: the external chain (facts.external), at its own
+// node's URL by its name; a chain of the node by its alias.
+const rpcOf = (c) => (c.chainName === facts.external ? { url: c.rpcUrl, key: c.chainName } : { url: `${node}/ext/bc/${aliasOf(c)}/rpc`, key: aliasOf(c) });
+
 // sum adds the amounts of a list.
 const sum = (list) => list.reduce((s, x) => s + BigInt(x.amount), 0n);
 
@@ -119,9 +129,10 @@ async function evmBalances(address) {
   const { chains } = await rest('/v1/chains');
   assert.ok(chains.length > 0, 'the node has EVM chains');
   for (const c of chains) {
+    const { url, key } = rpcOf(c);
     await eventually(async () => {
-      const bal = await rpc(`/ext/bc/${aliasOf(c)}/rpc`, 'eth_getBalance', [address, 'latest']);
-      assert.equal(await field('native-balance', `[data-chain="${aliasOf(c)}"]`), wei(BigInt(bal).toString(), c.networkToken.symbol), c.chainName);
+      const bal = await rpcAt(url, 'eth_getBalance', [address, 'latest']);
+      assert.equal(await field('native-balance', `[data-chain="${key}"]`), wei(BigInt(bal).toString(), c.networkToken.symbol), c.chainName);
     });
   }
 }
@@ -137,6 +148,44 @@ async function utxoBalances(bech32) {
     assert.equal(await field('balance', '[data-chain="P"]'), navax(p.balance));
     assert.equal(await field('unlocked', '[data-chain="P"]'), navax(p.unlocked));
   });
+}
+
+// latestBlocks waits until the chain page shows the chain's head, its
+// latest 10 blocks and their transactions as call (the chain's JSON-RPC,
+// positional params) answers them, with their ages; it answers the head.
+function latestBlocks(call) {
+  return eventually(async () => {
+    const head = BigInt(await call('eth_blockNumber'));
+    assert.equal(await field('height'), num(head));
+    const keys = Array.from({ length: 10 }, (_, i) => head - BigInt(i));
+    assert.deepEqual(await rowKeys('blocks'), keys.map(String));
+    const blocks = await Promise.all(keys.map((n) => call('eth_getBlockByNumber', '0x' + n.toString(16), true)));
+    assert.deepEqual(await rowKeys('txs'), blocks.flatMap((b) => b.transactions.map((t) => t.hash)).slice(0, 10));
+    for (const n of keys) assert.match((await rowText('blocks', String(n))).split('\t')[2], /^\d+[dhms].* ago$/, `block ${n}`);
+    return head;
+  });
+}
+
+// avgTps waits until the chain page shows the latest average throughput
+// the metrics API answers for the chain, and follows new blocks as live
+// says.
+function avgTps(chainId, live) {
+  return eventually(async () => {
+    const tps = await rest(`/v1/avg_tps/${chainId}`);
+    assert.equal(await field('avg-tps-latest'), Number(tps.results[0].value).toPrecision(3));
+    assert.match(await field('live'), live);
+  });
+}
+
+// newBlockArrives makes a block with call (the chain's evm_mine) and
+// checks that the chain page, whose head was head, shows it without a
+// reload (the marker set on this document survives).
+async function newBlockArrives(call, head) {
+  await page.evaluate(() => { window.explorerMarker = true; });
+  await call('evm_mine');
+  await page.waitForSelector(`[data-table="blocks"] tr[data-row="${head + 1n}"]`);
+  assert.equal(await page.evaluate(() => window.explorerMarker), true);
+  assert.equal(await field('height'), num(head + 1n));
 }
 
 // recordHistory makes the page record every state of the history table
@@ -251,33 +300,15 @@ describe('explorer after a history', { skip: phase !== 'history' }, () => {
 
   test('chain page, live', async () => {
     await open('chain/C');
-    const head = await eventually(async () => {
-      const head = BigInt(await evm('eth_blockNumber'));
-      assert.equal(await field('height'), num(head));
-      const keys = Array.from({ length: 10 }, (_, i) => head - BigInt(i));
-      assert.deepEqual(await rowKeys('blocks'), keys.map(String));
-      const blocks = await Promise.all(keys.map((n) => evm('eth_getBlockByNumber', '0x' + n.toString(16), true)));
-      assert.deepEqual(await rowKeys('txs'), blocks.flatMap((b) => b.transactions.map((t) => t.hash)).slice(0, 10));
-      for (const n of keys) assert.match((await rowText('blocks', String(n))).split('\t')[2], /^\d+[dhms].* ago$/, `block ${n}`);
-      return head;
-    });
+    const head = await latestBlocks(evm);
     // The blocks that hold the import and the export count them beside
     // their EVM transactions.
     for (const n of [facts.importBlock, facts.exportBlock]) assert.equal((await rowText('blocks', n)).split('\t')[3], '0 + 1 atomic', `block ${n}`);
     assert.match(await field('rate'), /blocks per minute/);
-    await eventually(async () => {
-      const tps = await rest('/v1/avg_tps/C');
-      assert.equal(await field('avg-tps-latest'), Number(tps.results[0].value).toPrecision(3));
-      assert.equal(await field('live'), 'live');
-    });
+    await avgTps('C', /^live$/);
     await shot('chain');
-    // A new block arrives over the WebSocket: the page shows it without a
-    // reload (the marker set on this document survives).
-    await page.evaluate(() => { window.explorerMarker = true; });
-    await evm('evm_mine');
-    await page.waitForSelector(`[data-table="blocks"] tr[data-row="${head + 1n}"]`);
-    assert.equal(await page.evaluate(() => window.explorerMarker), true);
-    assert.equal(await field('height'), num(head + 1n));
+    // A new block arrives over the WebSocket.
+    await newBlockArrives(evm, head);
   });
 
   test('block page', async () => {
@@ -510,6 +541,160 @@ describe('explorer after a history', { skip: phase !== 'history' }, () => {
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), true, 'no sideways scroll of the page');
     assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(18, 20, 23)');
     await shot('node-phone-dark');
+  });
+
+  test('no console errors on any page', () => {
+    assert.deepEqual(problems, []);
+  });
+});
+
+// upstream is the external chain as the node's /v1/chains lists it, with
+// a call to its JSON-RPC at its own node's URL.
+async function upstream() {
+  const { chains } = await rest('/v1/chains');
+  const c = chains.find((c) => c.chainName === facts.external);
+  assert.ok(c, `/v1/chains lists ${facts.external}`);
+  return { ...c, call: (method, ...params) => rpcAt(c.rpcUrl, method, params) };
+}
+
+describe('explorer of an external chain', { skip: phase !== 'external' }, () => {
+  test('/v1/chains lists it at its own node\'s URLs', async () => {
+    const c = await upstream();
+    assert.equal(c.rpcUrl, facts.upstreamRpc);
+    assert.equal(c.wsUrl, facts.upstreamWs);
+    assert.equal(c.chainId, String(facts.evmChainId));
+  });
+
+  test('node page: the external chain with its health and height', async () => {
+    const c = await upstream();
+    await open('');
+    await eventually(async () => {
+      const health = await fetch(node + '/ext/health').then((r) => r.json());
+      const keys = Object.keys(health.checks).filter((k) => k !== 'host');
+      assert.deepEqual((await rowKeys('plugins')).sort(), [...keys, `external/${facts.external}`].sort());
+      const ix = health.checks['module/data'].details.chains[facts.external];
+      // The lag of each module that indexes the chain (data, metrics).
+      const lags = Object.entries(health.checks).filter(([k, v]) => k.startsWith('module/') && v.details?.chains?.[facts.external]?.lag !== undefined)
+        .map(([k, v]) => `${v.details.chains[facts.external].lag} (${k.slice(7)})`);
+      assert.ok(lags.length === 2, lags.join(', '));
+      const cells = (await rowText('plugins', `external/${facts.external}`)).split('\t');
+      assert.deepEqual(cells.slice(0, 5), [facts.external, 'external chain (evm)', ix.error ? `unhealthy: ${ix.status}: ${ix.error}` : 'healthy',
+        num(BigInt(await c.call('eth_blockNumber'))), lags.join(', ')]);
+    });
+    await shot('external-node');
+    await page.locator(`[data-table="plugins"] tr[data-row="external/${facts.external}"] a`).click();
+    await page.waitForURL(`${node}/explorer/chain/${facts.external}`);
+    await settle();
+  });
+
+  test('chain page: its blocks from its own node, live over its WebSocket', async () => {
+    const c = await upstream();
+    await open(`chain/${facts.external}`);
+    assert.equal(await field('name'), facts.external);
+    assert.equal(await field('evm-chain-id'), String(facts.evmChainId));
+    assert.equal(await field('rpc-url'), `another node, at ${c.rpcUrl}`);
+    const head = await latestBlocks(c.call);
+    await eventually(async () => {
+      const health = await fetch(node + '/ext/health').then((r) => r.json());
+      const ix = health.checks['module/data'].details.chains[facts.external];
+      assert.match(await field('indexed'), new RegExp(`^${num(ix.height)} \\(lag ${ix.lag} blocks`));
+    });
+    assert.equal(await page.locator('[data-field="internal-txs"]').count(), c.internalTransactionsIndexed === false ? 1 : 0);
+    await avgTps(facts.external, /^live$/);
+    await shot('external-chain');
+    await newBlockArrives(c.call, head);
+  });
+
+  test('block page: no atomic transactions', async () => {
+    await open(`chain/${facts.external}/block/${facts.erc20Block}`);
+    const b = await rest(`${chain}/blocks/${facts.erc20Block}`);
+    assert.equal(await field('hash'), b.blockHash);
+    assert.equal(await field('number'), num(b.blockNumber));
+    assert.equal(await field('tx-count'), String(b.txCount));
+    assert.equal(await field('gas'), `${num(b.gasUsed)} of ${num(b.gasLimit)}`);
+    assert.equal(await field('time'), time(b.blockTimestamp));
+    assert.deepEqual(await rowKeys('txs'), [facts.erc20Tx.toLowerCase()]);
+    assert.equal(await page.locator('[data-field="atomic-count"], [data-table="atomic"]').count(), 0);
+    await shot('external-block');
+  });
+
+  test('transaction page: transfers, logs from its own node, internal transactions', async () => {
+    const c = await upstream();
+    await open(`chain/${facts.external}/tx/${facts.erc20Tx}`);
+    const tx = await rest(`${chain}/transactions/${facts.erc20Tx}`);
+    const n = tx.nativeTransaction;
+    assert.equal(await field('hash'), n.txHash);
+    assert.equal(await field('status'), 'success');
+    assert.equal(await field('gas'), `${num(n.gasUsed)} of ${num(n.gasLimit)}`);
+    const t = tx.erc20Transfers[0];
+    assert.ok((await rowText('transfers', `ERC-20-${t.logIndex}-`)).includes(`${units(t.value, t.erc20Token.decimals)} ${t.erc20Token.symbol}`));
+    const receipt = await c.call('eth_getTransactionReceipt', facts.erc20Tx);
+    assert.equal((await rowKeys('logs')).length, receipt.logs.length);
+    assert.ok((await rowText('logs', '0')).includes(receipt.logs[0].topics[0]));
+    await shot('external-transaction');
+
+    await open(`chain/${facts.external}/tx/${facts.forwardTx}`);
+    const fwd = await rest(`${chain}/transactions/${facts.forwardTx}`);
+    const internal = fwd.internalTransactions || [];
+    assert.equal((await rowKeys('internal')).length, internal.length);
+    if (internal.length > 0) assert.ok((await rowText('internal', '0')).includes(wei(internal[0].value, c.networkToken.symbol)));
+  });
+
+  test('address page: its balance from its own node, tokens and history from the data API', async () => {
+    await open(`address/${facts.bob}`);
+    await eventually(async () => {
+      const chains = await rest(`/v1/address/${facts.bob}/chains`);
+      assert.equal(await field('chains'), chains.indexedChains.map((c) => c.chainName).join(', '));
+      assert.equal(await field('chains'), facts.external);
+      const bal = await rest(`${chain}/addresses/${facts.bob}/balances:listErc20`);
+      assert.ok((await rowText('erc20', bal.erc20TokenBalances[0].address)).endsWith(units(bal.erc20TokenBalances[0].balance, 18)));
+      const nfts = await rest(`${chain}/addresses/${facts.bob}/balances:listCollectibles`);
+      assert.deepEqual((await rowKeys('nfts')).sort(), nfts.collectibleBalances.map((c) => `${c.address}-${c.tokenId}`).sort());
+      const hist = await rest(`${chain}/addresses/${facts.bob}/transactions?pageSize=10`);
+      assert.ok(hist.transactions.length > 0);
+      assert.deepEqual(await rowKeys('history'), hist.transactions.map((t) => t.nativeTransaction.txHash));
+    });
+    await evmBalances(facts.bob);
+    assert.ok(!(await field('native-balance')).startsWith('0 '), 'the scenario sends bob 1 AVAX');
+    // Its history links to the external chain's pages.
+    await page.locator(`[data-table="history"] tr[data-row="${facts.nativeTx}"] a`).first().click();
+    await page.waitForURL(`${node}/explorer/chain/${facts.external}/tx/${facts.nativeTx}`);
+    await settle();
+    await shot('external-address');
+  });
+
+  test('search finds its addresses, transactions and blocks', async () => {
+    await open('');
+    const cases = [
+      [facts.bob, `address/${facts.bob}`],
+      [facts.erc20Tx, `chain/${facts.external}/tx/${facts.erc20Tx.toLowerCase()}`],
+      [facts.erc20Block, `chain/${facts.external}/block/${facts.erc20Block}`],
+      [facts.erc20BlockHash, `chain/${facts.external}/block/${facts.erc20BlockHash.toLowerCase()}`],
+    ];
+    for (const [q, want] of cases) {
+      await page.fill('#q', q);
+      await page.press('#q', 'Enter');
+      await page.waitForURL(`${node}/explorer/${want}`);
+      await settle();
+    }
+    await page.fill('#q', '0x' + 'ab'.repeat(32));
+    await page.press('#q', 'Enter');
+    assert.match(await page.locator('[data-field="search-message"]').innerText(), /^Nothing found for/);
+  });
+
+  test('no console errors on any page', () => {
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('explorer of an external chain without a WebSocket', { skip: phase !== 'external-poll' }, () => {
+  test('chain page: live by polling its JSON-RPC', async () => {
+    const c = await upstream();
+    assert.equal(c.wsUrl, undefined);
+    await open(`chain/${facts.external}`);
+    const head = await latestBlocks(c.call);
+    await eventually(async () => assert.match(await field('live'), /^live \(polling every \d+ s\)$/));
+    await newBlockArrives(c.call, head);
   });
 
   test('no console errors on any page', () => {

@@ -1,5 +1,6 @@
-// Calls to the node's public APIs, on the page's own origin
-// (docs/explorer.md, "What each page reads").
+// Calls to the node's public APIs, on the page's own origin, and to the
+// JSON-RPC of the external chains the data module indexes, at their own
+// URLs (docs/explorer.md, "Pages").
 
 // ApiError is a failed call, with the message the API answered.
 export class ApiError extends Error {}
@@ -43,8 +44,10 @@ export function parseJSON(text) {
   }
 }
 
-// evm calls an EVM chain's JSON-RPC (positional params).
-export const evm = (alias, method, ...params) => rpc(`/ext/bc/${alias}/rpc`, method, params);
+// evm calls the JSON-RPC of an EVM chain (positional params): a chain of
+// evmChains (an external one at its rpc), or one the node runs, given as
+// {alias}.
+export const evm = (chain, method, ...params) => rpc(chain.rpc || `/ext/bc/${chain.alias}/rpc`, method, params);
 
 // avm and platform call the X-Chain's and the P-Chain's methods.
 export const avm = (method, params) => rpc('/ext/bc/X', `avm.${method}`, params);
@@ -100,22 +103,45 @@ export function parseMetrics(text) {
   return out;
 }
 
-// evmChains lists the node's EVM chains from the data API, each with its
-// alias (from its rpcUrl), EVM chain ID and name; none without the module.
+// evmChains lists the EVM chains of the data API, each with its alias,
+// EVM chain ID, name and where its JSON-RPC answers: a chain the node
+// runs by its alias (from its rpcUrl) on the page's origin, as atomic
+// and every other call; an external chain (one another node runs, that
+// the data module indexes through its URL) by its name, at its own rpcUrl
+// and wsUrl, with none of the node's other APIs. None without the module.
 export async function evmChains() {
+  let chains;
   try {
-    const { chains } = await rest('/v1/chains');
-    return chains.map((c) => ({
-      alias: (/\/ext\/bc\/([^/]+)\/rpc$/.exec(c.rpcUrl) || [])[1] || c.platformChainId,
-      evmChainId: c.chainId, name: c.chainName, blockchainId: c.platformChainId, token: c.networkToken, status: c.status,
-    }));
+    ({ chains } = await rest('/v1/chains'));
   } catch {
     return [];
   }
+  return Promise.all(chains.map(async (c) => {
+    const info = {
+      evmChainId: c.chainId, name: c.chainName, blockchainId: c.platformChainId, token: c.networkToken, status: c.status,
+      internalTxs: c.internalTransactionsIndexed !== false,
+    };
+    const alias = (/\/ext\/bc\/([^/]+)\/rpc$/.exec(c.rpcUrl) || [])[1] || c.platformChainId;
+    if (await runs(alias, c.platformChainId)) return { ...info, alias };
+    return { ...info, alias: c.chainName, external: true, rpc: c.rpcUrl, ws: c.wsUrl || '' };
+  }));
 }
 
-// chainInfo finds an EVM chain of the node by alias, blockchain ID or EVM
-// chain ID.
+const ran = new Map();
+
+// runs reports whether the node runs the chain of this blockchain ID under
+// alias: an external chain's URL may name a chain of the same alias on its
+// own node, or on this one.
+function runs(alias, blockchainId) {
+  const key = `${alias} ${blockchainId}`;
+  if (!ran.has(key)) {
+    ran.set(key, rpc('/ext/info', 'info.getBlockchainID', { alias }).then((r) => r.blockchainID === blockchainId, () => false));
+  }
+  return ran.get(key);
+}
+
+// chainInfo finds an EVM chain of the data API by alias, blockchain ID or
+// EVM chain ID.
 export async function chainInfo(alias) {
   const c = (await evmChains()).find((c) => c.alias === alias || c.blockchainId === alias || c.evmChainId === alias);
   if (!c) throw new Error(`${alias} is not an EVM chain of this node (the data API lists none by that name)`);

@@ -1,5 +1,6 @@
 // What the search box finds: the page of an address, a transaction, a
-// block (by number or hash) on the node's chains.
+// block (by number or hash) on the node's chains and the external chains
+// of the data API.
 import { atomic, avm, evm, evmChains, platform } from './api.js';
 
 const evmAddress = /^0x[0-9a-fA-F]{40}$/;
@@ -19,21 +20,21 @@ export async function resolve(q) {
   const chains = await evmChains();
   if (number.test(q)) {
     for (const c of chains) {
-      const head = BigInt(await evm(c.alias, 'eth_blockNumber'));
+      const head = BigInt(await evm(c, 'eth_blockNumber'));
       if (BigInt(q) <= head) return `chain/${c.alias}/block/${q}`;
     }
     return '';
   }
   if (hash32.test(q)) {
     for (const c of chains) {
-      if (await evm(c.alias, 'eth_getTransactionByHash', q)) return `chain/${c.alias}/tx/${q.toLowerCase()}`;
-      if (await evm(c.alias, 'eth_getBlockByHash', q, false)) return `chain/${c.alias}/block/${q.toLowerCase()}`;
+      if (await evm(c, 'eth_getTransactionByHash', q)) return `chain/${c.alias}/tx/${q.toLowerCase()}`;
+      if (await evm(c, 'eth_getBlockByHash', q, false)) return `chain/${c.alias}/block/${q.toLowerCase()}`;
     }
     return '';
   }
   if (cb58.test(q)) {
     if (await found(() => avm('getTx', { txID: q, encoding: 'json' }))) return `x/tx/${q}`;
-    for (const c of chains) {
+    for (const c of chains.filter((c) => !c.external)) {
       if (await found(() => atomic(c.alias, 'getAtomicTx', { txID: q }))) return `chain/${c.alias}/tx/${q}`;
     }
     if (await found(() => platform('getL1Validator', { validationID: q }))) return `p/l1/${q}`;

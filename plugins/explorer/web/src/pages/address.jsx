@@ -46,7 +46,7 @@ function EVMAccount({ address }) {
 // (the chain's eth_getBalance), then what the data API indexed.
 function EVMAddress({ chain, address }) {
   const base = `/v1/chains/${chain.evmChainId}/addresses/${encodeURIComponent(address)}`;
-  const balance = useLoad(() => evm(chain.alias, 'eth_getBalance', address, 'latest'), [chain.alias, address], refresh);
+  const balance = useLoad(() => evm(chain, 'eth_getBalance', address, 'latest'), [chain.alias, address], refresh);
   const state = useLoad(() => Promise.all([rest(`${base}/balances:listErc20`), rest(`${base}/balances:listCollectibles?pageSize=100`)]), [base], refresh);
   return (
     <Section title={chain.name} id={`chain-${chain.blockchainId}`}>

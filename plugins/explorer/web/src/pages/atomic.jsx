@@ -68,8 +68,9 @@ export function AtomicTable({ alias, txs }) {
 }
 
 async function loadAtomicTx(alias, id) {
-  const [chain, { tx }, { status, blockHeight }, names] = await Promise.all([
-    chainInfo(alias),
+  const chain = await chainInfo(alias);
+  if (chain.external) throw new Error(`${chain.name} is a chain of another node: it has no atomic transactions here`);
+  const [{ tx }, { status, blockHeight }, names] = await Promise.all([
     atomic(alias, 'getAtomicTx', { txID: id, encoding: 'json' }),
     atomic(alias, 'getAtomicTxStatus', { txID: id }),
     chainNames(),

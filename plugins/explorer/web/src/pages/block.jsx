@@ -1,5 +1,6 @@
 // One block of an EVM chain: the data API's block, the chain's list of
-// its transactions and of its atomic transactions (imports and exports).
+// its transactions and of its atomic transactions (imports and exports;
+// none for an external chain).
 import { chainInfo, evm, rest } from '../api.js';
 import { blockTime, hexNum, num, units, wei } from '../format.js';
 import { AtomicTable, blockAtomicTxs } from './atomic.jsx';
@@ -9,8 +10,8 @@ async function loadBlock(alias, id) {
   const chain = await chainInfo(alias);
   const block = await rest(`/v1/chains/${chain.evmChainId}/blocks/${encodeURIComponent(id)}`);
   const [full, atomic] = await Promise.all([
-    evm(alias, 'eth_getBlockByHash', block.blockHash, true),
-    blockAtomicTxs(alias, block.blockNumber).catch((error) => ({ error })),
+    evm(chain, 'eth_getBlockByHash', block.blockHash, true),
+    chain.external ? null : blockAtomicTxs(alias, block.blockNumber).catch((error) => ({ error })),
   ]);
   return { chain, block, txs: full ? full.transactions : [], atomic };
 }
@@ -30,7 +31,7 @@ export function BlockPage({ alias, id }) {
               ['Parent', BigInt(b.blockNumber) > 0n ? <a href={`chain/${alias}/block/${BigInt(b.blockNumber) - 1n}`}><code>{b.parentHash}</code></a> : <code>{b.parentHash}</code>, 'parent'],
               ['Time', blockTime(b.blockNumber, b.blockTimestamp), 'time'],
               ['Transactions', b.txCount, 'tx-count'],
-              !atomic.error && ['Atomic transactions', atomic.length, 'atomic-count'],
+              atomic && !atomic.error && ['Atomic transactions', atomic.length, 'atomic-count'],
               ['Gas used', `${num(b.gasUsed)} of ${num(b.gasLimit)}`, 'gas'],
               ['Base fee', `${units(b.baseFee, 9)} gwei`, 'base-fee'],
               ['Fees spent', wei(b.feesSpent, chain.token.symbol), 'fees'],
@@ -48,9 +49,11 @@ export function BlockPage({ alias, id }) {
                   ],
                 }))} />
             </Section>
-            <Section title="Atomic transactions (imports and exports)" id="atomic">
-              {atomic.error ? <Failure error={atomic.error} /> : <AtomicTable alias={alias} txs={atomic} />}
-            </Section>
+            {atomic && (
+              <Section title="Atomic transactions (imports and exports)" id="atomic">
+                {atomic.error ? <Failure error={atomic.error} /> : <AtomicTable alias={alias} txs={atomic} />}
+              </Section>
+            )}
           </>
         )}
       </Loaded>

@@ -1,9 +1,10 @@
 // An EVM chain: its latest blocks and transactions, live as blocks arrive
-// over the chain's WebSocket, its block production rate and its average
+// over the chain's WebSocket (or, for an external chain without one, by
+// polling its JSON-RPC), its block production rate and its average
 // throughput per day.
 import { useEffect, useState } from 'preact/hooks';
 import { chainInfo, evm, health, rest } from '../api.js';
-import { blockAge, hexNum, num, wei } from '../format.js';
+import { blockAge, duration, hexNum, num, wei } from '../format.js';
 import { Chart } from '../chart.jsx';
 import { blockAtomicTxs } from './atomic.jsx';
 import { Failure, Fields, Id, Loaded, Section, Table, refresh, useLoad } from '../ui.jsx';
@@ -11,13 +12,17 @@ import { Failure, Fields, Id, Loaded, Section, Table, refresh, useLoad } from '.
 // shown is how many of the latest blocks the page lists.
 const shown = 10;
 
+// pollHeads is how often, in ms, the page asks an external chain without
+// a WebSocket for its head.
+const pollHeads = 2000;
+
 async function loadChain(alias) {
   const chain = await chainInfo(alias);
-  const head = BigInt(await evm(alias, 'eth_blockNumber'));
+  const head = BigInt(await evm(chain, 'eth_blockNumber'));
   const numbers = [];
   for (let n = head; n >= 0n && numbers.length < shown; n--) numbers.push('0x' + n.toString(16));
-  const blocks = await Promise.all(numbers.map((n) => evm(alias, 'eth_getBlockByNumber', n, true).then((b) => b && withAtomic(alias, b))));
-  return { chain, blocks };
+  const blocks = await Promise.all(numbers.map((n) => evm(chain, 'eth_getBlockByNumber', n, true).then((b) => b && withAtomic(chain, b))));
+  return { chain, head, blocks };
 }
 
 // loadIndexed reads what the modules made of the chain: its average
@@ -31,10 +36,10 @@ async function loadIndexed(alias) {
 // withAtomic adds to a block the number of atomic transactions it holds:
 // a block that holds any commits to them in its 32 bytes of extra data
 // (docs/evm.md, "In the block, and every replay of it"); the chain
-// lists them.
-async function withAtomic(alias, b) {
-  if (b.extraData.length !== 2 + 64) return { ...b, atomic: 0 };
-  const txs = await blockAtomicTxs(alias, hexNum(b.number)).catch(() => []);
+// lists them. An external chain's are not the node's to list.
+async function withAtomic(chain, b) {
+  if (chain.external || b.extraData.length !== 2 + 64) return { ...b, atomic: 0 };
+  const txs = await blockAtomicTxs(chain.alias, hexNum(b.number)).catch(() => []);
   return { ...b, atomic: txs.length };
 }
 
@@ -49,13 +54,19 @@ function rate(all) {
   return span > 0 ? ((blocks.length - 1) * 60) / span : undefined;
 }
 
-// useHeads subscribes to the chain's new heads over its WebSocket and
-// calls onBlock with each new block, transactions included; it answers
-// the subscription's state.
-function useHeads(alias, onBlock) {
+// useHeads follows the chain's new blocks from the block after head on
+// (chain and head undefined until loaded) and calls onBlock with each,
+// transactions included; it answers how it follows them. The node's own
+// chains and an external chain with a wsUrl: eth_subscribe newHeads over
+// the WebSocket; an external chain without one: eth_blockNumber every
+// pollHeads.
+function useHeads(chain, head, onBlock) {
   const [status, setStatus] = useState('connecting');
   useEffect(() => {
-    const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ext/bc/${alias}/ws`);
+    if (!chain) return undefined;
+    const block = (call) => call.then((b) => b && withAtomic(chain, b));
+    if (chain.external && !chain.ws) return pollBlocks(chain, head, block, onBlock, setStatus);
+    const ws = new WebSocket(chain.external ? chain.ws : `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ext/bc/${chain.alias}/ws`);
     let closed = false;
     ws.onopen = () => ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
     ws.onmessage = (ev) => {
@@ -65,7 +76,7 @@ function useHeads(alias, onBlock) {
         return;
       }
       if (msg.method === 'eth_subscription' && msg.params && msg.params.result) {
-        evm(alias, 'eth_getBlockByHash', msg.params.result.hash, true).then((b) => b && withAtomic(alias, b)).then((b) => b && !closed && onBlock(b), () => {});
+        block(evm(chain, 'eth_getBlockByHash', msg.params.result.hash, true)).then((b) => b && !closed && onBlock(b), () => {});
       }
     };
     ws.onclose = () => !closed && setStatus('disconnected: reload the page to follow new blocks again');
@@ -73,8 +84,44 @@ function useHeads(alias, onBlock) {
       closed = true;
       ws.close();
     };
-  }, [alias]);
+  }, [chain && chain.alias]);
   return status;
+}
+
+// pollBlocks asks chain for its head every pollHeads (never two asks at
+// once) and hands each block after last to onBlock, the newest shown
+// ones only; it answers the function that stops it.
+function pollBlocks(chain, last, block, onBlock, setStatus) {
+  let live = true;
+  let timer = 0;
+  const poll = async () => {
+    try {
+      const head = BigInt(await evm(chain, 'eth_blockNumber'));
+      const from = head - last > BigInt(shown) ? head - BigInt(shown) + 1n : last + 1n;
+      for (let n = from; n <= head && live; n++) {
+        const b = await block(evm(chain, 'eth_getBlockByNumber', '0x' + n.toString(16), true));
+        if (!b) break;
+        if (live) onBlock(b);
+        last = n;
+      }
+      if (live) setStatus(`live (polling every ${pollHeads / 1000} s)`);
+    } catch (err) {
+      if (live) setStatus(`polling: ${err.message || err}`);
+    }
+    if (live) timer = setTimeout(poll, pollHeads);
+  };
+  poll();
+  return () => {
+    live = false;
+    clearTimeout(timer);
+  };
+}
+
+// indexedTo says how far the data API indexed the chain and, while it
+// catches up, at what pace.
+function indexedTo(ix) {
+  const catchUp = ix.lag > 0 && ix.blocksPerSecond > 0 ? `, catching up at ${Number(ix.blocksPerSecond).toPrecision(3)} blocks per second${ix.etaSeconds > 0 ? `, ${duration(ix.etaSeconds)} left` : ''}` : '';
+  return `${num(ix.height)} (lag ${ix.lag} blocks${catchUp})`;
 }
 
 export function ChainPage({ alias }) {
@@ -82,7 +129,8 @@ export function ChainPage({ alias }) {
   const indexed = useLoad(() => loadIndexed(alias), [alias], refresh);
   const { indexer, tps } = indexed.data || {};
   const [live, setLive] = useState([]);
-  const status = useHeads(alias, (b) => setLive((l) => [b, ...l.filter((x) => x.hash !== b.hash)].slice(0, shown)));
+  const { chain, head } = state.data || {};
+  const status = useHeads(chain, head, (b) => setLive((l) => [b, ...l.filter((x) => x.hash !== b.hash)].slice(0, shown)));
   return (
     <main>
       <h1>{alias === 'C' ? 'C-Chain' : alias}</h1>
@@ -98,9 +146,11 @@ export function ChainPage({ alias }) {
               <Fields rows={[
                 ['Name', d.chain.name, 'name'],
                 ['EVM chain ID', d.chain.evmChainId, 'evm-chain-id'],
+                d.chain.external && ['Run by', <span>another node, at <code>{d.chain.rpc}</code></span>, 'rpc-url'],
                 ['Height', num(hexNum(blocks[0].number)), 'height'],
                 ['Block production', r === undefined ? 'not enough blocks yet' : `${r.toFixed(2)} blocks per minute`, 'rate'],
-                indexer && ['Indexed to', `${num(indexer.height)} (lag ${indexer.lag} blocks)`, 'indexed'],
+                indexer && ['Indexed to', indexedTo(indexer), 'indexed'],
+                !d.chain.internalTxs && ['Internal transactions', 'not indexed: the chain\'s node has no tracer', 'internal-txs'],
                 ['New blocks', <span class={status === 'live' ? 'ok' : ''}>{status}</span>, 'live'],
               ]} />
               <Section title="Latest blocks" id="blocks">

@@ -10,7 +10,7 @@ async function loadTx(alias, hash) {
   const chain = await chainInfo(alias);
   const [tx, receipt] = await Promise.all([
     rest(`/v1/chains/${chain.evmChainId}/transactions/${encodeURIComponent(hash)}`),
-    evm(alias, 'eth_getTransactionReceipt', hash),
+    evm(chain, 'eth_getTransactionReceipt', hash),
   ]);
   return { chain, tx, logs: receipt ? receipt.logs : [] };
 }
