@@ -291,6 +291,13 @@ func TestConfig(t *testing.T) {
 		{`{"store": {"engine": "rocks"}}`, `store.engine: must be pebble, leveldb or postgres, got "rocks"`},
 		{`{"chains": {"C": {"features": ["magic"]}}}`, `chains.C.features[0]: must be one of nftIndexing|webhooks|teleporter, got "magic"`},
 		{`{} {}`, `unexpected data after the JSON value`},
+		{`{"external-chains": [{"name": "l1", "chain-id": 1, "rpc-url": "http://h/rpc", "colour": 1}]}`, `unknown field "colour"`},
+		{`{"external-chains": [{"name": "l1", "rpc-url": "ftp://h"}]}`,
+			`external-chains[0].chain-id: must be set (the EVM chain ID the node answers to eth_chainId); external-chains[0].rpc-url: must be a http or https URL, got "ftp://h"`},
+		{`{"external-chains": [{"name": "l1", "chain-id": 1, "rpc-url": "http://h/rpc", "blocks-per-request": 2000}]}`,
+			`external-chains[0].blocks-per-request: must be from 1 to 1024, got 2000`},
+		{`{"external-chains": [{"name": "l1", "chain-id": 1, "rpc-url": "http://h/rpc"}, {"name": "l1", "chain-id": 2, "rpc-url": "http://h/rpc"}]}`,
+			`external-chains[1].name: "l1" is also the name of external-chains[0]`},
 	} {
 		err := dataapi.New(dataapi.Options{}).Initialize(t.Context(), &sdk.Env{Name: "data", Config: []byte(tc.config), DataDir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "module data config") {
@@ -300,6 +307,10 @@ func TestConfig(t *testing.T) {
 	cfg, err := dataapi.ParseConfig(nil)
 	if err != nil || cfg.Store.Engine != "pebble" || cfg.Indexer.BlocksPerRequest != 100 || cfg.NFTMetadata.Fetch {
 		t.Errorf("defaults: %+v, %v", cfg, err)
+	}
+	cfg, err = dataapi.ParseConfig([]byte(`{"external-chains": [{"name": "l1", "chain-id": 7, "rpc-url": "http://h/rpc"}]}`))
+	if e := cfg.ExternalChains; err != nil || len(e) != 1 || e[0].BlocksPerRequest != 20 || e[0].RequestsInFlight != 4 || e[0].MaxReorgDepth != 64 {
+		t.Errorf("external chain defaults: %+v, %v", cfg.ExternalChains, err)
 	}
 
 	c := fakeevm.New(43112)
