@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/internal/gethtest"
 	"github.com/chainhost/chainhost/internal/testchain"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
@@ -257,4 +258,71 @@ func xcWaitSame(t *testing.T, n *nodetest.Node, rpcURL, name string) {
 		}
 		return nil
 	})
+}
+
+// TestDataAPIExternalConfirmations: with confirmations, the module indexes
+// the upstream's chain only that many blocks below its head, and says so
+// in its health (the accepted height is the last block it may index).
+func TestDataAPIExternalConfirmations(t *testing.T) {
+	chain, err := testchain.Generate(t.TempDir(), testchain.Options{Txs: 60, TxsPerBlock: 10, Mix: testchain.Varied})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := nodetest.Start(t, nodetest.Options{Config: xcUpstreamConfig(t, chain.File), Args: xcUpstreamArgs})
+	rpcURL := up.URL + "/ext/bc/C/rpc"
+	n := nodetest.Start(t, nodetest.Options{Config: xcIndexerConfig(t, rpcURL, "pebble", "          confirmations: 3\n")})
+	head := xcHead(t, rpcURL)
+	plugintest.Eventually(t, time.Minute, func() error {
+		h := dcModuleHealth(t, n).Details.Chains[xcName]
+		if h["height"] != float64(head-3) || h["accepted"] != float64(head-3) {
+			return fmt.Errorf("health of %s: %v, want height and accepted %d", xcName, h, head-3)
+		}
+		return nil
+	})
+	for b, want := range map[uint64]int{head - 3: http.StatusOK, head - 2: http.StatusNotFound} {
+		if status, body, err := dcGet(fmt.Sprintf("%s/v1/chains/%d/blocks/%d", n.URL, testchain.ChainID, b)); err != nil || status != want {
+			t.Errorf("block %d (head %d): %d %s %v, want %d", b, head, status, body, err, want)
+		}
+	}
+}
+
+// TestDataAPIExternalRefused: the module refuses to index a node that
+// answers another eth_chainId than the config's chain-id, and a chain
+// whose EVM chain ID changed under the same name; each is reported in
+// its health (upstream "refused", with why) while the node serves on.
+func TestDataAPIExternalRefused(t *testing.T) {
+	chain, err := testchain.Generate(t.TempDir(), testchain.Options{Txs: 20, TxsPerBlock: 10, Mix: testchain.Varied})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := nodetest.Start(t, nodetest.Options{Config: xcUpstreamConfig(t, chain.File), Args: xcUpstreamArgs})
+	rpcURL := up.URL + "/ext/bc/C/rpc"
+	refused := func(n *nodetest.Node, want string) {
+		t.Helper()
+		plugintest.Eventually(t, time.Minute, func() error {
+			h := dcModuleHealth(t, n).Details.Chains[xcName]
+			if h["upstream"] != "refused" || !strings.Contains(fmt.Sprint(h["error"]), want) {
+				return fmt.Errorf("health of %s: %v, want upstream refused, the error holding %q", xcName, h, want)
+			}
+			return nil
+		})
+	}
+
+	wrongID := strings.Replace(xcIndexerConfig(t, rpcURL, "pebble", ""), fmt.Sprintf("chain-id: %d", testchain.ChainID), "chain-id: 1337", 1)
+	n := nodetest.Start(t, nodetest.Options{Config: wrongID})
+	refused(n, "answers eth_chainId 43112, the config says chain-id 1337")
+
+	// The same name on a store that indexed it under 43112, now naming a
+	// node of chain 1337 (geth --dev).
+	n = nodetest.Start(t, nodetest.Options{Config: xcIndexerConfig(t, rpcURL, "pebble", "")})
+	xcWaitSame(t, n, rpcURL, xcName)
+	n.Stop(t)
+	gethURL, _ := gethtest.Start(t)
+	opts := n.Opts
+	opts.Config = strings.Replace(strings.Replace(opts.Config, rpcURL, gethURL, 1), fmt.Sprintf("chain-id: %d", testchain.ChainID), "chain-id: 1337", 1)
+	n = nodetest.Start(t, opts)
+	refused(n, "the store holds a chain named")
+	if status, _, err := dcGet(fmt.Sprintf("%s/v1/chains/1337/blocks/1", n.URL)); err != nil || status != http.StatusNotFound {
+		t.Errorf("a block of the refused chain: %d %v, want 404", status, err)
+	}
 }
