@@ -19,6 +19,7 @@ import (
 	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/internal/gethtest"
+	"github.com/chainhost/chainhost/internal/tracetest"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
@@ -145,12 +146,12 @@ func quantity(t *testing.T, raw json.RawMessage) uint64 {
 // toParity converts the call tracer's answer for a block into trace_block's
 // (Parity's) format: the frames depth first, each with its path.
 func toParity(block uint64, res []struct {
-	TxHash string    `json:"txHash"`
-	Result callTrace `json:"result"`
+	TxHash string          `json:"txHash"`
+	Result tracetest.Frame `json:"result"`
 }) []any {
 	var out []any
-	var walk func(i int, tx string, f callTrace, path []int)
-	walk = func(i int, tx string, f callTrace, path []int) {
+	var walk func(i int, tx string, f tracetest.Frame, path []int)
+	walk = func(i int, tx string, f tracetest.Frame, path []int) {
 		action := map[string]any{"from": f.From, "gas": f.Gas, "value": f.Value}
 		typ := "call"
 		var result map[string]any
@@ -233,8 +234,8 @@ func TestFaults(t *testing.T) {
 			serve: map[string]func([]json.RawMessage) (any, error){"trace_block": func(params []json.RawMessage) (any, error) {
 				n := quantity(t, params[0])
 				var res []struct {
-					TxHash string    `json:"txHash"`
-					Result callTrace `json:"result"`
+					TxHash string          `json:"txHash"`
+					Result tracetest.Frame `json:"result"`
 				}
 				if err := p.node.CallContext(ctx, &res, "debug_traceBlockByNumber", hexutil.Uint64(n), map[string]string{"tracer": "callTracer"}); err != nil {
 					return nil, err

@@ -23,6 +23,7 @@ import (
 	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/internal/gethtest"
+	"github.com/chainhost/chainhost/internal/tracetest"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
@@ -344,7 +345,7 @@ func checkFrames(t *testing.T, c *rpc.Client, blocks []evmapi.Block) {
 		if len(b.Transactions) == 0 {
 			continue
 		}
-		want := tracedFrames(t, c, uint64(b.Number))
+		want := tracetest.Frames(t, c, uint64(b.Number))
 		if len(want) != len(b.Transactions) {
 			t.Fatalf("block %d: %d transactions, the call tracer traced %d", b.Number, len(b.Transactions), len(want))
 		}
@@ -356,46 +357,6 @@ func checkFrames(t *testing.T, c *rpc.Client, blocks []evmapi.Block) {
 			}
 		}
 	}
-}
-
-// callTrace is a frame of the call tracer's answer, read apart from
-// evmapi.TracedFrame so that the test checks the package's flattening.
-type callTrace struct {
-	Type    string          `json:"type"`
-	From    common.Address  `json:"from"`
-	To      *common.Address `json:"to"`
-	Value   *hexutil.Big    `json:"value"`
-	Gas     hexutil.Uint64  `json:"gas"`
-	GasUsed hexutil.Uint64  `json:"gasUsed"`
-	Error   string          `json:"error"`
-	Calls   []callTrace     `json:"calls"`
-}
-
-func tracedFrames(t *testing.T, c *rpc.Client, number uint64) [][]evmapi.CallFrame {
-	t.Helper()
-	var res []struct {
-		Result callTrace `json:"result"`
-	}
-	if err := c.CallContext(context.Background(), &res, "debug_traceBlockByNumber", hexutil.Uint64(number), map[string]string{"tracer": "callTracer"}); err != nil {
-		t.Fatalf("debug_traceBlockByNumber %d: %v", number, err)
-	}
-	var flatten func(out []evmapi.CallFrame, f callTrace, depth int) []evmapi.CallFrame
-	flatten = func(out []evmapi.CallFrame, f callTrace, depth int) []evmapi.CallFrame {
-		c := evmapi.CallFrame{Type: f.Type, From: f.From, Value: f.Value, Gas: f.Gas, GasUsed: f.GasUsed, Depth: depth, Reverted: f.Error != ""}
-		if f.To != nil {
-			c.To = *f.To
-		}
-		out = append(out, c)
-		for _, sub := range f.Calls {
-			out = flatten(out, sub, depth+1)
-		}
-		return out
-	}
-	out := make([][]evmapi.CallFrame, len(res))
-	for i, r := range res {
-		out[i] = flatten(nil, r.Result, 0)
-	}
-	return out
 }
 
 func jsonEqual(t *testing.T, a, b any) bool {

@@ -28,6 +28,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
+	"github.com/chainhost/chainhost/internal/tracetest"
 	"github.com/chainhost/chainhost/plugins/evm"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 )
@@ -209,53 +210,6 @@ func metricValue(f *dto.MetricFamily) float64 {
 	return v
 }
 
-// callTrace is a frame of go-ethereum's call tracer's answer.
-type callTrace struct {
-	Type    string          `json:"type"`
-	From    common.Address  `json:"from"`
-	To      *common.Address `json:"to"`
-	Value   *hexutil.Big    `json:"value"`
-	Gas     hexutil.Uint64  `json:"gas"`
-	GasUsed hexutil.Uint64  `json:"gasUsed"`
-	Error   string          `json:"error"`
-	Calls   []callTrace     `json:"calls"`
-}
-
-// tracedFrames returns the frames debug_traceBlockByNumber with the call
-// tracer reports for each transaction of a block, flattened in execution
-// order (depth first) as evmapi.CallFrame: a creation that failed, which
-// the tracer reports without "to", has the zero address.
-func tracedFrames(t *testing.T, ix *rpc.Client, number uint64) [][]evmapi.CallFrame {
-	t.Helper()
-	var res []struct {
-		Result callTrace `json:"result"`
-		Error  string    `json:"error"`
-	}
-	if err := ix.CallContext(t.Context(), &res, "debug_traceBlockByNumber", hexutil.Uint64(number), map[string]string{"tracer": "callTracer"}); err != nil {
-		t.Fatalf("debug_traceBlockByNumber %d: %v", number, err)
-	}
-	var flatten func(out []evmapi.CallFrame, f callTrace, depth int) []evmapi.CallFrame
-	flatten = func(out []evmapi.CallFrame, f callTrace, depth int) []evmapi.CallFrame {
-		c := evmapi.CallFrame{Type: f.Type, From: f.From, Value: f.Value, Gas: f.Gas, GasUsed: f.GasUsed, Depth: depth, Reverted: f.Error != ""}
-		if f.To != nil {
-			c.To = *f.To
-		}
-		out = append(out, c)
-		for _, sub := range f.Calls {
-			out = flatten(out, sub, depth+1)
-		}
-		return out
-	}
-	out := make([][]evmapi.CallFrame, len(res))
-	for i, r := range res {
-		if r.Error != "" {
-			t.Fatalf("block %d tx %d: call tracer: %s", number, i, r.Error)
-		}
-		out[i] = flatten(nil, r.Result, 0)
-	}
-	return out
-}
-
 // jsonEqual compares two values by their JSON.
 func jsonEqual(t *testing.T, a, b any) bool {
 	t.Helper()
@@ -274,7 +228,7 @@ func jsonEqual(t *testing.T, a, b any) bool {
 func checkFrames(t *testing.T, ix *rpc.Client, blocks []evmapi.Block) {
 	t.Helper()
 	for _, b := range blocks {
-		want := tracedFrames(t, ix, uint64(b.Number))
+		want := tracetest.Frames(t, ix, uint64(b.Number))
 		if len(want) != len(b.Transactions) {
 			t.Fatalf("block %d: %d transactions, the call tracer traced %d", b.Number, len(b.Transactions), len(want))
 		}

@@ -41,10 +41,6 @@ const dcPageSize = 50
 // none: no block is ever added) and the data module with the indexer's
 // batches given; public-url keeps /v1/chains the same on every port.
 func dcConfig(t *testing.T, file string, perRequest, inFlight int) string {
-	var genesis bytes.Buffer
-	if err := json.Compact(&genesis, []byte(testchain.GenesisJSON)); err != nil {
-		t.Fatal(err)
-	}
 	return fmt.Sprintf(`
 chains:
   - alias: C
@@ -58,7 +54,17 @@ modules:
       public-url: http://node.invalid
       rate-limit: {anonymous: {per-second: 0}}
       indexer: {blocks-per-request: %d, requests-in-flight: %d}
-`, genesis.String(), file, perRequest, inFlight)
+`, testchainGenesis(t), file, perRequest, inFlight)
+}
+
+// testchainGenesis is the genesis of internal/testchain's chains on one
+// line, as a chain entry's inline genesis.
+func testchainGenesis(t *testing.T) string {
+	var genesis bytes.Buffer
+	if err := json.Compact(&genesis, []byte(testchain.GenesisJSON)); err != nil {
+		t.Fatal(err)
+	}
+	return genesis.String()
 }
 
 // TestDataAPICrash: the data module indexes a pre-built chain while it is

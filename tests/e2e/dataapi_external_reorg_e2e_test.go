@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -33,10 +32,6 @@ var xcChain = testchain.Options{Txs: 600, TxsPerBlock: 10, Mix: testchain.Varied
 // for each transaction, with the dev API (so that debug_setHead rewinds
 // it: the node keeps no index, xcUpstreamArgs).
 func xcUpstreamConfig(t *testing.T, file string) string {
-	var genesis bytes.Buffer
-	if err := json.Compact(&genesis, []byte(testchain.GenesisJSON)); err != nil {
-		t.Fatal(err)
-	}
 	return fmt.Sprintf(`
 chains:
   - alias: C
@@ -44,7 +39,7 @@ chains:
     genesis: %s
     config: {block-production: auto, dev-api-enabled: true, import-chain-file: %q}
 modules: []
-`, genesis.String(), file)
+`, testchainGenesis(t), file)
 }
 
 // xcUpstreamArgs turn the upstream's index off: a rewind is refused on a
