@@ -144,7 +144,6 @@ func BenchmarkDataAPIExternalCatchUp(b *testing.B) {
 	}
 	_, built := nodetest.Binaries(b)
 	upDir, upPlugins := b.TempDir(), b.TempDir()
-	installLink(b, built, upPlugins, "evm")
 	upConfig := fmt.Sprintf(`
 log-display-level: WARN
 chains:
@@ -153,8 +152,15 @@ chains:
     genesis: %s
     config: {block-production: none, import-chain-file: %q}
 %s`, compactJSON(b, testchain.GenesisJSON), chain.File, dataModuleConfig)
-	upOpts := nodetest.Options{Config: upConfig, DataDir: upDir, PluginDir: upPlugins, Args: []string{"--api-admin-enabled=true"}}
+	// admin.loadVMs answers once the import is done: minutes on a busy
+	// machine, past the default write timeout.
+	upOpts := nodetest.Options{Config: upConfig, DataDir: upDir, PluginDir: upPlugins,
+		Args: []string{"--api-admin-enabled=true", "--http-write-timeout=30m"}}
+	// The EVM is installed once the node runs: admin.loadVMs returns
+	// after the import, however long it takes.
 	up := nodetest.Start(b, upOpts)
+	installLink(b, built, upPlugins, "evm")
+	loadPlugins(b, up)
 	var head hexutil.Uint64
 	if err := up.Call(context.Background(), "/ext/bc/C/rpc", "eth_blockNumber", []any{}, &head); err != nil || uint64(head) != chain.Head {
 		b.Fatalf("after the import: head %d (%v), the chain file's %d", head, err, chain.Head)

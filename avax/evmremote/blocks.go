@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/trie"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
 )
@@ -68,11 +69,12 @@ type rpcLog struct {
 // indexer_getBlocks answers for them (evmapi.Block), read through the
 // standard JSON-RPC only. It answers fewer blocks (none) past the head.
 //
-// It asks eth_getBlockByNumber(n, true) for the blocks in one batch, then
-// in a second batch the receipts (eth_getBlockReceipts, or
-// eth_getTransactionReceipt per transaction where the node lacks it) and
-// the call frames (debug_traceBlockByHash with the call tracer, or
-// trace_block, or none: Tracing) of those with transactions.
+// It asks eth_getBlockByNumber(n, true) for the blocks in one batch, then,
+// at once, the receipts (eth_getBlockReceipts, or
+// eth_getTransactionReceipt per transaction where the node lacks it) in a
+// batch and the call frames (debug_traceBlockByHash with the call tracer,
+// or trace_block, or none: Tracing) of those with transactions, a few
+// blocks a request.
 //
 // An answer is refused, never returned, with an ErrMalformed error when:
 // a field has the wrong JSON type or is missing; a block has another
@@ -183,6 +185,9 @@ func decodeBlock(raw json.RawMessage, num uint64) (*rpcBlock, error) {
 // maxBatch is the most requests a Client sends in one batch.
 const maxBatch = 500
 
+// tracesPerRequest is how many blocks' traces one request asks for.
+const tracesPerRequest = 2
+
 // complete reads the receipts and frames of the blocks with transactions
 // in one batch and assembles the answer.
 func (c *Client) complete(ctx context.Context, caps *capabilities, blocks []*rpcBlock) ([]evmapi.Block, error) {
@@ -191,7 +196,7 @@ func (c *Client) complete(ctx context.Context, caps *capabilities, blocks []*rpc
 		trace    json.RawMessage
 	}
 	all := make([]reads, len(blocks))
-	var batch []rpc.BatchElem
+	var receipts, traces []rpc.BatchElem
 	for i, b := range blocks {
 		if len(b.txs) == 0 {
 			continue
@@ -199,27 +204,36 @@ func (c *Client) complete(ctx context.Context, caps *capabilities, blocks []*rpc
 		r := &all[i]
 		if caps.blockReceipts {
 			r.receipts = make([]json.RawMessage, 1)
-			batch = append(batch, rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{*b.Hash}, Result: &r.receipts[0]})
+			receipts = append(receipts, rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{*b.Hash}, Result: &r.receipts[0]})
 		} else {
 			r.receipts = make([]json.RawMessage, len(b.txs))
 			for j := range b.txs {
-				batch = append(batch, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{*b.txs[j].Hash}, Result: &r.receipts[j]})
+				receipts = append(receipts, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{*b.txs[j].Hash}, Result: &r.receipts[j]})
 			}
 		}
 		switch caps.tracing {
 		case TracingDebug:
-			batch = append(batch, rpc.BatchElem{Method: "debug_traceBlockByHash", Args: []any{*b.Hash, evmapi.CallTracerConfig}, Result: &r.trace})
+			traces = append(traces, rpc.BatchElem{Method: "debug_traceBlockByHash", Args: []any{*b.Hash, evmapi.CallTracerConfig}, Result: &r.trace})
 		case TracingTrace:
-			batch = append(batch, rpc.BatchElem{Method: "trace_block", Args: []any{*b.Number}, Result: &r.trace})
+			traces = append(traces, rpc.BatchElem{Method: "trace_block", Args: []any{*b.Number}, Result: &r.trace})
 		}
 	}
-	// Nodes cap the requests of a batch (geth: 1,000 by default).
-	for part := range slices.Chunk(batch, maxBatch) {
-		if err := c.rpc.BatchCallContext(ctx, part); err != nil {
-			return nil, c.wrap(fmt.Errorf("receipts and traces of blocks %d-%d: %w", *blocks[0].Number, *blocks[len(blocks)-1].Number, err))
-		}
+	// A node answers the calls of one batch one after the other, and
+	// tracing is most of its work: the traces go a few blocks a request,
+	// beside the receipts, so that the node traces on all its cores (the
+	// requests in flight stay within Options.InFlight). Nodes also cap the
+	// requests of a batch (geth: 1,000 by default).
+	var parts [][]rpc.BatchElem
+	parts = slices.AppendSeq(parts, slices.Chunk(receipts, maxBatch))
+	parts = slices.AppendSeq(parts, slices.Chunk(traces, tracesPerRequest))
+	g, gctx := errgroup.WithContext(ctx)
+	for _, part := range parts {
+		g.Go(func() error { return c.rpc.BatchCallContext(gctx, part) })
 	}
-	for _, e := range batch {
+	if err := g.Wait(); err != nil {
+		return nil, c.wrap(fmt.Errorf("receipts and traces of blocks %d-%d: %w", *blocks[0].Number, *blocks[len(blocks)-1].Number, err))
+	}
+	for _, e := range slices.Concat(receipts, traces) {
 		if e.Error != nil {
 			return nil, c.wrap(fmt.Errorf("%s %v: %w", e.Method, e.Args[0], e.Error))
 		}
