@@ -321,3 +321,31 @@ func TestDataAPIExternalRefused(t *testing.T) {
 		t.Errorf("a block of the refused chain: %d %v, want 404", status, err)
 	}
 }
+
+// TestDataAPIExternalReorgTooDeep: a reorganisation deeper than
+// max-reorg-depth is not rolled back: the chain's indexing stops with an
+// error in its health that says what to do, and what was indexed is
+// served as it was.
+func TestDataAPIExternalReorgTooDeep(t *testing.T) {
+	chain, err := testchain.Generate(t.TempDir(), testchain.Options{Txs: 60, TxsPerBlock: 10, Mix: testchain.Varied})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := nodetest.Start(t, nodetest.Options{Config: xcUpstreamConfig(t, chain.File), Args: xcUpstreamArgs})
+	rpcURL := up.URL + "/ext/bc/C/rpc"
+	n := nodetest.Start(t, nodetest.Options{Config: xcIndexerConfig(t, rpcURL, "pebble", "          max-reorg-depth: 3\n")})
+	xcWaitSame(t, n, rpcURL, xcName)
+	before := xcChainFromRPC(t, rpcURL, chain.Addresses)
+	reorgC(t, up, 5)
+	plugintest.Eventually(t, time.Minute, func() error {
+		h := dcModuleHealth(t, n).Details.Chains[xcName]
+		if h["upstream"] != "refused" || !strings.Contains(fmt.Sprint(h["error"]), "deeper than max-reorg-depth (3)") {
+			return fmt.Errorf("health of %s: %v, want upstream refused: deeper than max-reorg-depth", xcName, h)
+		}
+		return nil
+	})
+	last := before.Hashes[len(before.Hashes)-1]
+	if status, body, err := dcGet(fmt.Sprintf("%s/v1/chains/%d/blocks/%d", n.URL, testchain.ChainID, before.Head)); err != nil || status != http.StatusOK || !bytes.Contains(body, []byte(last.Hex())) {
+		t.Errorf("the last block indexed before the reorganisation: %d %s %v, want it served as it was (%s)", status, body, err, last)
+	}
+}

@@ -281,10 +281,10 @@ func (x *Indexer) update(chain ids.ID, change func(*Chain)) {
 		x.rates[chain] = r
 	}
 	c.Rate, c.ETA = r.observe(time.Now(), c.Height, c.Accepted)
-	name, height, acc := x.nameLocked(c), c.Height, c.Accepted
+	name, height, acc, rate, eta := x.nameLocked(c), c.Height, c.Accepted, c.Rate, c.ETA
 	x.mu.Unlock()
-	x.metrics.rate.WithLabelValues(name).Set(c.Rate)
-	x.metrics.eta.WithLabelValues(name).Set(c.ETA.Seconds())
+	x.metrics.rate.WithLabelValues(name).Set(rate)
+	x.metrics.eta.WithLabelValues(name).Set(eta.Seconds())
 	x.metrics.height.WithLabelValues(name).Set(float64(height))
 	x.metrics.accepted.WithLabelValues(name).Set(float64(acc))
 	x.metrics.lag.WithLabelValues(name).Set(float64(acc - min(acc, height)))

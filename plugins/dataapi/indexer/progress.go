@@ -65,7 +65,7 @@ func (x *Indexer) logProgress(ctx context.Context) {
 			case c.Indexed && lag > 0 && c.Rate > 0:
 				behind[name] = true
 				x.log.Info("catching up", "chain", name, "height", c.Height, "head", c.Accepted, "behind", lag,
-					"blocks_per_second", int64(c.Rate), "eta", c.ETA.Round(time.Second))
+					"blocks_per_second", int64(c.Rate), "eta", c.ETA.Round(time.Second).String())
 			case lag == 0 && behind[name]:
 				delete(behind, name)
 				x.log.Info("caught up", "chain", name, "height", c.Height)

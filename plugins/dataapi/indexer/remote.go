@@ -266,11 +266,16 @@ func (f *follower) checkTip(ctx context.Context, head evmremote.Header) error {
 // write of the store; it returns the new state.
 func (f *follower) rollback(ctx context.Context, at uint64) (store.ChainState, error) {
 	r := f.remote
+	// The depth counts from the last block indexed: the fork's common
+	// block is floor or above.
+	old, _ := f.x.height(f.chain)
 	floor := r.cfg.StartBlock
-	if at > r.cfg.MaxReorgDepth {
-		floor = max(floor, at-r.cfg.MaxReorgDepth)
+	if old > r.cfg.MaxReorgDepth {
+		floor = max(floor, old-r.cfg.MaxReorgDepth)
 	}
-	fork, found := at, false
+	// fork is the lowest block seen to differ; at+1 while none does (the
+	// upstream went back to the indexed branch meanwhile).
+	fork, found := at+1, false
 	for hi := at + 1; hi > floor && !found; {
 		lo := max(floor, hi-min(hi-floor, uint64(r.cfg.BlocksPerRequest)))
 		hs, err := r.client.Headers(ctx, lo, int(hi-lo))
@@ -290,12 +295,22 @@ func (f *follower) rollback(ctx context.Context, at uint64) (store.ChainState, e
 		}
 		hi = lo
 	}
-	if !found && fork > r.cfg.StartBlock {
+	switch {
+	case !found && fork == at+1:
+		// Nothing compared: the upstream's chain ends below floor for now.
+		return store.ChainState{}, fmt.Errorf("the upstream's head is below block %d, which is indexed: waiting for it to grow", floor)
+	case !found && fork > r.cfg.StartBlock:
 		return store.ChainState{}, &errRefused{fmt.Errorf("the chain reorganised below block %d, deeper than max-reorg-depth (%d): "+
 			"remove the chain's index to index it again (docs/data-api.md, \"Indexing a chain of another node\")", fork, r.cfg.MaxReorgDepth)}
 	}
-	old, _ := f.x.height(f.chain)
+	if fork > old {
+		return f.x.store.State(ctx, f.chain)
+	}
 	state, err := f.x.store.Rollback(ctx, f.chain, fork)
+	if errors.Is(err, store.ErrNoUndo) {
+		return store.ChainState{}, &errRefused{fmt.Errorf("roll back from block %d: %w; "+
+			"remove the chain's index to index it again (docs/data-api.md, \"Indexing a chain of another node\")", fork, err)}
+	}
 	if err != nil {
 		return store.ChainState{}, fmt.Errorf("roll back from block %d: %w", fork, err)
 	}
