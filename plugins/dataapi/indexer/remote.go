@@ -301,7 +301,7 @@ func (f *follower) rollback(ctx context.Context, at uint64) (store.ChainState, e
 		return store.ChainState{}, fmt.Errorf("the upstream's head is below block %d, which is indexed: waiting for it to grow", floor)
 	case !found && fork > r.cfg.StartBlock:
 		return store.ChainState{}, &errRefused{fmt.Errorf("the chain reorganised below block %d, deeper than max-reorg-depth (%d): "+
-			"remove the chain's index to index it again (docs/data-api.md, \"Indexing a chain of another node\")", fork, r.cfg.MaxReorgDepth)}
+			"give the chain another name, or remove the module's store, to index it afresh (docs/data-api.md, \"Indexing a chain of another node\")", fork, r.cfg.MaxReorgDepth)}
 	}
 	if fork > old {
 		return f.x.store.State(ctx, f.chain)
@@ -309,7 +309,7 @@ func (f *follower) rollback(ctx context.Context, at uint64) (store.ChainState, e
 	state, err := f.x.store.Rollback(ctx, f.chain, fork)
 	if errors.Is(err, store.ErrNoUndo) {
 		return store.ChainState{}, &errRefused{fmt.Errorf("roll back from block %d: %w; "+
-			"remove the chain's index to index it again (docs/data-api.md, \"Indexing a chain of another node\")", fork, err)}
+			"give the chain another name, or remove the module's store, to index it afresh (docs/data-api.md, \"Indexing a chain of another node\")", fork, err)}
 	}
 	if err != nil {
 		return store.ChainState{}, fmt.Errorf("roll back from block %d: %w", fork, err)
