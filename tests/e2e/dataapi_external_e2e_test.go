@@ -115,15 +115,15 @@ func TestDataAPIExternalChainhost(t *testing.T) {
 			xcWaitSame(t, a, rpcURL, "C")
 			xcWaitSame(t, b, rpcURL, cChain.Name)
 			chain := xcChainFromRPC(t, rpcURL, []common.Address{common.HexToAddress(evmLocalAddr)})
-			xcSameDump(t, withoutChainNames(dcDump(t, b.URL, chain)), withoutChainNames(dcDump(t, a.URL, chain)))
+			xcSameDump(t, acrossNodes(dcDump(t, b.URL, chain)), acrossNodes(dcDump(t, a.URL, chain)))
 		})
 	}
 }
 
-// withoutChainNames returns a dump of dcDump without the answers that name
-// the chain, which differ between a node's own chain and the same chain
+// acrossNodes returns a dump of dcDump without the answers that name the
+// chain, which differ between a node's own chain and the same chain
 // indexed through its URL: /v1/chains and the chains of each address.
-func withoutChainNames(dump []byte) []byte {
+func acrossNodes(dump []byte) []byte {
 	var out []byte
 	for line := range bytes.Lines(dump) {
 		path, _, _ := bytes.Cut(line, []byte(" "))
