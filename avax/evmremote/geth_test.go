@@ -132,7 +132,10 @@ func activity(t testing.TB, url string, from common.Address, key *ecdsa.PrivateK
 			out[x.name] = h
 			continue
 		}
-		args := map[string]any{"from": from, "data": hexutil.Bytes(x.data), "value": (*hexutil.Big)(big.NewInt(x.value)), "gas": hexutil.Uint64(x.gas)}
+		// The nonce is given: geth's own comes from its pool, which lags
+		// for a moment while a block of the previous transaction is made.
+		args := map[string]any{"from": from, "data": hexutil.Bytes(x.data), "value": (*hexutil.Big)(big.NewInt(x.value)),
+			"gas": hexutil.Uint64(x.gas), "nonce": nonce + hexutil.Uint64(i)}
 		if x.to != nil {
 			args["to"] = x.to
 		}
