@@ -21,8 +21,8 @@ var _ database.Database = (*DB)(nil)
 //
 // Writes do not wait for the disk: goleveldb journals each write before it
 // returns, so a crash of the process loses nothing the VM was told is
-// written; only a crash of the machine may lose the latest writes, which
-// the VM then makes again from its accepted blocks as after any restart.
+// written; only a crash of the machine may lose the latest writes, as with
+// the host's own unsynced writes (storage.DB.Write).
 type DB struct {
 	ns     *storage.Namespace
 	closed atomic.Bool
