@@ -10,6 +10,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/crypto/secp256k1"
+	"github.com/ava-labs/avalanchego/version"
 	"github.com/ava-labs/avalanchego/vms/example/xsvm/api"
 	"github.com/chainhost/chainhost/compat/rpcchainvm/harness"
 	"github.com/chainhost/chainhost/core/nodetest"
@@ -121,9 +122,11 @@ chains:
 	if !failed {
 		t.Fatalf("admin.loadVMs: %s not in failedVMs: %+v", vm, reply)
 	}
-	for _, version := range []string{"protocol version 45", "protocol version 44"} {
-		if !strings.Contains(why, version) {
-			t.Errorf("admin.loadVMs: failedVMs[%s] = %q, which does not name %q", vm, why, version)
+	// As avalanchego words it: "... implements RPCChainVM protocol version
+	// 45. The VM ... implements RPCChainVM protocol version 44 ...".
+	for _, v := range []uint{version.RPCChainVMProtocol, 44} {
+		if named := fmt.Sprintf("protocol version %d", v); !strings.Contains(why, named) {
+			t.Errorf("admin.loadVMs: failedVMs[%s] = %q, which does not name %q", vm, why, named)
 		}
 	}
 	if _, ok := reply.NewVMs[vm]; ok {
