@@ -112,37 +112,42 @@ func (n *Namespace) Delete(key []byte) error {
 // may keep. fn returning ErrStopIteration ends the iteration with a nil
 // error; any other error ends it and is returned as is.
 func (n *Namespace) Iterate(prefix, start []byte, fn func(key, value []byte) error) error {
-	if err := n.db.acquire(); err != nil {
-		return err
-	}
-	defer n.db.release()
-
-	r := util.BytesPrefix(n.key(prefix))
-	if len(start) > 0 {
-		if s := n.key(start); bytes.Compare(s, r.Start) > 0 {
-			r.Start = s
-		}
-	}
-	it := n.db.ldb.NewIterator(r, nil)
+	it := n.NewIterator(prefix, start)
 	defer it.Release()
 	for it.Next() {
-		if n.db.closed.Load() {
-			return ErrClosed
-		}
-		k := bytes.Clone(it.Key()[len(n.keys):])
-		v := bytes.Clone(it.Value())
-		if err := fn(k, v); err != nil {
+		if err := fn(it.Key(), it.Value()); err != nil {
 			if errors.Is(err, ErrStopIteration) {
 				return nil
 			}
 			return err
 		}
 	}
-	if err := it.Error(); err != nil {
-		return fmt.Errorf("iterate: %w", mapErr(err))
+	return it.Error()
+}
+
+// Compact rewrites the stored keys of n from start up to, not including,
+// limit (nil start: from the first key; nil limit: through the last),
+// discarding deleted and overwritten versions.
+func (n *Namespace) Compact(start, limit []byte) error {
+	if err := n.db.acquire(); err != nil {
+		return err
+	}
+	defer n.db.release()
+	r := util.BytesPrefix(n.keys)
+	if start != nil {
+		r.Start = n.key(start)
+	}
+	if limit != nil {
+		r.Limit = n.key(limit)
+	}
+	if err := n.db.ldb.CompactRange(*r); err != nil {
+		return fmt.Errorf("compact: %w", mapErr(err))
 	}
 	return nil
 }
+
+// DB returns the database n belongs to, which writes its batches.
+func (n *Namespace) DB() *DB { return n.db }
 
 // Names returns, sorted, the names of the namespaces nested in n that
 // hold keys, skipping over each one's keys rather than reading them.

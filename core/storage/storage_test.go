@@ -355,6 +355,110 @@ func TestIterateMayWrite(t *testing.T) {
 	}
 }
 
+func TestIteratorReadsASnapshot(t *testing.T) {
+	db, _ := openTest(t)
+	ns := db.Namespace("n")
+	mustPut(t, ns, "a", "1")
+	mustPut(t, ns, "b", "2")
+	it := ns.NewIterator(nil, nil)
+	defer it.Release()
+	mustPut(t, ns, "c", "3")
+	if err := ns.Delete([]byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for it.Next() {
+		got = append(got, string(it.Key())+"="+string(it.Value()))
+	}
+	if err := it.Error(); err != nil {
+		t.Fatalf("Error: %v", err)
+	}
+	if want := []string{"a=1", "b=2"}; !slices.Equal(got, want) {
+		t.Errorf("pairs = %q, want %q (the keys when the iterator was made)", got, want)
+	}
+	if it.Next() || it.Key() != nil || it.Value() != nil {
+		t.Errorf("after the end: Next true or Key %q, Value %q not nil", it.Key(), it.Value())
+	}
+}
+
+func TestIteratorHoldsCloseUntilRelease(t *testing.T) {
+	db, _ := openTest(t)
+	ns := db.Namespace("n")
+	mustPut(t, ns, "a", "1")
+	mustPut(t, ns, "b", "2")
+	it := ns.NewIterator(nil, nil)
+	if !it.Next() {
+		t.Fatalf("Next = false, %v", it.Error())
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	for !db.closed.Load() {
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while an iterator was held", err)
+	default:
+	}
+	if string(it.Key()) != "a" || string(it.Value()) != "1" {
+		t.Errorf("current pair during Close = %q, %q; want a, 1", it.Key(), it.Value())
+	}
+	if it.Next() {
+		t.Error("Next after Close began = true")
+	}
+	if !errors.Is(it.Error(), ErrClosed) {
+		t.Errorf("Error = %v, want ErrClosed", it.Error())
+	}
+	// Next returning false let Close finish; Release is still harmless.
+	if err := <-closed; err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	it.Release()
+}
+
+func TestIteratorReleaseLetsCloseFinish(t *testing.T) {
+	db, _ := openTest(t)
+	ns := db.Namespace("n")
+	mustPut(t, ns, "a", "1")
+	it := ns.NewIterator(nil, nil)
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	for !db.closed.Load() {
+	}
+	it.Release()
+	it.Release()
+	if err := <-closed; err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if it.Next() || it.Error() != nil {
+		t.Errorf("Next after Release = true or Error = %v", it.Error())
+	}
+}
+
+func TestCompactKeepsKeys(t *testing.T) {
+	db, _ := openTest(t)
+	ns, other := db.Namespace("n"), db.Namespace("o")
+	for i := range 100 {
+		mustPut(t, ns, fmt.Sprintf("k%02d", i), "v")
+		mustPut(t, other, fmt.Sprintf("k%02d", i), "v")
+	}
+	for i := range 50 {
+		if err := ns.Delete([]byte(fmt.Sprintf("k%02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range [][2][]byte{{nil, nil}, {[]byte("k10"), []byte("k60")}, {[]byte("z"), []byte("a")}} {
+		if err := ns.Compact(r[0], r[1]); err != nil {
+			t.Fatalf("Compact(%q, %q): %v", r[0], r[1], err)
+		}
+	}
+	if got := keysOf(t, ns); len(got) != 50 || got[0] != "k50" {
+		t.Errorf("keys after Compact: %d from %q, want 50 from k50", len(got), got)
+	}
+	if got := keysOf(t, other); len(got) != 100 {
+		t.Errorf("other namespace after Compact: %d keys, want 100", len(got))
+	}
+}
+
 func TestReopenPersists(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	db, err := Open(dir)
@@ -422,6 +526,15 @@ func TestOpsAfterClose(t *testing.T) {
 		{"Delete", func() error { return ns.Delete([]byte("k")) }},
 		{"Write", func() error { return db.Write(b, true) }},
 		{"Iterate", func() error { return ns.Iterate(nil, nil, func(_, _ []byte) error { return nil }) }},
+		{"NewIterator", func() error {
+			it := ns.NewIterator(nil, nil)
+			defer it.Release()
+			if it.Next() {
+				return errors.New("Next = true")
+			}
+			return it.Error()
+		}},
+		{"Compact", func() error { return ns.Compact(nil, nil) }},
 		{"Namespace made after Close", func() error { return db.Namespace("new").Put([]byte("k"), nil) }},
 	}
 	for _, o := range ops {
