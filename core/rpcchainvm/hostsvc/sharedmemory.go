@@ -38,15 +38,18 @@ const maxPage = 1024
 // it, for a value a chain bootstrapping from peers has yet to see put;
 // one node never accepts an import before its export).
 type SharedMemory struct {
-	db    *storage.DB
-	mem   *sharedmemory.Memory
-	chain ids.ID
+	db      *storage.DB
+	mem     *sharedmemory.Memory
+	chain   ids.ID
+	isChain func(avaids.ID) bool
 }
 
 // NewSharedMemory returns the shared memory of chain, kept in mem, whose
 // namespaces are of db, the database of the chain's own database too.
-func NewSharedMemory(db *storage.DB, mem *sharedmemory.Memory, chain avaids.ID) *SharedMemory {
-	return &SharedMemory{db: db, mem: mem, chain: ids.ID(chain)}
+// isChain tells the chains of the node's config, the only peers a request
+// may name.
+func NewSharedMemory(db *storage.DB, mem *sharedmemory.Memory, chain avaids.ID, isChain func(avaids.ID) bool) *SharedMemory {
+	return &SharedMemory{db: db, mem: mem, chain: ids.ID(chain), isChain: isChain}
 }
 
 // Get returns the values peer put for the chain under keys; a key without
@@ -85,10 +88,14 @@ func (s *SharedMemory) Indexed(peer avaids.ID, traits [][]byte, startTrait, star
 // of what it put) and batches of the chain's database in one write of the
 // host's database: all of it lands, or none. A refused request writes
 // nothing and is an error that says "duplicate put" or "duplicate remove",
-// as avalanchego's; a batch of another database is an error.
+// as avalanchego's; a peer that is not a chain of the node, or a batch of
+// another database, is an error.
 func (s *SharedMemory) Apply(requests map[avaids.ID]*atomic.Requests, batches ...database.Batch) error {
 	var removes, puts []host.SharedRequests
 	for _, peer := range slices.SortedFunc(maps.Keys(requests), avaids.ID.Compare) {
+		if !s.isChain(peer) {
+			return fmt.Errorf("shared memory: apply: unknown peer chain %s (not a chain of this node)", peer)
+		}
 		r := requests[peer]
 		if len(r.RemoveRequests) > 0 {
 			removes = append(removes, host.SharedRequests{Peer: ids.ID(peer), Removes: r.RemoveRequests})

@@ -36,9 +36,10 @@ func newShared(t *testing.T) sharedSetup {
 	db := openDB(t)
 	mem := sharedmemory.New(db.Namespace("shared-memory"))
 	id0, id1 := avaids.GenerateTestID(), avaids.GenerateTestID()
+	isChain := func(id avaids.ID) bool { return id == id0 || id == id1 }
 	return sharedSetup{
 		db: db, mem: mem, id0: id0, id1: id1,
-		sm0: NewSharedMemory(db, mem, id0), sm1: NewSharedMemory(db, mem, id1),
+		sm0: NewSharedMemory(db, mem, id0, isChain), sm1: NewSharedMemory(db, mem, id1, isChain),
 		chainDB: chaindb.New(db.Namespace("chain-0")),
 	}
 }
@@ -164,6 +165,17 @@ func TestApplyForeignBatch(t *testing.T) {
 	}
 	if _, err := s.sm1.Get(s.id0, [][]byte{[]byte("k")}); !errors.Is(err, database.ErrNotFound) {
 		t.Fatalf("the put landed: %v", err)
+	}
+}
+
+// TestApplyUnknownPeer: a request naming a chain the node does not have
+// is refused, naming it.
+func TestApplyUnknownPeer(t *testing.T) {
+	s := newShared(t)
+	stranger := avaids.GenerateTestID()
+	err := s.sm0.Apply(map[avaids.ID]*atomic.Requests{stranger: {PutRequests: []*atomic.Element{{Key: []byte("k"), Value: []byte("v")}}}})
+	if err == nil || !strings.Contains(err.Error(), stranger.String()) {
+		t.Fatalf("a put for an unknown chain: %v", err)
 	}
 }
 
