@@ -31,7 +31,7 @@ func (s *Service) loadVMs(ctx context.Context, _ struct{}) (loadVMsResult, error
 		s.log.Info("module plugin registered", "name", mod.Desc.Name, "version", mod.Desc.Version, "path", mod.Path)
 	}
 	for _, vm := range scan.VMs {
-		res.NewVMs[vm.ID.String()] = append([]string{vm.Desc.Name}, vm.Desc.Aliases...)
+		res.NewVMs[vm.ID.String()] = vm.Aliases()
 		s.log.Info("VM registered", "name", vm.Desc.Name, "id", vm.ID, "version", vm.Desc.Version, "path", vm.Path)
 	}
 	if len(failed) > 0 {

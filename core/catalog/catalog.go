@@ -22,12 +22,29 @@ type VM struct {
 	ID   ids.ID
 	Path string
 	Desc pluginv1.Description
+	// RPCChainVM marks an avalanchego VM plugin (docs/rpcchainvm.md): its
+	// Desc holds only its name, its VM ID, and its aliases from vm-aliases.
+	RPCChainVM bool
 }
 
 // Names returns the names a chain config may use for the VM: its name, its
 // aliases and its CB58 ID.
 func (v *VM) Names() []string {
-	return append(append([]string{v.Desc.Name}, v.Desc.Aliases...), v.ID.String())
+	names := append([]string{v.Desc.Name}, v.Desc.Aliases...)
+	if v.Desc.Name != v.ID.String() {
+		names = append(names, v.ID.String())
+	}
+	return names
+}
+
+// Aliases are the names admin.loadVMs lists for the VM: its name and
+// aliases, or an avalanchego plugin's aliases alone, as avalanchego lists
+// them.
+func (v *VM) Aliases() []string {
+	if v.RPCChainVM {
+		return append([]string{}, v.Desc.Aliases...)
+	}
+	return append([]string{v.Desc.Name}, v.Desc.Aliases...)
 }
 
 // Module is an installed REST module plugin.
@@ -60,6 +77,10 @@ type Scan struct {
 type Catalog struct {
 	dir      string
 	describe func(ctx context.Context, path string) (pluginv1.Description, error)
+	// probe runs an avalanchego plugin's runtime handshake; nil: a binary
+	// named by a VM ID is described like any other.
+	probe     func(ctx context.Context, path string) error
+	vmAliases map[string][]string
 
 	mu      sync.RWMutex
 	known   map[string]bool // paths registered
@@ -74,6 +95,14 @@ func New(dir string) *Catalog {
 		dir: dir, describe: pluginhost.Describe,
 		known: map[string]bool{}, vms: map[string]*VM{}, modules: map[string]*Module{},
 	}
+}
+
+// WithRPCChainVM makes the catalog register avalanchego VM plugins, the
+// binaries named by a CB58 VM ID, once probe's handshake succeeds, with
+// their aliases from vmAliases (the node config's vm-aliases).
+func (c *Catalog) WithRPCChainVM(vmAliases map[string][]string, probe func(ctx context.Context, path string) error) *Catalog {
+	c.vmAliases, c.probe = vmAliases, probe
+	return c
 }
 
 // Dir is the plugin directory.
@@ -98,6 +127,12 @@ func (c *Catalog) Scan(ctx context.Context) (Scan, error) {
 		if known {
 			continue
 		}
+		if id, err := ids.FromString(e.Name()); err == nil && c.probe != nil {
+			if err := c.probeVM(ctx, path, id, &res); err != nil {
+				res.Failed[e.Name()] = err
+			}
+			continue
+		}
 		desc, err := c.describe(ctx, path)
 		if err == nil {
 			err = c.register(path, desc, &res)
@@ -107,6 +142,25 @@ func (c *Catalog) Scan(ctx context.Context) (Scan, error) {
 		}
 	}
 	return res, nil
+}
+
+// probeVM registers the avalanchego VM plugin at path, named by its VM ID,
+// once its runtime handshake succeeds.
+func (c *Catalog) probeVM(ctx context.Context, path string, id ids.ID, res *Scan) error {
+	if err := c.probe(ctx, path); err != nil {
+		return err
+	}
+	desc := pluginv1.Description{Kind: pluginv1.KindVM, Name: id.String(), VMID: id.String(), Aliases: c.vmAliases[id.String()]}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	vm := &VM{ID: id, Path: path, Desc: desc, RPCChainVM: true}
+	if n, other, taken := claim(c.vms, vm.Names(), vm); taken {
+		return fmt.Errorf("VM name %q is already used by %s", n, other.Path)
+	}
+	c.vmList = append(c.vmList, vm)
+	res.VMs = append(res.VMs, vm)
+	c.known[path] = true
+	return nil
 }
 
 // register adds one described binary to the catalog and to res.

@@ -29,7 +29,7 @@ type Chain struct {
 	listener *pluginhost.Listener
 
 	mu       sync.RWMutex
-	inst     *pluginhost.Instance
+	inst     Runtime
 	vmName   string
 	vmID     ids.ID
 	reason   string // why the chain is not running, when inst is nil
@@ -78,7 +78,7 @@ func (c *Chain) IndexKinds() []string {
 }
 
 // Instance returns the running plugin instance, or nil and why there is none.
-func (c *Chain) Instance() (*pluginhost.Instance, string) {
+func (c *Chain) Instance() (Runtime, string) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.inst, c.reason
@@ -106,7 +106,7 @@ func (c *Chain) VMID() ids.ID {
 	return c.configVMID
 }
 
-func (c *Chain) setInstance(inst *pluginhost.Instance, vmName string, vmID ids.ID) {
+func (c *Chain) setInstance(inst Runtime, vmName string, vmID ids.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inst, c.vmName, c.vmID, c.reason = inst, vmName, vmID, ""
@@ -170,4 +170,18 @@ func (c *Chain) handler(name string, onError httpwire.ErrorWriter, internal bool
 		c.handlers[name] = h
 	}
 	return h
+}
+
+// HeaderHandler returns the chain's handler routed by the
+// Avalanche-Api-Route header (an avalanchego VM's NewHTTPHandler,
+// docs/rpcchainvm.md); ok is false when it has none.
+func (c *Chain) HeaderHandler(onError httpwire.ErrorWriter) (h http.Handler, ok bool) {
+	inst, _ := c.Instance()
+	hr, is := inst.(interface {
+		HeaderHandler(onError httpwire.ErrorWriter) (http.Handler, bool)
+	})
+	if !is {
+		return nil, false
+	}
+	return hr.HeaderHandler(onError)
 }

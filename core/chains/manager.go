@@ -63,6 +63,8 @@ type Manager struct {
 	indexComplete sync.Once
 	// events reaches the chain registry's watchers.
 	events host.ChainEvents
+	// avalanche is what the avalanchego VM plugins share.
+	avalanche avalanche
 }
 
 // New registers the configured, enabled chains and their aliases. Nothing
@@ -106,7 +108,7 @@ func New(opts Options) (*Manager, error) {
 // newChain gives a chain the ID its config names or, without one, the ID
 // derived from its VM, genesis and alias.
 func newChain(cc config.Chain) (*Chain, error) {
-	genesis, err := cc.GenesisJSON()
+	genesis, err := cc.GenesisBytes()
 	if err != nil {
 		return nil, fmt.Errorf("chain %s: %w", cc.Alias, err)
 	}
@@ -150,7 +152,7 @@ func (m *Manager) StartPending(ctx context.Context) ([]*Chain, error) {
 	defer m.startMu.Unlock()
 	var started []*Chain
 	var refusals []error
-	for _, c := range m.chains {
+	for _, c := range m.startOrder() {
 		if inst, _ := c.Instance(); inst != nil {
 			continue
 		}
@@ -160,7 +162,11 @@ func (m *Manager) StartPending(ctx context.Context) ([]*Chain, error) {
 			m.opts.Log.Warn("chain waits for its VM", "chain", c.Alias, "vm", c.Config.VM)
 			continue
 		}
-		if err := m.start(ctx, c, vm); err != nil {
+		start := m.start
+		if vm.RPCChainVM {
+			start = m.startRPCChainVM
+		}
+		if err := start(ctx, c, vm); err != nil {
 			var refused *exposure.RefusedError
 			if errors.As(err, &refused) {
 				err = refused // its message is whole; the steps it came through add nothing
@@ -173,6 +179,20 @@ func (m *Manager) StartPending(ctx context.Context) ([]*Chain, error) {
 		started = append(started, c)
 	}
 	return started, errors.Join(refusals...)
+}
+
+// startOrder lists the chains in config order, those of avalanchego VM
+// plugins last: their VMs ask the P-Chain for validators as they start.
+func (m *Manager) startOrder() []*Chain {
+	var own, avalanche []*Chain
+	for _, c := range m.chains {
+		if vm, ok := m.opts.Plugins.LookupVM(c.Config.VM); ok && vm.RPCChainVM {
+			avalanche = append(avalanche, c)
+		} else {
+			own = append(own, c)
+		}
+	}
+	return append(own, avalanche...)
 }
 
 // listeners are the addresses c is served on: the main listener's host
@@ -237,18 +257,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	opts.OnStart = func(ctx context.Context, inst *pluginhost.Instance) error {
 		return m.backfill(ctx, c, inst, bootstrap)
 	}
-	opts.OnStateChange = func(s pluginhost.State, reason string) {
-		m.opts.Metrics.PluginUp(c.Alias, s == pluginhost.Running)
-		if s == pluginhost.Down {
-			m.opts.Metrics.PluginRestarted(c.Alias)
-			m.opts.Log.Warn("chain plugin down, restarting", "chain", c.Alias, "reason", reason)
-		}
-		// The first start is told below, once the chain has its
-		// instance; this tells the restarts and the stops.
-		if inst, _ := c.Instance(); inst != nil {
-			m.publish(c, s)
-		}
-	}
+	opts.OnStateChange = m.onStateChange(c)
 	inst, err := pluginhost.Start(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("start VM %s: %w", vm.Desc.Name, err)
@@ -257,6 +266,24 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	m.publish(c, pluginhost.Running)
 	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.Desc.Name, "handlers", inst.Handlers())
 	return nil
+}
+
+// onStateChange is what the host does when c's plugin changes state: the
+// plugin metrics, a log line when it went down, and the registry's
+// watchers told.
+func (m *Manager) onStateChange(c *Chain) func(s pluginhost.State, reason string) {
+	return func(s pluginhost.State, reason string) {
+		m.opts.Metrics.PluginUp(c.Alias, s == pluginhost.Running)
+		if s == pluginhost.Down {
+			m.opts.Metrics.PluginRestarted(c.Alias)
+			m.opts.Log.Warn("chain plugin down, restarting", "chain", c.Alias, "reason", reason)
+		}
+		// The first start is told by the start, once the chain has its
+		// instance; this tells the restarts and the stops.
+		if inst, _ := c.Instance(); inst != nil {
+			m.publish(c, s)
+		}
+	}
 }
 
 // publish tells the registry's watchers that c's plugin is now in state s:

@@ -16,9 +16,9 @@ func (c Chain) IsEnabled() bool { return c.Enabled == nil || *c.Enabled }
 // `{}` when neither is given.
 func (c Chain) GenesisJSON() ([]byte, error) {
 	if c.GenesisFile != "" {
-		b, err := os.ReadFile(c.GenesisFile)
+		b, err := readChainFile(c.Alias, "genesis", c.GenesisFile)
 		if err != nil {
-			return nil, fmt.Errorf("chain %s: read genesis: %w", c.Alias, err)
+			return nil, err
 		}
 		if !json.Valid(b) {
 			return nil, fmt.Errorf("chain %s: genesis file %s is not valid JSON", c.Alias, c.GenesisFile)
@@ -28,6 +28,52 @@ func (c Chain) GenesisJSON() ([]byte, error) {
 	b, err := valueJSON(c.Genesis)
 	if err != nil {
 		return nil, fmt.Errorf("chain %s: genesis: %w", c.Alias, err)
+	}
+	return b, nil
+}
+
+// GenesisBytes returns the genesis handed to an avalanchego VM plugin:
+// the genesis file's bytes unchanged when genesis-file is set, else the
+// inline genesis as JSON, and `{}` when neither is given.
+func (c Chain) GenesisBytes() ([]byte, error) {
+	if c.GenesisFile == "" {
+		return c.GenesisJSON()
+	}
+	return readChainFile(c.Alias, "genesis", c.GenesisFile)
+}
+
+// ConfigBytes returns the chain config handed to an avalanchego VM
+// plugin: config-file's bytes unchanged, else the inline config as JSON,
+// and nothing when neither is given, as avalanchego hands it.
+func (c Chain) ConfigBytes() ([]byte, error) {
+	return c.pluginBytes("config", c.Config, c.ConfigFile)
+}
+
+// UpgradeBytes returns the upgrade bytes handed to an avalanchego VM
+// plugin, as ConfigBytes does the config.
+func (c Chain) UpgradeBytes() ([]byte, error) {
+	return c.pluginBytes("upgrade", c.Upgrade, c.UpgradeFile)
+}
+
+func (c Chain) pluginBytes(what string, inline any, file string) ([]byte, error) {
+	switch {
+	case file != "":
+		return readChainFile(c.Alias, what, file)
+	case inline != nil:
+		b, err := valueJSON(inline)
+		if err != nil {
+			return nil, fmt.Errorf("chain %s: %s: %w", c.Alias, what, err)
+		}
+		return b, nil
+	default:
+		return nil, nil
+	}
+}
+
+func readChainFile(alias, what, path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("chain %s: read %s: %w", alias, what, err)
 	}
 	return b, nil
 }

@@ -101,6 +101,10 @@ type Config struct {
 	// digits; a pinned plugin whose binary differs is refused.
 	PluginSHA256 map[string]string `koanf:"plugin-sha256"`
 
+	// VMAliases: aliases of avalanchego VM plugins (rpcchainvm): VM ID (CB58)
+	// -> list of aliases, as avalanchego's VM aliases file.
+	VMAliases map[string][]string `koanf:"vm-aliases"`
+
 	// Chains: the chains this node runs, each an instance of a VM plugin.
 	Chains []Chain `koanf:"chains"`
 
@@ -122,10 +126,22 @@ type Chain struct {
 	VM string `koanf:"vm"`
 	// Genesis is the inline genesis, handed to the VM as JSON.
 	Genesis any `koanf:"genesis,omitempty"`
-	// GenesisFile is the path of a JSON genesis file (exclusive with Genesis).
+	// GenesisFile is the path of a genesis file (exclusive with Genesis):
+	// JSON for chainhost's VMs, any bytes for an avalanchego VM plugin.
 	GenesisFile string `koanf:"genesis-file,omitempty"`
 	// Config is the chain config, handed to the VM as JSON.
 	Config any `koanf:"config,omitempty"`
+	// ConfigFile is the path of a chain config file handed to an
+	// avalanchego VM plugin unchanged (exclusive with Config).
+	ConfigFile string `koanf:"config-file,omitempty"`
+	// Upgrade is the network upgrade overrides of an avalanchego VM
+	// plugin, handed as JSON (exclusive with UpgradeFile).
+	Upgrade any `koanf:"upgrade,omitempty"`
+	// UpgradeFile is the path of its upgrade file, handed unchanged.
+	UpgradeFile string `koanf:"upgrade-file,omitempty"`
+	// SubnetID is the subnet an avalanchego VM plugin's chain runs on
+	// (CB58); empty: the primary network.
+	SubnetID string `koanf:"subnet-id,omitempty"`
 	// LegacyIndexKinds are read-only index kinds: the host serves what the
 	// index holds of them at /ext/index/<alias>/<kind> and appends nothing
 	// (like the X-Chain's "vtx" index after linearization, docs/index.md "Legacy kinds").

@@ -21,6 +21,8 @@ func (c *Config) resolve(environ []string) error {
 	expand(&c.ProfileDir)
 	for i := range c.Chains {
 		expand(&c.Chains[i].GenesisFile)
+		expand(&c.Chains[i].ConfigFile)
+		expand(&c.Chains[i].UpgradeFile)
 	}
 	if err != nil {
 		return err

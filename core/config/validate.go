@@ -85,12 +85,37 @@ func (c *Config) Validate() error {
 			bad(key, "%q is not a sha256 (64 hex digits)", sum)
 		}
 	}
+	errs = append(errs, c.validateVMAliases()...)
 	usedBy := map[string]string{logging.MainLogger: "the node's own logger"}
 	errs = append(errs, c.validateChains(usedBy)...)
 	errs = append(errs, c.validateModules(usedBy)...)
 	errs = append(errs, c.validateListeners()...)
 	errs = append(errs, c.validateUnsafeAPIs()...)
 	return errors.Join(errs...)
+}
+
+// validateVMAliases checks that vm-aliases maps CB58 VM IDs to valid
+// aliases, none given twice.
+func (c *Config) validateVMAliases() []error {
+	var errs []error
+	aliasOf := map[string]string{}
+	for _, vm := range slices.Sorted(maps.Keys(c.VMAliases)) {
+		key := "vm-aliases." + vm
+		if _, err := ids.FromString(vm); err != nil {
+			errs = append(errs, fmt.Errorf("config: %s: %q is not a CB58 VM ID: %v", key, vm, err))
+		}
+		for _, a := range c.VMAliases[vm] {
+			switch {
+			case !isName(a):
+				errs = append(errs, fmt.Errorf("config: %s: %q is not a valid alias (letters, digits, _ and -)", key, a))
+			case aliasOf[a] != "":
+				errs = append(errs, fmt.Errorf("config: %s: alias %q is already an alias of VM %s", key, a, aliasOf[a]))
+			default:
+				aliasOf[a] = vm
+			}
+		}
+	}
+	return errs
 }
 
 // validateUnsafeAPIs checks that each entry of http-allow-unsafe-apis is
@@ -174,6 +199,17 @@ func (c *Config) validateChains(usedBy map[string]string) []error {
 		}
 		if ch.Genesis != nil && ch.GenesisFile != "" {
 			errs = append(errs, fmt.Errorf("config: %s: genesis and genesis-file are exclusive", at))
+		}
+		if ch.Config != nil && ch.ConfigFile != "" {
+			errs = append(errs, fmt.Errorf("config: %s: config and config-file are exclusive", at))
+		}
+		if ch.Upgrade != nil && ch.UpgradeFile != "" {
+			errs = append(errs, fmt.Errorf("config: %s: upgrade and upgrade-file are exclusive", at))
+		}
+		if ch.SubnetID != "" {
+			if _, err := ids.FromString(ch.SubnetID); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s.subnet-id: %q is not a CB58 subnet ID: %v", at, ch.SubnetID, err))
+			}
 		}
 		errs = append(errs, validateKinds(at+".legacy-index-kinds", ch.LegacyIndexKinds)...)
 		if ch.Listen != "" {

@@ -35,8 +35,10 @@ type Target struct {
 	Key string
 	// Instance is the running instance; nil when there is none, Reason
 	// says why.
-	Instance *pluginhost.Instance
-	Reason   string
+	Instance interface {
+		Health(ctx context.Context) pluginhost.Health
+	}
+	Reason string
 }
 
 // Checker computes the node's health.

@@ -31,7 +31,7 @@ import (
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/modules"
-	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/core/rpcchainvm"
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/sharedmemory"
 	"github.com/chainhost/chainhost/core/storage"
@@ -135,7 +135,10 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 		return nil, err
 	}
 	n.aliases = al
-	n.plugins = catalog.New(cfg.PluginDir)
+	probeLog := n.log.Named("rpcchainvm")
+	n.plugins = catalog.New(cfg.PluginDir).WithRPCChainVM(cfg.VMAliases, func(ctx context.Context, path string) error {
+		return rpcchainvm.Probe(ctx, path, probeLog)
+	})
 	n.chains, err = chains.New(chains.Options{
 		Config: cfg, DB: n.db, Indexes: n.indexes, Aliases: al, Plugins: n.plugins,
 		Logs: n.logs, Metrics: n.metrics, Log: n.log, OnIndexComplete: onIndexComplete, SocketDir: n.sockets,
@@ -214,8 +217,13 @@ func (n *Node) healthTargets() []health.Target {
 		out = append(out, health.Target{Key: "chain/" + c.Alias, Instance: inst, Reason: reason})
 	}
 	for _, mod := range n.modules.Modules() {
+		t := health.Target{Key: "module/" + mod.Name}
 		inst, reason := mod.Instance()
-		out = append(out, health.Target{Key: "module/" + mod.Name, Instance: inst, Reason: reason})
+		if inst != nil { // a nil *Instance would make a non-nil interface
+			t.Instance = inst
+		}
+		t.Reason = reason
+		out = append(out, t)
 	}
 	return out
 }
@@ -227,13 +235,17 @@ const logLevelTimeout = 2 * time.Second
 // logger changed the most verbose level it should emit, so that it does
 // not send lines nobody keeps.
 func (n *Node) forwardLogLevel(name string, p logging.LevelPair) {
-	var inst *pluginhost.Instance
+	var inst interface {
+		SetLogLevel(ctx context.Context, level string) error
+	}
 	if c, ok := n.chains.Resolve(name); ok && c.Alias == name {
-		inst, _ = c.Instance()
+		if r, _ := c.Instance(); r != nil {
+			inst = r
+		}
 	}
 	for _, mod := range n.modules.Modules() {
-		if mod.Name == name {
-			inst, _ = mod.Instance()
+		if i, _ := mod.Instance(); mod.Name == name && i != nil {
+			inst = i
 		}
 	}
 	if inst == nil {

@@ -29,6 +29,17 @@ type Chain interface {
 	Handler(name string, onError httpwire.ErrorWriter) http.Handler
 }
 
+// HeaderRouted is a Chain that may serve requests routed to it by the
+// HeaderRoute header, whatever their path.
+type HeaderRouted interface {
+	HeaderHandler(onError httpwire.ErrorWriter) (http.Handler, bool)
+}
+
+// HeaderRoute is the header that routes a request to a chain by its ID
+// (or alias), whatever its path, as avalanchego routes it to a VM's
+// NewHTTPHandler (docs/rpcchainvm.md).
+const HeaderRoute = "Avalanche-Api-Route"
+
 // ChainLookup finds a chain by alias or ID.
 type ChainLookup func(name string) (Chain, bool)
 
@@ -104,6 +115,10 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		write(w, r, http.StatusBadRequest, err)
 		return
 	}
+	if names, ok := r.Header[HeaderRoute]; ok {
+		rt.serveHeaderRoute(w, r, names)
+		return
+	}
 	if rt.modules.serveHome(w, r) {
 		return
 	}
@@ -142,6 +157,31 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.ServeHTTP(w, r)
+}
+
+// serveHeaderRoute serves a request to the chain its HeaderRoute names,
+// as avalanchego does: an empty header is a 400, a chain without such a
+// handler a 404.
+func (rt *Router) serveHeaderRoute(w http.ResponseWriter, r *http.Request, names []string) {
+	if len(names) == 0 || names[0] == "" {
+		WriteJSONRPCError(w, r, http.StatusBadRequest, fmt.Errorf("%s names no chain", HeaderRoute))
+		return
+	}
+	c, ok := rt.chains(names[0])
+	if !ok {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("%s: unknown chain %q", HeaderRoute, names[0]))
+		return
+	}
+	hr, ok := c.(HeaderRouted)
+	var h http.Handler
+	if ok {
+		h, ok = hr.HeaderHandler(WriteJSONRPCError)
+	}
+	if !ok {
+		WriteJSONRPCError(w, r, http.StatusNotFound, fmt.Errorf("%s: chain %s serves nothing routed by header", HeaderRoute, c.Name()))
+		return
+	}
+	rt.metrics.Serve("bc/"+c.Name()+"/header", h, w, r)
 }
 
 // serveChain serves /ext/bc/<chain>/<handler>[/<path>].
