@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"github.com/chainhost/chainhost/core/rpcchainvm/hostsvc"
 	"github.com/chainhost/chainhost/core/storage"
 	"github.com/chainhost/chainhost/sdk/plugintest"
+	"github.com/chainhost/chainhost/transport/httpserve"
 )
 
 // buildNoteVM builds the test plugin, internal/notevm, once.
@@ -52,7 +54,8 @@ func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 // chain is a notevm chain run by an Instance on real storage, with the
 // host's index played by a list of the blocks Accepted gave.
 type chain struct {
-	inst *rpcchainvm.Instance
+	inst       *rpcchainvm.Instance
+	listenAddr string
 
 	mu      sync.Mutex
 	indexed [][]byte
@@ -64,7 +67,7 @@ func (c *chain) index() [][]byte {
 	return append([][]byte(nil), c.indexed...)
 }
 
-func start(t *testing.T, config string) *chain {
+func start(t *testing.T, config string, listener *pluginhost.Listener) *chain {
 	t.Helper()
 	path, err := buildNoteVM()
 	if err != nil {
@@ -87,6 +90,9 @@ func start(t *testing.T, config string) *chain {
 	}
 	state := db.Namespace("chains").Namespace(chainID.String())
 	c := &chain{}
+	if listener != nil {
+		c.listenAddr = listener.Addr
+	}
 	subnetOf := func(avaids.ID) (avaids.ID, bool) { return avaids.Empty, true }
 	c.inst, err = rpcchainvm.Start(t.Context(), rpcchainvm.Options{
 		Path:           path,
@@ -119,6 +125,8 @@ func start(t *testing.T, config string) *chain {
 			}
 			return nil
 		},
+		Listener:       listener,
+		Names:          []string{"notes", chainID.String()},
 		Log:            hclog.New(&hclog.LoggerOptions{Name: t.Name(), Output: testWriter{t}, Level: hclog.Debug}),
 		RestartBackoff: 10 * time.Millisecond,
 	})
@@ -168,13 +176,33 @@ func (c *chain) waitIndexed(t *testing.T, n int) {
 	})
 }
 
+// listen opens a chain's own listener, as the chain manager does.
+func listen(t *testing.T) *pluginhost.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return &pluginhost.Listener{File: f, Addr: ln.Addr().String(), Limits: httpserve.Limits{
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute,
+		IdleTimeout: time.Minute, MaxBodyBytes: 1 << 20, MaxWebSockets: 10,
+	}}
+}
+
 // TestInstance: the host drives an avalanchego plugin over the real
 // protocol: a note posted to its handler makes it ask for a block, which
 // the host builds, verifies and accepts on a one-node network and indexes
 // in order; the VM's health, metrics, handlers and the index's view of it
-// (AcceptedCount, GetAccepted) agree; Stop ends its process.
+// (AcceptedCount, GetAccepted) agree; the chain's own listener serves its
+// handlers; Stop ends its process.
 func TestInstance(t *testing.T) {
-	c := start(t, "")
+	c := start(t, "", listen(t))
 	if got := c.inst.Handlers(); len(got) != 1 || got[0] != "notes" {
 		t.Fatalf("handlers %q, want [notes]", got)
 	}
@@ -218,6 +246,20 @@ func TestInstance(t *testing.T) {
 	if w.Body.String() != "notevm by header" {
 		t.Errorf("header-routed answer %q", w.Body)
 	}
+	// The chain's own listener, which the host serves for the plugin, at
+	// the root and below /ext/bc/<chain>/.
+	for _, path := range []string{"/notes", "/ext/bc/notes/notes"} {
+		resp, err := http.Get("http://" + c.listenAddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []note
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		_ = resp.Body.Close()
+		if err != nil || len(got) != 4 {
+			t.Errorf("GET %s on the chain's listener: %d notes (%v), want 4", path, len(got), err)
+		}
+	}
 	pid := c.inst.PID()
 	if err := c.inst.Stop(t.Context()); err != nil {
 		t.Fatalf("stop: %v", err)
@@ -240,7 +282,7 @@ func TestRestartReplays(t *testing.T) {
 		{"forgotten", `{"forget": true}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := start(t, tc.config)
+			c := start(t, tc.config, nil)
 			for i, text := range []string{"a", "b", "c"} {
 				c.post(t, text)
 				c.waitIndexed(t, i+1)
