@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -326,4 +327,18 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(string(bytes.TrimRight(p, "\n")))
 	return len(p), nil
+}
+
+// TestPinRefused: a plugin whose binary differs from its plugin-sha256 pin
+// is never run.
+func TestPinRefused(t *testing.T) {
+	path, err := buildNoteVM()
+	if err != nil {
+		t.Fatalf("build the test VM: %v", err)
+	}
+	_, err = rpcchainvm.Start(t.Context(), rpcchainvm.Options{Path: path, SHA256: make([]byte, 32), Log: hclog.NewNullLogger(),
+		AppSender: func(common.AppHandler) common.AppSender { return nil }})
+	if !errors.Is(err, pluginhost.ErrChecksumMismatch) {
+		t.Fatalf("start with a wrong pin: %v, want %v", err, pluginhost.ErrChecksumMismatch)
+	}
 }
