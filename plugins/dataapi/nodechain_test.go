@@ -43,23 +43,28 @@ func vmChain(t *testing.T, running bool) host.ChainInfo {
 	}
 }
 
-// forwardRPC answers the chain calls to chain's rpc handler from a real
-// node's C-Chain JSON-RPC at rpcURL while it runs; any other call is not
-// found, as the host answers for a handler the chain does not have.
-func forwardRPC(t *testing.T, chain host.ChainInfo, rpcURL string) func(context.Context, host.ChainInfo, string, []byte) (int, []byte, error) {
-	up, err := evmremote.Dial(context.Background(), evmremote.Options{URL: rpcURL, InFlight: 8})
-	if err != nil {
-		t.Fatal(err)
+// forwardRPC answers the chain calls to the rpc handler of each chain of
+// rpc from the real JSON-RPC URL it maps to, while the chain runs; any
+// other call is not found, as the host answers for a handler the chain
+// does not have.
+func forwardRPC(t *testing.T, rpc map[ids.ID]string) func(context.Context, host.ChainInfo, string, []byte) (int, []byte, error) {
+	up := map[ids.ID]*evmremote.Client{}
+	for id, url := range rpc {
+		c, err := evmremote.Dial(context.Background(), evmremote.Options{URL: url, InFlight: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		up[id] = c
 	}
-	t.Cleanup(up.Close)
 	return func(ctx context.Context, c host.ChainInfo, handlerPath string, body []byte) (int, []byte, error) {
 		switch {
-		case c.ID != chain.ID || handlerPath != "rpc":
+		case up[c.ID] == nil || handlerPath != "rpc":
 			return 0, nil, fmt.Errorf("call %s/%s: %w", c.ID, handlerPath, host.ErrNotFound)
 		case !c.Running:
 			return 0, nil, fmt.Errorf("call %s/%s: the chain is not running", c.ID, handlerPath)
 		}
-		return up.Call(ctx, c.ID.String(), handlerPath, body)
+		return up[c.ID].Call(ctx, c.ID.String(), handlerPath, body)
 	}
 }
 
@@ -191,7 +196,8 @@ func listedChain(t *testing.T, url string) listedInfo {
 // C-Chain). /v1/chains lists it by its alias with the EVM chain ID it
 // answers, the node's URLs for it and its internal transactions indexed;
 // every transaction of the sender is what the node's own data module
-// answers for its C-Chain. Stopped, it is UNAVAILABLE; started again, it
+// answers for its C-Chain. A chain whose rpc answers no eth_chainId (the
+// example VM's) is not indexed. Stopped, it is UNAVAILABLE; started again, it
 // is indexed on. An external-chains entry of the same EVM chain ID wins.
 func TestNodeVMChain(t *testing.T) {
 	n := nodetest.Start(t, nodetest.Options{})
@@ -203,10 +209,13 @@ func TestNodeVMChain(t *testing.T) {
 	t.Cleanup(c.Close)
 	head := transfers(t, c, 3)
 	chain := vmChain(t, true)
+	// The example VM's chain serves rpc too, answering no eth_chainId.
+	kv := host.ChainInfo{ID: ids.ID{0x6b, 0x76}, VMName: "example", Aliases: []string{"kv"}, IndexKinds: []string{"block"}, Handlers: []string{"rpc", "ws"}, Running: true}
+	forward := forwardRPC(t, map[ids.ID]string{chain.ID: rpcURL, kv.ID: n.URL + "/ext/bc/example/rpc"})
 	h := plugintest.StartModule(t, dataapi.New(dataapi.Options{}), plugintest.Options{
 		Name: "data", Config: []byte(noLimits), NetworkID: 12345,
-		Prefixes: []string{"/v1/chains", "/v1/address", "/v1/networks"}, Chains: []host.ChainInfo{chain},
-		Call: forwardRPC(t, chain, rpcURL),
+		Prefixes: []string{"/v1/chains", "/v1/address", "/v1/networks"}, Chains: []host.ChainInfo{chain, kv},
+		Call: forward,
 	})
 	details := func() (map[string]any, error) { return h.HealthDetails(context.Background()) }
 	d := waitIndexed(t, "my-l1", head, details)
@@ -249,7 +258,7 @@ func TestNodeVMChain(t *testing.T) {
 
 	t.Run("an external-chains entry wins", func(t *testing.T) {
 		h := plugintest.StartModule(t, dataapi.New(dataapi.Options{}), plugintest.Options{
-			Name: "data", NetworkID: 12345, Chains: []host.ChainInfo{chain}, Call: forwardRPC(t, chain, rpcURL),
+			Name: "data", NetworkID: 12345, Chains: []host.ChainInfo{chain}, Call: forward,
 			Prefixes: []string{"/v1/chains", "/v1/address", "/v1/networks"},
 			Config:   fmt.Appendf(nil, `{"external-chains": [{"name": "by-url", "chain-id": 43112, "rpc-url": %q}]}`, rpcURL),
 		})

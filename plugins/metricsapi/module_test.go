@@ -97,7 +97,7 @@ func startWith(t *testing.T, dir, config string, clk *clock, p *pChain, vm *vmCh
 				return p.call(ctx, handler, body)
 			}
 			if vm != nil && c.ID == vm.info.ID {
-				return vm.call(ctx, handler, body)
+				return vm.call(ctx, c, handler, body)
 			}
 			id, ok := evmChain[c.ID]
 			switch {

@@ -41,10 +41,14 @@ func newVMChain(t *testing.T, rpcURL string, running bool) *vmChain {
 	}}
 }
 
-// call answers a chain call to the chain's rpc handler while it runs.
-func (v *vmChain) call(ctx context.Context, handler string, body []byte) (int, []byte, error) {
-	if handler != evmremote.RPCHandler {
+// call answers a chain call to the chain's rpc handler while it runs (c
+// is the chain as the registry has it now).
+func (v *vmChain) call(ctx context.Context, c host.ChainInfo, handler string, body []byte) (int, []byte, error) {
+	switch {
+	case handler != evmremote.RPCHandler:
 		return 0, nil, fmt.Errorf("call %s/%s: %w", v.info.ID, handler, host.ErrNotFound)
+	case !c.Running:
+		return 0, nil, fmt.Errorf("call %s/%s: the chain is not running", v.info.ID, handler)
 	}
 	return v.up.Call(ctx, v.info.ID.String(), handler, body)
 }
@@ -55,7 +59,8 @@ func (v *vmChain) call(ctx context.Context, handler string, body []byte) (int, [
 // chain calls only (here answered by a real node's C-Chain), from when it
 // starts: /v1/avg_tps answers for it by alias and blockchain ID what the
 // node's own metrics module answers for its C-Chain, its counts trailing
-// nothing. An external-chains entry of the same EVM chain ID wins.
+// nothing. Stopped, it fails; started again, it is counted on. An
+// external-chains entry of the same EVM chain ID wins.
 func TestNodeVMChain(t *testing.T) {
 	node := startEVMNode(t)
 	for range 2 {
@@ -86,6 +91,14 @@ func TestNodeVMChain(t *testing.T) {
 		ext["handler"] != "rpc" || ext["evmChainId"] != 43112.0 || ext["trail"] != 0.0 {
 		t.Errorf("my-l1's health: %v", d)
 	}
+
+	vm.info.Running = false
+	e.h.SetChain(vm.info)
+	e.waitFailing("my-l1", "the chain is not running")
+	node.send()
+	vm.info.Running = true
+	e.h.SetChain(vm.info)
+	e.waitCounted("my-l1", node.head())
 
 	t.Run("an external-chains entry wins", func(t *testing.T) {
 		e := startWith(t, t.TempDir(), fmt.Sprintf(`{"rate-limit": {"anonymous": {"per-second": 0}}, "external-chains": [

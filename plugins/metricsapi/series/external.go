@@ -52,8 +52,11 @@ type external struct {
 	// chains").
 	tag   string
 	trail uint64
-	// node is set for a chain of the node, reached through chain calls.
+	// node is set for a chain of the node, reached through chain calls;
+	// wake, of such a chain only, ends a pause before the next attempt
+	// when its plugin starts again.
 	node bool
+	wake chan struct{}
 }
 
 // newExternal returns the external chain of cfg (its limits defaulted).
@@ -73,7 +76,7 @@ func newExternal(cfg evmremote.Chain, src headerSource) *external {
 // block is one the node accepted, which it never abandons, so the counts
 // trail nothing.
 func newNodeExternal(cfg evmremote.Chain, src headerSource) *external {
-	return &external{cfg: cfg, src: src, tag: "latest", node: true}
+	return &external{cfg: cfg, src: src, tag: "latest", node: true, wake: make(chan struct{}, 1)}
 }
 
 // trailing describes how far the counts trail the chain's head:
@@ -160,6 +163,7 @@ func (f *Follower) runExternal(ctx context.Context, c *chain) {
 		case <-ctx.Done():
 			return
 		case <-time.After(pause/2 + rand.N(pause/2+1)):
+		case <-c.ext.wake:
 		}
 		pause = min(2*pause, hi)
 	}

@@ -11,13 +11,20 @@ import (
 // handler does not tell (docs/metrics-api.md, "Chains of avalanchego VM
 // plugins"): a running chain that serves the rpc handler is probed for
 // eth_chainId once per start of its plugin, and counted as an external
-// chain if it answers.
+// chain if it answers; one counted so is read again at once when its
+// plugin starts again.
 func (f *Follower) seeRPC(ctx context.Context, info host.ChainInfo) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if c, known := f.chains[info.ID]; known {
 		if c.ext != nil && c.ext.node {
 			c.info = info
+			if info.Running {
+				select {
+				case c.ext.wake <- struct{}{}:
+				default:
+				}
+			}
 		}
 		return
 	}
