@@ -148,14 +148,15 @@ func TestSubnetEVM(t *testing.T) {
 
 	t.Run("newHeads delivers every block", func(t *testing.T) {
 		var got []head
+		timeout := time.After(txTimeout)
 		for uint64(len(got)) < height {
 			select {
 			case h := <-heads:
 				got = append(got, h)
 			case err := <-sub.Err():
 				t.Fatalf("newHeads subscription ended: %v", err)
-			case <-ctx.Done():
-				t.Fatal(ctx.Err())
+			case <-timeout:
+				t.Fatalf("newHeads delivered %d blocks within %s, the chain has %d", len(got), txTimeout, height)
 			}
 		}
 		for i, h := range got {
