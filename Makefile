@@ -24,8 +24,12 @@ AVALANCHEJS_DEPS  := $(AVALANCHEJS_SUITE)/node_modules/.package-lock.json
 EXPLORER_WEB  := plugins/explorer/web
 EXPLORER_DEPS := $(EXPLORER_WEB)/node_modules/.package-lock.json
 EXPLORER_DIST := $(EXPLORER_WEB)/dist/index.html
+# avalanchego's VM plugins that compat/rpcchainvm runs under the host,
+# built from the Go module proxy by the modules of compat/rpcchainvm/plugins.
+AVALANCHEGO_PLUGINS := build/avalanchego-plugins
+XSVM_CMD := github.com/ava-labs/avalanchego/vms/example/xsvm/cmd/xsvm
 
-.PHONY: build geth run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
+.PHONY: build geth avalanchego-plugins run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
 
 build: explorer
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -45,6 +49,14 @@ geth: build/geth
 build/geth: go.mod
 	GOBIN=$(CURDIR)/build $(GO) install github.com/ethereum/go-ethereum/cmd/geth@$(GETH_VERSION)
 
+# subnet-evm and xsvm of avalanchego v1.14.2 (rpcchainvm protocol 45), and
+# xsvm of v1.14.1 (protocol 44): real plugins of avalanchego, of the
+# protocol the host speaks and of another (compat/rpcchainvm/plugins).
+avalanchego-plugins:
+	cd compat/rpcchainvm/plugins && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_PLUGINS)/subnet-evm ./cmd/subnet-evm
+	cd compat/rpcchainvm/plugins && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_PLUGINS)/xsvm $(XSVM_CMD)
+	cd compat/rpcchainvm/plugins/protocol44 && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_PLUGINS)/xsvm-protocol44 $(XSVM_CMD)
+
 # ARGS passes flags to the node, e.g. make run ARGS=--api-admin-enabled=true
 run: build
 	$(BIN)/chainhost $(ARGS)
@@ -56,10 +68,13 @@ run: build
 # X-Chain and the C-Chain's atomic transactions; its dependencies stay out
 # of the node's binary). It runs without -race: it is a client of the
 # node's processes, and the race build of avalanchego's dependencies would
-# add minutes to every cold CI run.
-test: lint build geth sdk-deps avalanchejs-deps pg-deps chromium-deps
+# add minutes to every cold CI run. compat/rpcchainvm, a module of its own
+# for the same reason, runs avalanchego's VM plugins under the host
+# (docs/rpcchainvm.md), also without -race.
+test: lint build geth avalanchego-plugins sdk-deps avalanchejs-deps pg-deps chromium-deps
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./tests/e2e ./...
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
+	cd compat/rpcchainvm && CHAINHOST_BIN_DIR=$(CURDIR)/build AVALANCHEGO_PLUGINS_DIR=$(CURDIR)/$(AVALANCHEGO_PLUGINS) $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
 # The conformance suites of the data and metrics APIs alone (their tests
 # start the node).
@@ -143,4 +158,4 @@ lint: $(TOOLS)/staticcheck explorer
 	$(GO) test -count 1 ./docs/ ./internal/layout/
 
 clean:
-	rm -rf $(BIN) $(PLUGINS) $(TOOLS) build/geth
+	rm -rf $(BIN) $(PLUGINS) $(TOOLS) build/geth $(AVALANCHEGO_PLUGINS)

@@ -87,6 +87,23 @@ func (e *buildError) Error() string {
 // test-only plugin never ships in the real plugin directory.
 func PluginDirWith(t testing.TB, pkg string) string {
 	t.Helper()
+	dir := LinkedPluginDir(t)
+	root, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), "./"+pkg)
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./%s: %v\n%s", pkg, err, b)
+	}
+	return dir
+}
+
+// LinkedPluginDir returns a new plugin directory holding the node's plugins
+// (links to those of Binaries), to which a test adds plugins of its own.
+func LinkedPluginDir(t testing.TB) string {
+	t.Helper()
 	_, plugins := Binaries(t)
 	dir := t.TempDir()
 	entries, err := os.ReadDir(plugins)
@@ -97,15 +114,6 @@ func PluginDirWith(t testing.TB, pkg string) string {
 		if err := os.Symlink(filepath.Join(plugins, e.Name()), filepath.Join(dir, e.Name())); err != nil {
 			t.Fatal(err)
 		}
-	}
-	root, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
-	}
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), "./"+pkg)
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./%s: %v\n%s", pkg, err, b)
 	}
 	return dir
 }
