@@ -52,27 +52,49 @@ var interleavedKinds = []struct {
 // range (docs/benchmarks.md). CHAINHOST_BENCH_BEFORE_BIN_DIR adds the host
 // of an earlier build; CHAINHOST_BENCH_ROUNDS sets the rounds (default 6).
 func BenchmarkEVMRPCInterleaved(b *testing.B) {
-	rounds := interleavedRounds
-	if v := os.Getenv(roundsEnv); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: want a positive number of rounds", roundsEnv, v)
-		}
-		rounds = n
-	}
+	rounds := benchRounds(b)
 	starts := []evmTarget{{"standalone", evmStandalone}, {"host", evmHost}, {"listener", evmListener}}
+	ratios := [][2]string{{"listener", "standalone"}, {"host", "standalone"}}
 	if dir := os.Getenv(beforeBinDirEnv); dir != "" {
 		starts = append(starts, evmTarget{"before", func(b *testing.B) string {
 			return nodetest.Start(b, nodetest.Options{Config: evmBenchConfig, BinDir: dir}).URL + "/ext/bc/C/rpc"
 		}})
+		ratios = append(ratios, [2]string{"host", "before"})
 	}
+	targets := startRPCTargets(b, starts)
+	got := runInterleaved(b, targets, rounds)
+	// Printed, not logged: the testing package cuts a benchmark's log short.
+	fmt.Print(interleavedTable(got, targets, ratios))
+}
+
+// benchRounds is how many rounds an interleaved benchmark runs:
+// CHAINHOST_BENCH_ROUNDS, default interleavedRounds.
+func benchRounds(b *testing.B) int {
+	v := os.Getenv(roundsEnv)
+	if v == "" {
+		return interleavedRounds
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a positive number of rounds", roundsEnv, v)
+	}
+	return n
+}
+
+// rpcTarget is a started target of an interleaved benchmark: its name, its
+// rpc URL, and the requests of evmMethods on it.
+type rpcTarget struct {
+	name, url string
+	bodies    map[string]string
+}
+
+// startRPCTargets starts each target and deploys the token on it with the
+// local key, signed for the chain ID the target answers.
+func startRPCTargets(b *testing.B, starts []evmTarget) []rpcTarget {
+	b.Helper()
 	tok := loadERC20(b)
 	key := benchKey(b)
-	type target struct {
-		name, url string
-		bodies    map[string]string
-	}
-	targets := make([]target, 0, len(starts))
+	targets := make([]rpcTarget, 0, len(starts))
 	for _, s := range starts {
 		url := s.url(b)
 		c, err := ethclient.Dial(url)
@@ -81,10 +103,17 @@ func BenchmarkEVMRPCInterleaved(b *testing.B) {
 		}
 		bodies := evmBodies(tok, crypto.PubkeyToAddress(key.PublicKey), deployERC20(b, c, tok, key))
 		c.Close()
-		targets = append(targets, target{s.name, url, bodies})
+		targets = append(targets, rpcTarget{s.name, url, bodies})
 	}
+	return targets
+}
 
-	got := map[measure]map[string][]float64{} // by measure, target: one value per round
+// runInterleaved measures every method of evmMethods, of each kind of
+// interleavedKinds, on each target in turns, each for a short window after
+// a warm-up on it, in an order rotated by one every round. It returns the
+// rounds' values by measure and target.
+func runInterleaved(b *testing.B, targets []rpcTarget, rounds int) map[measure]map[string][]float64 {
+	got := map[measure]map[string][]float64{}
 	b.ResetTimer()
 	for r := range rounds {
 		start := time.Now()
@@ -113,12 +142,7 @@ func BenchmarkEVMRPCInterleaved(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(0, "ns/op") // one op is the whole run
-	names := make([]string, len(targets))
-	for i, t := range targets {
-		names[i] = t.name
-	}
-	// Printed, not logged: the testing package cuts a benchmark's log short.
-	fmt.Print(interleavedTable(got, names))
+	return got
 }
 
 // measure is one row of BenchmarkEVMRPCInterleaved's table: a method and
@@ -126,14 +150,13 @@ func BenchmarkEVMRPCInterleaved(b *testing.B) {
 type measure struct{ method, kind string }
 
 // interleavedTable is the markdown table of the rounds' values: each
-// target's median with its range, then each ratio's.
-func interleavedTable(got map[measure]map[string][]float64, targets []string) string {
-	ratios := [][2]string{{"listener", "standalone"}, {"host", "standalone"}, {"host", "before"}}
-	ratios = slices.DeleteFunc(ratios, func(r [2]string) bool { return !slices.Contains(targets, r[1]) })
+// target's median with its range, then each ratio's (the first target's
+// value over the second's, taken within a round).
+func interleavedTable(got map[measure]map[string][]float64, targets []rpcTarget, ratios [][2]string) string {
 	var sb strings.Builder
 	sb.WriteString("| method |")
 	for _, t := range targets {
-		sb.WriteString(" " + t + " |")
+		sb.WriteString(" " + t.name + " |")
 	}
 	for _, r := range ratios {
 		sb.WriteString(" " + r[0] + " / " + r[1] + " |")
@@ -148,7 +171,7 @@ func interleavedTable(got map[measure]map[string][]float64, targets []string) st
 			}
 			fmt.Fprintf(&sb, "| `%s` %s |", m, kind.name)
 			for _, t := range targets {
-				md, lo, hi := spread(row[t])
+				md, lo, hi := spread(row[t.name])
 				fmt.Fprintf(&sb, " %.0f%s (%.0f–%.0f) |", md, unit, lo, hi)
 			}
 			for _, r := range ratios {
