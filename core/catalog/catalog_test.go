@@ -150,3 +150,47 @@ func TestCatalogMissingDir(t *testing.T) {
 		t.Fatalf("scan of a missing dir: %v", err)
 	}
 }
+
+// TestCatalogRPCChainVM: a binary named by a CB58 VM ID is an avalanchego
+// VM plugin, registered once its handshake (probe) succeeds, under its ID
+// and its aliases from vm-aliases, which admin.loadVMs lists alone; a
+// failed handshake is reported by file name with its reason, and tried
+// again at the next scan. Other binaries are described as ever.
+func TestCatalogRPCChainVM(t *testing.T) {
+	const sevm, xsvm = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy", "v3m4wPxaHpvGr8qfMeyK6PRW3idZrPHmYcMTt7oXdK47yurVH"
+	c, calls := fakeDir(t, map[string]pluginv1.Description{
+		"evm": {Kind: pluginv1.KindVM, Name: "evm"},
+		sevm:  {}, xsvm: {}, // files only: never described
+	})
+	mismatch := errors.New("handshake failed: protocol version mismatch")
+	probed := map[string]int{}
+	c.WithRPCChainVM(map[string][]string{sevm: {"subnetevm", "sevm"}}, func(_ context.Context, path string) error {
+		probed[filepath.Base(path)]++
+		if filepath.Base(path) == xsvm {
+			return mismatch
+		}
+		return nil
+	})
+	scan, err := c.Scan(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(scan.Failed[xsvm], mismatch) {
+		t.Errorf("failed %v, want %s with the handshake's error", scan.Failed, xsvm)
+	}
+	if calls[sevm]+calls[xsvm] != 0 || calls["evm"] != 1 {
+		t.Errorf("describe calls %v: want the evm binary described, the VM-ID-named ones probed instead", calls)
+	}
+	for _, name := range []string{sevm, "subnetevm", "sevm"} {
+		vm, ok := c.LookupVM(name)
+		if !ok || vm.ID.String() != sevm || !vm.RPCChainVM {
+			t.Fatalf("LookupVM(%q) = %+v, %v; want the subnet-evm plugin", name, vm, ok)
+		}
+		if got := vm.Aliases(); !slices.Equal(got, []string{"subnetevm", "sevm"}) {
+			t.Errorf("aliases = %q, want its vm-aliases alone", got)
+		}
+	}
+	if _, err := c.Scan(t.Context()); err != nil || probed[sevm] != 1 || probed[xsvm] != 2 {
+		t.Errorf("second scan: probes %v (%v); want the registered plugin left alone and the failed one tried again", probed, err)
+	}
+}

@@ -75,6 +75,10 @@ func (m *Manager) startRPCChainVM(ctx context.Context, c *Chain, vm *catalog.VM)
 	if err != nil {
 		return err
 	}
+	pin, err := m.opts.Config.PluginPin(vm.Path)
+	if err != nil {
+		return err
+	}
 	host, err := m.avalancheHost()
 	if err != nil {
 		return err
@@ -90,6 +94,7 @@ func (m *Manager) startRPCChainVM(ctx context.Context, c *Chain, vm *catalog.VM)
 	bootstrap := time.Now()
 	opts := rpcchainvm.Options{
 		Path:        vm.Path,
+		SHA256:      pin,
 		Alias:       c.Alias,
 		NetworkID:   m.opts.Config.NetworkID,
 		SubnetID:    subnet,

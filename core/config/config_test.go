@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -826,6 +827,26 @@ func TestValidate(t *testing.T) {
 		{name: "upper-case pin", change: func(c *Config) { c.PluginSHA256 = map[string]string{"evm": strings.ToUpper(pin)} }},
 		{name: "short pin", change: func(c *Config) { c.PluginSHA256 = map[string]string{"evm": pin[:62]} }, wantErr: "config: plugin-sha256.evm"},
 		{name: "no chains", change: func(c *Config) { c.Chains = nil }},
+		{name: "vm aliases", change: func(c *Config) {
+			c.VMAliases = map[string][]string{"srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy": {"subnetevm", "sevm"}}
+		}},
+		{name: "vm alias of no VM ID", change: func(c *Config) { c.VMAliases = map[string][]string{"subnetevm": {"x"}} },
+			wantErr: `config: vm-aliases.subnetevm: "subnetevm" is not a CB58 VM ID`},
+		{name: "vm alias given twice", change: func(c *Config) {
+			c.VMAliases = map[string][]string{
+				"srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy": {"vm"},
+				"v3m4wPxaHpvGr8qfMeyK6PRW3idZrPHmYcMTt7oXdK47yurVH": {"vm"},
+			}
+		}, wantErr: `config: vm-aliases.v3m4wPxaHpvGr8qfMeyK6PRW3idZrPHmYcMTt7oXdK47yurVH: alias "vm" is already an alias of VM srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy`},
+		{name: "vm alias not a name", change: func(c *Config) {
+			c.VMAliases = map[string][]string{"srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy": {"a/b"}}
+		}, wantErr: `"a/b" is not a valid alias`},
+		{name: "config and config-file", change: func(c *Config) { c.Chains[0].Config, c.Chains[0].ConfigFile = map[string]any{}, "c.json" },
+			wantErr: "config: chains[0]: config and config-file are exclusive"},
+		{name: "upgrade and upgrade-file", change: func(c *Config) { c.Chains[0].Upgrade, c.Chains[0].UpgradeFile = map[string]any{}, "u.json" },
+			wantErr: "config: chains[0]: upgrade and upgrade-file are exclusive"},
+		{name: "subnet-id not CB58", change: func(c *Config) { c.Chains[0].SubnetID = "primary" },
+			wantErr: `config: chains[0].subnet-id: "primary" is not a CB58 subnet ID`},
 		{name: "zero read timeout", change: func(c *Config) { c.HTTPReadTimeout = 0 }, wantErr: "config: http-read-timeout: 0s is not a positive duration"},
 		{name: "zero idle timeout", change: func(c *Config) { c.HTTPIdleTimeout = 0 }, wantErr: "config: http-idle-timeout: 0s is not a positive duration"},
 		{name: "plugin timeout over the write timeout", change: func(c *Config) { c.PluginRequestTimeout = 2 * time.Minute },
@@ -850,5 +871,37 @@ func TestValidate(t *testing.T) {
 				t.Errorf("Validate = %v, want %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestPluginBytes: an avalanchego VM plugin gets its genesis, config and
+// upgrade files' bytes unchanged (binary too), inline values as JSON, and
+// no config or upgrade bytes when none is given, as avalanchego passes
+// them.
+func TestPluginBytes(t *testing.T) {
+	dir := t.TempDir()
+	bin := []byte{0x00, 0x01, 0xff, '{'}
+	path := filepath.Join(dir, "genesis.bin")
+	if err := os.WriteFile(path, bin, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := Chain{Alias: "x", GenesisFile: path, ConfigFile: path, Upgrade: map[string]any{"a": 1}}
+	for name, get := range map[string]func() ([]byte, error){"genesis": c.GenesisBytes, "config": c.ConfigBytes} {
+		if b, err := get(); err != nil || !bytes.Equal(b, bin) {
+			t.Errorf("%s bytes = %x, %v; want the file's %x", name, b, err, bin)
+		}
+	}
+	if b, err := c.UpgradeBytes(); err != nil || string(b) != `{"a":1}` {
+		t.Errorf("upgrade bytes = %s, %v; want the inline value as JSON", b, err)
+	}
+	if _, err := c.GenesisJSON(); err == nil {
+		t.Error("GenesisJSON of a binary genesis file: want an error, chainhost's VMs take JSON")
+	}
+	none := Chain{Alias: "y"}
+	if b, err := none.ConfigBytes(); err != nil || b != nil {
+		t.Errorf("config bytes of a chain without config = %q, %v; want none", b, err)
+	}
+	if _, err := (Chain{Alias: "z", GenesisFile: filepath.Join(dir, "missing")}).GenesisBytes(); err == nil || !strings.Contains(err.Error(), "chain z: read genesis") {
+		t.Errorf("missing genesis file: %v, want an error naming the chain", err)
 	}
 }

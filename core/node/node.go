@@ -31,6 +31,7 @@ import (
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/modules"
+	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/core/rpcchainvm"
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/sharedmemory"
@@ -137,6 +138,15 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	n.aliases = al
 	probeLog := n.log.Named("rpcchainvm")
 	n.plugins = catalog.New(cfg.PluginDir).WithRPCChainVM(cfg.VMAliases, func(ctx context.Context, path string) error {
+		pin, err := cfg.PluginPin(path)
+		if err != nil {
+			return err
+		}
+		if pin != nil {
+			if err := pluginhost.CheckPin(path, pin); err != nil {
+				return err
+			}
+		}
 		return rpcchainvm.Probe(ctx, path, probeLog)
 	})
 	n.chains, err = chains.New(chains.Options{

@@ -97,7 +97,7 @@ type launchConfig struct {
 // not call Initialize. On error nothing is left running.
 func launch(cfg launchConfig) (*process, error) {
 	if cfg.pin != nil {
-		if err := checkPin(cfg.path, cfg.pin); err != nil {
+		if err := CheckPin(cfg.path, cfg.pin); err != nil {
 			return nil, err
 		}
 	}
@@ -166,9 +166,9 @@ func launch(cfg launchConfig) (*process, error) {
 	return p, nil
 }
 
-// checkPin compares the sha256 of the binary with the pin, so that a
-// mismatch says which checksum the file has.
-func checkPin(path string, pin []byte) error {
+// CheckPin compares the sha256 of the binary at path with pin (its
+// plugin-sha256), so that a mismatch says which checksum the file has.
+func CheckPin(path string, pin []byte) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("check sha256 of %s: %w", path, err)

@@ -37,6 +37,9 @@ import (
 type Options struct {
 	// Path is the plugin binary.
 	Path string
+	// SHA256, when set, is the binary's pin (plugin-sha256): a binary
+	// that differs is never run.
+	SHA256 []byte
 	// Alias is the chain's primary alias, for logs and metrics.
 	Alias string
 
@@ -389,6 +392,11 @@ type process struct {
 // launch starts the plugin, completes the runtime handshake and
 // initializes its VM from the chain's database.
 func launch(ctx context.Context, opts Options, appSender common.AppSender) (p *process, err error) {
+	if opts.SHA256 != nil {
+		if err := pluginhost.CheckPin(opts.Path, opts.SHA256); err != nil {
+			return nil, err
+		}
+	}
 	log := avalancheLogger(opts.Log)
 	out := opts.Log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true})
 	listener, err := grpcutils.NewListener()

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
 	"github.com/chainhost/chainhost/plugins/metricsapi/series"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
@@ -170,7 +171,13 @@ func (m *Module) HealthDetails(context.Context) map[string]any {
 			}
 		}
 		if e := c.External; e != nil {
-			d["external"] = map[string]any{"rpcUrl": e.RPCURL, "evmChainId": e.ChainID, "trail": series.Trail(*e)}
+			ext := map[string]any{"evmChainId": e.ChainID, "trail": c.Trail}
+			if c.Node {
+				ext["handler"] = evmremote.RPCHandler
+			} else {
+				ext["rpcUrl"] = e.RPCURL
+			}
+			d["external"] = ext
 			d["status"] = "following"
 			if c.Err != nil {
 				d["status"] = "failing"

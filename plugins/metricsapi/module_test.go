@@ -73,16 +73,19 @@ type env struct {
 
 // start starts the module on dir with config, the clock at now.
 func start(t *testing.T, dir, config string, clk *clock) *env {
-	return startWith(t, dir, config, clk, nil)
+	return startWith(t, dir, config, clk, nil, nil)
 }
 
-// startWith starts the module as start does, with the P-Chain p when not
-// nil.
-func startWith(t *testing.T, dir, config string, clk *clock, p *pChain) *env {
+// startWith starts the module as start does, with the P-Chain p and the
+// chain of an avalanchego VM plugin vm when not nil.
+func startWith(t *testing.T, dir, config string, clk *clock, p *pChain, vm *vmChain) *env {
 	t.Helper()
 	chains := []host.ChainInfo{chainC, chainD, chainKV}
 	if p != nil {
 		chains = append(chains, p.info)
+	}
+	if vm != nil {
+		chains = append(chains, vm.info)
 	}
 	e := &env{t: t, clock: clk, evmBlocks: map[ids.ID][]blockinfo.Block{}}
 	m := metricsapi.New(metricsapi.Options{Clock: clk.Now})
@@ -92,6 +95,9 @@ func startWith(t *testing.T, dir, config string, clk *clock, p *pChain) *env {
 		Call: func(ctx context.Context, c host.ChainInfo, handler string, body []byte) (int, []byte, error) {
 			if p != nil && c.ID == p.info.ID {
 				return p.call(ctx, handler, body)
+			}
+			if vm != nil && c.ID == vm.info.ID {
+				return vm.call(ctx, c, handler, body)
 			}
 			id, ok := evmChain[c.ID]
 			switch {

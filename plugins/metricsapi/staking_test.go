@@ -245,7 +245,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 	node := func(b byte) avax.NodeID { return avax.NodeID{b, 0x02} }
 
 	t.Run("the primary network", func(t *testing.T) {
-		e := startWith(t, dir, noLimits, clk, p)
+		e := startWith(t, dir, noLimits, clk, p, nil)
 		p.sync(e)
 		e.checkStaking(stakers, subnets, pT0)
 
@@ -290,7 +290,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 	weights := []uint64{100, 100, 50, 10}
 	t.Run("an L1, after a restart of the module", func(t *testing.T) {
 		clk.Advance(time.Hour)
-		e := startWith(t, dir, noLimits, clk, p)
+		e := startWith(t, dir, noLimits, clk, p, nil)
 		p.sync(e)
 		p.setTime(tL)
 		var err error
@@ -338,7 +338,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 
 	t.Run("after another restart", func(t *testing.T) {
 		clk.Advance(time.Hour)
-		e := startWith(t, dir, noLimits, clk, p)
+		e := startWith(t, dir, noLimits, clk, p, nil)
 		now := uint64(pT0 + 3*secondsPerDay + 1)
 		p.setTime(now)
 		p.sync(e)
@@ -391,7 +391,7 @@ func restError(status int, message string) string {
 func TestV2Errors(t *testing.T) {
 	p := startP(t)
 	clk := &clock{now: time.Unix(pT0, 0)}
-	e := startWith(t, t.TempDir(), `{"rate-limit": {"anonymous": {"per-second": 1, "burst": 1000}}}`, clk, p)
+	e := startWith(t, t.TempDir(), `{"rate-limit": {"anonymous": {"per-second": 1, "burst": 1000}}}`, clk, p, nil)
 	p.sync(e)
 	stakingMetrics := "delegatorCount|delegatorWeight|validatorCount|validatorWeight"
 	unknown := ids.ID{0x5e}
@@ -495,7 +495,7 @@ func TestV2Errors(t *testing.T) {
 func TestStakingLag(t *testing.T) {
 	p := startP(t)
 	clk := &clock{now: time.Unix(pT0, 0)}
-	e := startWith(t, t.TempDir(), noLimits, clk, p)
+	e := startWith(t, t.TempDir(), noLimits, clk, p, nil)
 	p.sync(e)
 	if _, err := p.wallet.AddValidator(context.Background(), client.Stake{NodeID: avax.NodeID{7}, Weight: pMinStake, Start: pT0 + 2*hour, End: pT0 + 4*hour}, 20_000, nil); err != nil {
 		t.Fatal(err)

@@ -160,10 +160,10 @@ func (s *Server) chainInfo(c indexer.Chain, base string) ChainInfo {
 	}
 	if e := c.External; e != nil {
 		info.RPCURL, info.WSURL = cmp.Or(e.PublicRPCURL, e.RPCURL), cmp.Or(e.PublicWSURL, e.WSURL)
-		if c.Tracing != "" {
-			indexed := c.Tracing != string(evmremote.TracingNone)
-			info.InternalTransactionsIndexed = &indexed
-		}
+	}
+	if c.Tracing != "" {
+		indexed := c.Tracing != string(evmremote.TracingNone)
+		info.InternalTransactionsIndexed = &indexed
 	}
 	if cfg.Multicall != "" {
 		info.UtilityAddresses = &UtilityAddresses{Multicall: cfg.Multicall}

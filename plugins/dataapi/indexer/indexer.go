@@ -5,7 +5,10 @@
 // (docs/data-api.md, "Indexing"). It indexes the external chains of its
 // config the same way, through their standard JSON-RPC, following them by
 // parent hash and rolling back what a reorganisation abandons
-// (docs/data-api.md, "Indexing a chain of another node").
+// (docs/data-api.md, "Indexing a chain of another node"), and so the
+// chains of the node whose VM is not chainhost's EVM but that answer
+// eth_chainId on their "rpc" handler, through the host's chain calls
+// (docs/data-api.md, "Chains of avalanchego VM plugins").
 package indexer
 
 import (
@@ -69,15 +72,19 @@ type Chain struct {
 	// External is the config of a chain another node runs; nil for the
 	// node's own chains.
 	External *evmremote.Chain
-	// Calls reaches the chain's JSON-RPC: the upstream of an external
-	// chain; nil for the node's own chains (the host's chain calls).
+	// ViaRPC is set for a chain read through its standard JSON-RPC
+	// (evmremote): an external chain, or a chain of the node whose VM is
+	// not chainhost's EVM.
+	ViaRPC bool
+	// Calls reaches the chain's JSON-RPC: the client of a chain read
+	// through it; nil for the node's EVM chains (the host's chain calls).
 	Calls host.ChainCaller
 	// Upstream is the state of an external chain's node while it fails
 	// (evmremote.Classify's, or "refused"); "" while it answers.
 	Upstream string
-	// Tracing is where an external chain's internal transactions come
-	// from (evmremote.Tracing); "" until known, and for the node's own
-	// chains, which always have them.
+	// Tracing is where the internal transactions of a chain read through
+	// its JSON-RPC come from (evmremote.Tracing); "" until known, and for
+	// the node's EVM chains, which always have them.
 	Tracing string
 	// Rate is the blocks indexed per second lately; ETA the time left to
 	// reach Accepted at that rate, 0 when caught up or unknown.
@@ -101,6 +108,9 @@ type Indexer struct {
 	rates     map[ids.ID]*rate
 	clients   []*evmremote.Client
 	stop      context.CancelFunc // ends the external chains' followers and the progress log
+	// probed holds the running chains of the node probed for eth_chainId
+	// since they started (nodechains.go).
+	probed map[ids.ID]bool
 }
 
 // New returns an indexer; Start starts it.
@@ -125,6 +135,7 @@ func New(opts Options) (*Indexer, error) {
 		opts: opts, store: opts.Store, log: opts.Logger, metrics: m,
 		watch:  &follow.Chains{Registry: opts.Host.Chains, Logger: opts.Logger},
 		chains: map[ids.ID]*Chain{}, followers: map[ids.ID]*follower{}, rates: map[ids.ID]*rate{},
+		probed: map[ids.ID]bool{},
 	}, nil
 }
 
@@ -166,7 +177,7 @@ func (x *Indexer) startExternal(ctx context.Context, cfg evmremote.Chain) error 
 	}
 	x.clients = append(x.clients, client)
 	f := newRemoteFollower(x, cfg, client)
-	c := &Chain{Info: externalInfo(cfg), External: &cfg, Calls: client}
+	c := &Chain{Info: externalInfo(cfg), External: &cfg, ViaRPC: true, Calls: client}
 	if st, ok := x.states[f.chain]; ok {
 		c.EVMChainID = st.EVMChainID
 		c.Height, c.Indexed = st.Height()
@@ -196,11 +207,17 @@ func (x *Indexer) Stop() {
 // chain and waking the follower of one that started.
 func (x *Indexer) see(ctx context.Context, info host.ChainInfo) {
 	if !isEVM(info) {
+		x.seeRPC(ctx, info)
 		return
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c, known := x.chains[info.ID]
+	if known && c.External != nil {
+		x.log.Warn("a chain of the node has the blockchain ID of an external chain: only the external chain is indexed",
+			"chain", info.ID, "external", c.External.Name)
+		return
+	}
 	if !known {
 		c = &Chain{}
 		if st, ok := x.states[info.ID]; ok {
@@ -232,14 +249,15 @@ func (x *Indexer) setProgress(chain ids.ID, st store.ChainState) {
 			was := c.Tracing
 			c.Tracing = string(f.remote.client.Tracing())
 			if c.Tracing != was && c.Tracing == string(evmremote.TracingNone) {
-				x.log.Warn("the external chain's node offers no call tracer (debug_traceBlockByNumber, trace_block): "+
+				x.log.Warn("the chain's node offers no call tracer (debug_traceBlockByNumber, trace_block): "+
 					"indexing it without internal transactions", "chain", f.name)
 			}
 		}
 	})
 }
 
-// setRunning records whether an external chain's upstream answers.
+// setRunning records whether the upstream of a chain read through its
+// JSON-RPC answers.
 func (x *Indexer) setRunning(chain ids.ID, running bool) {
 	x.update(chain, func(c *Chain) { c.Info.Running = running })
 }
@@ -254,11 +272,11 @@ func (x *Indexer) height(chain ids.ID) (uint64, bool) {
 	return 0, false
 }
 
-// setAccepted records a chain's accepted height (an external chain's
-// head may also go down, after a rollback).
+// setAccepted records a chain's accepted height (the head of a chain read
+// through its JSON-RPC may also go down, after a rollback).
 func (x *Indexer) setAccepted(chain ids.ID, accepted uint64) {
 	x.update(chain, func(c *Chain) {
-		if c.External != nil {
+		if c.ViaRPC {
 			c.Accepted = accepted
 			return
 		}
@@ -357,6 +375,8 @@ func (x *Indexer) HealthDetails() map[string]any {
 		}
 		if c.External != nil {
 			d["external"] = true
+		}
+		if c.ViaRPC {
 			d["status"] = externalStatus(c)
 			if c.Upstream != "" {
 				d["upstream"] = c.Upstream

@@ -30,6 +30,14 @@ type remote struct {
 	state string // the upstream's state last logged: "" while it answers
 }
 
+// where names the upstream in messages: its URL, or the chain of the node.
+func (r *remote) where() string {
+	if r.cfg.RPCURL != "" {
+		return r.cfg.RPCURL
+	}
+	return "chain " + r.cfg.Name + " of the node"
+}
+
 // errRefused marks a failure that starting over does not mend: the
 // configured chain is not the one the upstream or the store holds.
 type errRefused struct{ err error }
@@ -79,7 +87,7 @@ func (f *follower) followRemote(ctx context.Context) error {
 	}
 	if got != r.cfg.ChainID {
 		return &errRefused{fmt.Errorf("%s answers eth_chainId %d, the config says chain-id %d: refusing to index it",
-			r.cfg.RPCURL, got, r.cfg.ChainID)}
+			r.where(), got, r.cfg.ChainID)}
 	}
 	state.EVMChainID = r.cfg.ChainID
 	f.x.setProgress(f.chain, state)

@@ -52,6 +52,11 @@ type external struct {
 	// chains").
 	tag   string
 	trail uint64
+	// node is set for a chain of the node, reached through chain calls;
+	// wake, of such a chain only, ends a pause before the next attempt
+	// when its plugin starts again.
+	node bool
+	wake chan struct{}
 }
 
 // newExternal returns the external chain of cfg (its limits defaulted).
@@ -66,10 +71,17 @@ func newExternal(cfg evmremote.Chain, src headerSource) *external {
 	return e
 }
 
-// Trail describes how far the counts of an external chain trail its head:
+// newNodeExternal returns a chain of the node read through its JSON-RPC
+// (docs/metrics-api.md, "Chains of avalanchego VM plugins"): its latest
+// block is one the node accepted, which it never abandons, so the counts
+// trail nothing.
+func newNodeExternal(cfg evmremote.Chain, src headerSource) *external {
+	return &external{cfg: cfg, src: src, tag: "latest", node: true, wake: make(chan struct{}, 1)}
+}
+
+// trailing describes how far the counts trail the chain's head:
 // "finalized", or a number of blocks.
-func Trail(cfg evmremote.Chain) any {
-	e := newExternal(cfg, nil)
+func (e *external) trailing() any {
 	if e.tag == "finalized" {
 		return e.tag
 	}
@@ -101,6 +113,15 @@ func (f *Follower) startExternal(ctx context.Context) error {
 	return nil
 }
 
+// where names an external chain's upstream in logs: its URL, or the
+// chain of the node.
+func (e *external) where() string {
+	if e.node {
+		return "chain calls"
+	}
+	return e.cfg.RPCURL
+}
+
 // runExternal counts an external chain until ctx ends, starting over after
 // a failure with a pause that doubles from RetryMin to RetryMax, each
 // drawn between its half and itself so that many modules do not retry in
@@ -117,7 +138,7 @@ func (f *Follower) runExternal(ctx context.Context, c *chain) {
 	pause, failing := lo, false
 	answered := func() {
 		if failing {
-			f.log.Info("external chain answers again", "chain", c.name, "url", c.ext.cfg.RPCURL)
+			f.log.Info("external chain answers again", "chain", c.name, "url", c.ext.where())
 			failing, pause = false, lo
 		}
 		c.err.Store(nil)
@@ -134,7 +155,7 @@ func (f *Follower) runExternal(ctx context.Context, c *chain) {
 			if errors.Is(err, errWrongChain) {
 				log = f.log.Error
 			}
-			log("reading an external chain failed; its series stop until it answers, retrying with backoff", "chain", c.name, "url", c.ext.cfg.RPCURL, "error", err)
+			log("reading an external chain failed; its series stop until it answers, retrying with backoff", "chain", c.name, "url", c.ext.where(), "error", err)
 		} else {
 			f.log.Debug("reading an external chain failed again", "chain", c.name, "error", err, "retry_in", pause)
 		}
@@ -142,6 +163,7 @@ func (f *Follower) runExternal(ctx context.Context, c *chain) {
 		case <-ctx.Done():
 			return
 		case <-time.After(pause/2 + rand.N(pause/2+1)):
+		case <-c.ext.wake:
 		}
 		pause = min(2*pause, hi)
 	}

@@ -76,9 +76,16 @@ type Chain struct {
 	Staking     bool
 	StakingRead uint64
 	StakingErr  error
-	// External is the config of an external chain (docs/metrics-api.md,
-	// "External chains"); nil for the node's own chains.
+	// External is the config of a chain read through its JSON-RPC: an
+	// external chain (docs/metrics-api.md, "External chains"), or a chain
+	// of the node whose VM is not chainhost's ("Chains of avalanchego VM
+	// plugins", Node set); nil for the others.
 	External *evmremote.Chain
+	// Node is set for a chain of the node read through its JSON-RPC.
+	Node bool
+	// Trail is how far the counts of a chain read through its JSON-RPC
+	// trail its head: "finalized", or a number of blocks.
+	Trail any
 }
 
 // Follower follows the block index of every chain whose VM tells its
@@ -93,6 +100,9 @@ type Follower struct {
 
 	mu     sync.RWMutex
 	chains map[ids.ID]*chain
+	// probed holds the running chains of the node probed for eth_chainId
+	// since they started (nodechains.go).
+	probed map[ids.ID]bool
 }
 
 // chain is one followed chain.
@@ -128,7 +138,7 @@ func New(opts Options) *Follower {
 	if opts.Batch <= 0 {
 		opts.Batch = 256
 	}
-	return &Follower{opts: opts, log: opts.Logger, watch: &follow.Chains{Registry: opts.Host.Chains, Logger: opts.Logger}, chains: map[ids.ID]*chain{}}
+	return &Follower{opts: opts, log: opts.Logger, watch: &follow.Chains{Registry: opts.Host.Chains, Logger: opts.Logger}, chains: map[ids.ID]*chain{}, probed: map[ids.ID]bool{}}
 }
 
 // Start follows the external chains and the chains of the registry, and
@@ -156,6 +166,7 @@ func (f *Follower) Stop() {
 // from.
 func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
 	if !slices.Contains(info.IndexKinds, blockKind) || !slices.Contains(info.InternalHandlers, blockinfo.Handler) {
+		f.seeRPC(ctx, info)
 		return
 	}
 	f.mu.Lock()
@@ -192,7 +203,7 @@ func (f *Follower) Chains() []Chain {
 		}
 		if c.ext != nil {
 			cfg := c.ext.cfg
-			ch.External = &cfg
+			ch.External, ch.Node, ch.Trail = &cfg, c.ext.node, c.ext.trailing()
 		}
 		if c.staking != nil {
 			ch.Staking, ch.StakingRead = true, c.staking.read.Load()

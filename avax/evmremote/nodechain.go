@@ -1,0 +1,69 @@
+package evmremote
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/chainhost/chainhost/sdk/host"
+)
+
+// RPCHandler is the public handler an EVM chain serves its JSON-RPC
+// under (chainhost's evm, avalanchego's subnet-evm and coreth).
+const RPCHandler = "rpc"
+
+// ServesRPC reports whether a chain of the node may be an EVM chain that
+// a module reads through its JSON-RPC, as an external chain: it runs and
+// serves a public RPCHandler (docs/data-api.md, "Chains of avalanchego VM
+// plugins"). Only its answer to eth_chainId (Probe) tells.
+func ServesRPC(c host.ChainInfo) bool {
+	return c.Running && slices.Contains(c.Handlers, RPCHandler)
+}
+
+// DialNode returns a Client of a chain of the module's own node, reached
+// through the host's chain calls to its RPCHandler (host.ChainTransport)
+// under the limits of opts, whose URL and HTTPClient are not used. It
+// sends no request.
+func DialNode(ctx context.Context, calls host.ChainCaller, chain string, opts Options) (*Client, error) {
+	opts.URL = host.ChainURL(chain, RPCHandler)
+	opts.HTTPClient = &http.Client{Transport: host.ChainTransport{Calls: calls}}
+	return Dial(ctx, opts)
+}
+
+// Probe returns the EVM chain ID a chain of the node answers through its
+// RPCHandler; an error when it answers none (it is not an EVM chain, or
+// not yet up).
+func Probe(ctx context.Context, calls host.ChainCaller, chain string) (uint64, error) {
+	c, err := DialNode(ctx, calls, chain, Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	id, err := c.ChainID(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("chain %s: %w", chain, err)
+	}
+	return id, nil
+}
+
+// NodeChain is the config by which a module reads a chain of its node
+// through its JSON-RPC, as an external chain: named by its primary alias,
+// with its blockchain ID and the EVM chain ID it answers, the default
+// limits, and no URL (DialNode reaches it).
+func NodeChain(info host.ChainInfo, evmChainID uint64) Chain {
+	name := info.ID.String()
+	if len(info.Aliases) > 0 {
+		name = info.Aliases[0]
+	}
+	return Chain{Name: name, ChainID: evmChainID, BlockchainID: info.ID.String()}.WithDefaults()
+}
+
+// Names reports whether c, an entry of a module's external-chains, names
+// the chain of the node info that answers EVM chain ID evmChainID: the
+// same blockchain ID or EVM chain ID. Such an entry wins: the module
+// reads the chain as the entry says, once.
+func (c Chain) Names(info host.ChainInfo, evmChainID uint64) bool {
+	id, err := c.ID()
+	return c.ChainID == evmChainID || (err == nil && id == info.ID)
+}
