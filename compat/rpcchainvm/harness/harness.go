@@ -21,8 +21,10 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/chainhost/chainhost/configs"
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/plugintest"
+	"go.yaml.in/yaml/v3"
 )
 
 // The binaries of `make avalanchego-plugins`, in PluginsDirEnv's directory.
@@ -109,6 +111,28 @@ func Install(t testing.TB, dir, binary string, vmID ids.ID) {
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, vmID.String())); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// LocalNetwork returns a node config: the embedded default one (the
+// one-node local network, whose P-Chain gives avalanchego's VMs their
+// validators, and the data, metrics and explorer modules) with the admin
+// API on, vmAliases as its VM aliases and chains added to its chains.
+func LocalNetwork(t testing.TB, vmAliases map[string][]string, chains ...map[string]any) string {
+	t.Helper()
+	var config map[string]any
+	if err := yaml.Unmarshal(configs.Default(), &config); err != nil {
+		t.Fatalf("the embedded default config: %v", err)
+	}
+	config["api-admin-enabled"] = true
+	config["vm-aliases"] = vmAliases
+	for _, c := range chains {
+		config["chains"] = append(config["chains"].([]any), c)
+	}
+	b, err := yaml.Marshal(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // WriteFile writes data to a new file of the test's and returns its path.

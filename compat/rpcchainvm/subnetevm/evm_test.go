@@ -13,6 +13,7 @@ import (
 	"github.com/chainhost/chainhost/core/nodetest"
 	"github.com/chainhost/chainhost/sdk/plugintest"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -104,17 +105,28 @@ func receipt(t *testing.T, c *ethclient.Client, tx common.Hash) *types.Receipt {
 	return r
 }
 
-// blockHashes returns the hashes of the chain's blocks 1 to head, by
+// head is a block header as the chain's JSON-RPC gives it: its hash as
+// the chain computes it. go-ethereum's types.Header recomputes a hash from
+// the fields it knows, which subnet-evm's headers outnumber.
+type head struct {
+	Number hexutil.Uint64 `json:"number"`
+	Hash   common.Hash    `json:"hash"`
+}
+
+// blockHashes returns the hashes of the chain's blocks 1 to height, by
 // eth_getBlockByNumber.
-func blockHashes(t *testing.T, c *ethclient.Client, head uint64) []common.Hash {
+func blockHashes(t *testing.T, c *ethclient.Client, height uint64) []common.Hash {
 	t.Helper()
-	hashes := make([]common.Hash, 0, head)
-	for n := uint64(1); n <= head; n++ {
-		h, err := c.HeaderByNumber(t.Context(), new(big.Int).SetUint64(n))
-		if err != nil {
+	hashes := make([]common.Hash, 0, height)
+	for n := uint64(1); n <= height; n++ {
+		var h head
+		if err := c.Client().CallContext(t.Context(), &h, "eth_getBlockByNumber", hexutil.Uint64(n), false); err != nil {
 			t.Fatalf("eth_getBlockByNumber %d: %v", n, err)
 		}
-		hashes = append(hashes, h.Hash())
+		if uint64(h.Number) != n {
+			t.Fatalf("eth_getBlockByNumber %d answered block %d", n, h.Number)
+		}
+		hashes = append(hashes, h.Hash)
 	}
 	return hashes
 }

@@ -18,25 +18,17 @@ import (
 	"github.com/chainhost/chainhost/sdk/plugintest"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // subnetEVMAlias is the alias the node config gives subnet-evm's VM ID.
 const subnetEVMAlias = "subnetevm"
 
-// subnetEVMConfig runs one chain, "sevm", of subnet-evm (by its alias)
-// from the genesis file genesis, with the admin API on.
-func subnetEVMConfig(genesis string) string {
-	return fmt.Sprintf(`
-api-admin-enabled: true
-vm-aliases:
-  %s: [%s]
-chains:
-  - alias: sevm
-    vm: %s
-    genesis-file: %s
-`, constants.SubnetEVMID, subnetEVMAlias, subnetEVMAlias, genesis)
+// subnetEVMConfig is the local network with the admin API on and a chain,
+// "sevm", of subnet-evm (named by its alias) from the genesis file genesis.
+func subnetEVMConfig(t *testing.T, genesis string) string {
+	return harness.LocalNetwork(t, map[string][]string{constants.SubnetEVMID.String(): {subnetEVMAlias}},
+		map[string]any{"alias": "sevm", "vm": subnetEVMAlias, "genesis-file": genesis})
 }
 
 // subnetEVMGenesis returns the path of the test's subnet-evm genesis.
@@ -61,7 +53,7 @@ func subnetEVMGenesis(t *testing.T) string {
 // to the official SDK.
 func TestSubnetEVM(t *testing.T) {
 	plugins := harness.PluginDir(t)
-	n := nodetest.Start(t, nodetest.Options{Config: subnetEVMConfig(subnetEVMGenesis(t)), PluginDir: plugins})
+	n := nodetest.Start(t, nodetest.Options{Config: subnetEVMConfig(t, subnetEVMGenesis(t)), PluginDir: plugins})
 
 	harness.Install(t, plugins, harness.SubnetEVMBinary, constants.SubnetEVMID)
 	reply := harness.LoadVMs(t, n)
@@ -80,8 +72,8 @@ func TestSubnetEVM(t *testing.T) {
 	}
 	// Subscribed before the first transaction, so that it sees block 1 on.
 	ws := dial(t, n, "sevm", "ws")
-	heads := make(chan *types.Header, 1024)
-	sub, err := ws.SubscribeNewHead(ctx, heads)
+	heads := make(chan head, 1024)
+	sub, err := ws.Client().EthSubscribe(ctx, heads, "newHeads")
 	if err != nil {
 		t.Fatalf("eth_subscribe newHeads: %v", err)
 	}
@@ -148,15 +140,15 @@ func TestSubnetEVM(t *testing.T) {
 		}
 	})
 
-	head, err := c.BlockNumber(ctx)
+	height, err := c.BlockNumber(ctx)
 	if err != nil {
 		t.Fatalf("eth_blockNumber: %v", err)
 	}
-	hashes := blockHashes(t, c, head)
+	hashes := blockHashes(t, c, height)
 
 	t.Run("newHeads delivers every block", func(t *testing.T) {
-		var got []*types.Header
-		for uint64(len(got)) < head {
+		var got []head
+		for uint64(len(got)) < height {
 			select {
 			case h := <-heads:
 				got = append(got, h)
@@ -167,8 +159,8 @@ func TestSubnetEVM(t *testing.T) {
 			}
 		}
 		for i, h := range got {
-			if h.Number.Uint64() != uint64(i+1) || h.Hash() != hashes[i] {
-				t.Fatalf("newHeads %d: block %d %s, want block %d %s", i, h.Number, h.Hash(), i+1, hashes[i])
+			if uint64(h.Number) != uint64(i+1) || h.Hash != hashes[i] {
+				t.Fatalf("newHeads %d: block %d %s, want block %d %s", i, h.Number, h.Hash, i+1, hashes[i])
 			}
 		}
 	})
@@ -212,7 +204,7 @@ func sameSet(a, b []common.Hash) bool {
 func TestSubnetEVMCrashes(t *testing.T) {
 	plugins := harness.PluginDir(t)
 	harness.Install(t, plugins, harness.SubnetEVMBinary, constants.SubnetEVMID)
-	n := nodetest.Start(t, nodetest.Options{Config: subnetEVMConfig(subnetEVMGenesis(t)), PluginDir: plugins})
+	n := nodetest.Start(t, nodetest.Options{Config: subnetEVMConfig(t, subnetEVMGenesis(t)), PluginDir: plugins})
 	harness.WaitChainHealthy(t, n, "sevm")
 	ctx := t.Context()
 	c := dial(t, n, "sevm", "rpc")
@@ -230,11 +222,11 @@ func TestSubnetEVMCrashes(t *testing.T) {
 	waitHead(t, c, before+3) // the load's transactions make blocks again
 	l.stop()
 
-	head, err := c.BlockNumber(ctx)
+	height, err := c.BlockNumber(ctx)
 	if err != nil {
 		t.Fatalf("eth_blockNumber: %v", err)
 	}
-	hashes := blockHashes(t, c, head)
+	hashes := blockHashes(t, c, height)
 	if !slices.Equal(hashes[:len(accepted)], accepted) {
 		t.Fatalf("blocks 1 to %d accepted before the kill are %v, now %v", before, accepted, hashes[:len(accepted)])
 	}
@@ -335,16 +327,16 @@ func (l *load) stop() {
 // waitHead waits until the chain's head is at least height and returns it.
 func waitHead(t *testing.T, c *ethclient.Client, height uint64) uint64 {
 	t.Helper()
-	var head uint64
+	var got uint64
 	plugintest.Eventually(t, txTimeout, func() error {
 		var err error
-		if head, err = c.BlockNumber(t.Context()); err != nil {
+		if got, err = c.BlockNumber(t.Context()); err != nil {
 			return err
 		}
-		if head < height {
-			return fmt.Errorf("head %d, waiting for %d", head, height)
+		if got < height {
+			return fmt.Errorf("head %d, waiting for %d", got, height)
 		}
 		return nil
 	})
-	return head
+	return got
 }
