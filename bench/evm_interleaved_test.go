@@ -14,6 +14,7 @@ import (
 
 	"github.com/chainhost/chainhost/bench/internal/post"
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/plugintest"
 )
 
 // beforeBinDirEnv names the make build output dir of an earlier commit,
@@ -86,7 +87,32 @@ func benchRounds(b *testing.B) int {
 type rpcTarget struct {
 	name, url string
 	bodies    map[string]string
+	// pid is the process that serves the target: runInterleaved counts the
+	// CPU time it and its children (its plugins) spend per request; 0 for
+	// none.
+	pid int
 }
+
+// cpuKind is the row of the CPU time a target's processes spent per
+// request of the throughput window, in µs.
+const cpuKind = "CPU/req"
+
+// treeTicks is the CPU time, in clock ticks, that pid and its children
+// have spent.
+func treeTicks(b *testing.B, pid int) uint64 {
+	var sum uint64
+	for _, p := range append([]int{pid}, nodetest.ChildPIDs(pid)...) {
+		st, err := plugintest.ReadProcStat(p)
+		if err != nil {
+			b.Fatalf("CPU time of process %d: %v", p, err)
+		}
+		sum += st.UserTicks + st.SystemTicks
+	}
+	return sum
+}
+
+// clockTick is Linux's clock tick of /proc (USER_HZ).
+const clockTick = 10 * time.Millisecond
 
 // startRPCTargets starts each target and deploys the token on it with the
 // local key, signed for the chain ID the target answers.
@@ -103,7 +129,7 @@ func startRPCTargets(b *testing.B, starts []evmTarget) []rpcTarget {
 		}
 		bodies := evmBodies(tok, crypto.PubkeyToAddress(key.PublicKey), deployERC20(b, c, tok, key))
 		c.Close()
-		targets = append(targets, rpcTarget{s.name, url, bodies})
+		targets = append(targets, rpcTarget{name: s.name, url: url, bodies: bodies})
 	}
 	return targets
 }
@@ -126,6 +152,10 @@ func runInterleaved(b *testing.B, targets []rpcTarget, rounds int) map[measure]m
 				for i := range targets {
 					t := targets[(i+r)%len(targets)]
 					post.Run(t.url, t.bodies[m], kind.clients, windowWarmUp)
+					var ticks uint64
+					if t.pid != 0 {
+						ticks = treeTicks(b, t.pid)
+					}
 					res := post.Run(t.url, t.bodies[m], kind.clients, kind.window)
 					if res.Failed > 0 {
 						b.Fatalf("%s %s on %s: %d of %d requests failed", m, kind.name, t.name, res.Failed, res.Answered)
@@ -133,6 +163,13 @@ func runInterleaved(b *testing.B, targets []rpcTarget, rounds int) map[measure]m
 					v := res.PerSecond
 					if kind.clients == 1 {
 						v = float64(res.P50.Microseconds())
+					} else if t.pid != 0 {
+						cpu := measure{m, cpuKind}
+						if got[cpu] == nil {
+							got[cpu] = map[string][]float64{}
+						}
+						spent := time.Duration(treeTicks(b, t.pid)-ticks) * clockTick
+						got[cpu][t.name] = append(got[cpu][t.name], float64(spent.Microseconds())/float64(res.Answered))
 					}
 					got[mr][t.name] = append(got[mr][t.name], v)
 				}
@@ -151,7 +188,8 @@ type measure struct{ method, kind string }
 
 // interleavedTable is the markdown table of the rounds' values: each
 // target's median with its range, then each ratio's (the first target's
-// value over the second's, taken within a round).
+// value over the second's, taken within a round). The CPU rows are there
+// when every target has a pid.
 func interleavedTable(got map[measure]map[string][]float64, targets []rpcTarget, ratios [][2]string) string {
 	var sb strings.Builder
 	sb.WriteString("| method |")
@@ -163,13 +201,16 @@ func interleavedTable(got map[measure]map[string][]float64, targets []rpcTarget,
 	}
 	sb.WriteString("\n|---|" + strings.Repeat("---|", len(targets)+len(ratios)) + "\n")
 	for _, m := range evmMethods {
-		for _, kind := range interleavedKinds {
-			row := got[measure{m, kind.name}]
-			unit := ""
-			if kind.clients == 1 {
-				unit = " µs"
+		for _, kind := range []string{"req/s", "p50", cpuKind} {
+			row := got[measure{m, kind}]
+			if len(row) < len(targets) {
+				continue // the CPU of a target without a pid
 			}
-			fmt.Fprintf(&sb, "| `%s` %s |", m, kind.name)
+			unit := " µs"
+			if kind == "req/s" {
+				unit = ""
+			}
+			fmt.Fprintf(&sb, "| `%s` %s |", m, kind)
 			for _, t := range targets {
 				md, lo, hi := spread(row[t.name])
 				fmt.Fprintf(&sb, " %.0f%s (%.0f–%.0f) |", md, unit, lo, hi)

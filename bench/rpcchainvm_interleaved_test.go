@@ -50,7 +50,9 @@ const chainStartTimeout = 3 * time.Minute
 // subnet-evm), and the same subnet-evm binary under avalanchego v1.14.2's
 // own node (a one-node local network, the chain created on a subnet of its
 // own with avalanchego's wallet: avalanchego). Each chain has the token
-// deployed. It skips when the binaries of `make avalanchego-plugins` or
+// deployed. It also counts the CPU time each node's processes (the node
+// and its plugins) spend per request of the throughput windows, which the
+// load of others on the machine changes less than requests per second. It skips when the binaries of `make avalanchego-plugins` or
 // `make avalanchego-node` are not built (docs/benchmarks.md, "rpcchainvm
 // plugins (issue 29)").
 func BenchmarkRPCChainVMInterleaved(b *testing.B) {
@@ -61,11 +63,27 @@ func BenchmarkRPCChainVMInterleaved(b *testing.B) {
 		b.Fatal(err)
 	}
 	rounds := benchRounds(b)
+	pids := map[string]int{} // the node serving each target
 	targets := startRPCTargets(b, []evmTarget{
-		{"evm", func(b *testing.B) string { return nodetest.Start(b, nodetest.Options{}).URL + "/ext/bc/C/rpc" }},
-		{"subnet-evm", func(b *testing.B) string { return chainhostSubnetEVM(b, plugin, genesis) }},
-		{"avalanchego", func(b *testing.B) string { return avalanchegoSubnetEVM(b, node, createChain, plugin, genesis) }},
+		{"evm", func(b *testing.B) string {
+			n := nodetest.Start(b, nodetest.Options{})
+			pids["evm"] = n.PID()
+			return n.URL + "/ext/bc/C/rpc"
+		}},
+		{"subnet-evm", func(b *testing.B) string {
+			url, pid := chainhostSubnetEVM(b, plugin, genesis)
+			pids["subnet-evm"] = pid
+			return url
+		}},
+		{"avalanchego", func(b *testing.B) string {
+			url, pid := avalanchegoSubnetEVM(b, node, createChain, plugin, genesis)
+			pids["avalanchego"] = pid
+			return url
+		}},
 	})
+	for i := range targets {
+		targets[i].pid = pids[targets[i].name]
+	}
 	got := runInterleaved(b, targets, rounds)
 	// Printed, not logged: the testing package cuts a benchmark's log short.
 	fmt.Print(interleavedTable(got, targets, [][2]string{{"subnet-evm", "evm"}, {"subnet-evm", "avalanchego"}}))
@@ -114,8 +132,9 @@ func installSubnetEVM(b *testing.B, dir, plugin string) {
 
 // chainhostSubnetEVM starts the host with the embedded defaults but for
 // its chains: one chain of subnet-evm from genesis (docs/rpcchainvm.md).
-// It returns the chain's rpc URL once the chain answers.
-func chainhostSubnetEVM(b *testing.B, plugin, genesis string) string {
+// It returns the chain's rpc URL once the chain answers, and the host's
+// pid.
+func chainhostSubnetEVM(b *testing.B, plugin, genesis string) (string, int) {
 	plugins := nodetest.LinkedPluginDir(b)
 	installSubnetEVM(b, plugins, plugin)
 	cfg := fmt.Sprintf(`
@@ -129,15 +148,15 @@ chains:
 	n := nodetest.Start(b, nodetest.Options{Config: cfg, PluginDir: plugins})
 	url := n.URL + "/ext/bc/subnetevm/rpc"
 	waitRPC(b, url)
-	return url
+	return url, n.PID()
 }
 
 // avalanchegoSubnetEVM starts avalanchego's node on a one-node local
 // network with subnet-evm in its plugin directory, creates a subnet and a
 // subnet-evm chain from genesis on it with createchain, restarts the node
 // tracking the subnet, and returns the chain's rpc URL once the chain
-// answers.
-func avalanchegoSubnetEVM(b *testing.B, node, createChain, plugin, genesis string) string {
+// answers, and the node's pid.
+func avalanchegoSubnetEVM(b *testing.B, node, createChain, plugin, genesis string) (string, int) {
 	data := b.TempDir()
 	plugins := filepath.Join(data, "plugins")
 	if err := os.Mkdir(plugins, 0o755); err != nil {
@@ -175,7 +194,7 @@ func avalanchegoSubnetEVM(b *testing.B, node, createChain, plugin, genesis strin
 	n = startAvalanchego(b, node, data, append(args, "--track-subnets="+ids[0]))
 	url := n.uri + "/ext/bc/" + ids[1] + "/rpc"
 	waitRPC(b, url)
-	return url
+	return url, n.cmd.Process.Pid
 }
 
 // avalanchegoNode is a running avalanchego node.
