@@ -93,22 +93,28 @@ type rpcTarget struct {
 	pid int
 }
 
-// cpuKind is the row of the CPU time a target's processes spent per
-// request of the throughput window, in µs.
-const cpuKind = "CPU/req"
+// The rows of the CPU time a target's processes spent per request of the
+// throughput window, in µs: all of them, and the node's process alone
+// (the rest is its plugins').
+const (
+	cpuKind     = "CPU/req"
+	nodeCPUKind = "node CPU/req"
+)
 
-// treeTicks is the CPU time, in clock ticks, that pid and its children
-// have spent.
-func treeTicks(b *testing.B, pid int) uint64 {
-	var sum uint64
+// cpuTicks is the CPU time, in clock ticks, that pid has spent, and that
+// it and its children have.
+func cpuTicks(b *testing.B, pid int) (node, all uint64) {
 	for _, p := range append([]int{pid}, nodetest.ChildPIDs(pid)...) {
 		st, err := plugintest.ReadProcStat(p)
 		if err != nil {
 			b.Fatalf("CPU time of process %d: %v", p, err)
 		}
-		sum += st.UserTicks + st.SystemTicks
+		all += st.UserTicks + st.SystemTicks
+		if p == pid {
+			node = all
+		}
 	}
-	return sum
+	return node, all
 }
 
 // clockTick is Linux's clock tick of /proc (USER_HZ).
@@ -152,9 +158,9 @@ func runInterleaved(b *testing.B, targets []rpcTarget, rounds int) map[measure]m
 				for i := range targets {
 					t := targets[(i+r)%len(targets)]
 					post.Run(t.url, t.bodies[m], kind.clients, windowWarmUp)
-					var ticks uint64
+					var node0, all0 uint64
 					if t.pid != 0 {
-						ticks = treeTicks(b, t.pid)
+						node0, all0 = cpuTicks(b, t.pid)
 					}
 					res := post.Run(t.url, t.bodies[m], kind.clients, kind.window)
 					if res.Failed > 0 {
@@ -164,12 +170,16 @@ func runInterleaved(b *testing.B, targets []rpcTarget, rounds int) map[measure]m
 					if kind.clients == 1 {
 						v = float64(res.P50.Microseconds())
 					} else if t.pid != 0 {
-						cpu := measure{m, cpuKind}
-						if got[cpu] == nil {
-							got[cpu] = map[string][]float64{}
+						node1, all1 := cpuTicks(b, t.pid)
+						perRequest := func(ticks uint64) float64 {
+							return float64((time.Duration(ticks) * clockTick).Microseconds()) / float64(res.Answered)
 						}
-						spent := time.Duration(treeTicks(b, t.pid)-ticks) * clockTick
-						got[cpu][t.name] = append(got[cpu][t.name], float64(spent.Microseconds())/float64(res.Answered))
+						for k, ticks := range map[string]uint64{cpuKind: all1 - all0, nodeCPUKind: node1 - node0} {
+							if got[measure{m, k}] == nil {
+								got[measure{m, k}] = map[string][]float64{}
+							}
+							got[measure{m, k}][t.name] = append(got[measure{m, k}][t.name], perRequest(ticks))
+						}
 					}
 					got[mr][t.name] = append(got[mr][t.name], v)
 				}
@@ -201,7 +211,7 @@ func interleavedTable(got map[measure]map[string][]float64, targets []rpcTarget,
 	}
 	sb.WriteString("\n|---|" + strings.Repeat("---|", len(targets)+len(ratios)) + "\n")
 	for _, m := range evmMethods {
-		for _, kind := range []string{"req/s", "p50", cpuKind} {
+		for _, kind := range []string{"req/s", "p50", cpuKind, nodeCPUKind} {
 			row := got[measure{m, kind}]
 			if len(row) < len(targets) {
 				continue // the CPU of a target without a pid
