@@ -28,8 +28,12 @@ EXPLORER_DIST := $(EXPLORER_WEB)/dist/index.html
 # built from the Go module proxy by the modules of compat/rpcchainvm/plugins.
 AVALANCHEGO_PLUGINS := build/avalanchego-plugins
 XSVM_CMD := github.com/ava-labs/avalanchego/vms/example/xsvm/cmd/xsvm
+# avalanchego v1.14.2's own node and the tool that creates a subnet-evm
+# chain on it, for the benchmark of the rpcchainvm runtime against
+# avalanchego (bench/avalanchego).
+AVALANCHEGO_NODE := build/avalanchego-node
 
-.PHONY: build geth avalanchego-plugins run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
+.PHONY: build geth avalanchego-plugins avalanchego-node run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
 
 build: explorer
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
@@ -56,6 +60,14 @@ avalanchego-plugins:
 	cd compat/rpcchainvm/plugins && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_PLUGINS)/subnet-evm ./cmd/subnet-evm
 	cd compat/rpcchainvm/plugins && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_PLUGINS)/xsvm $(XSVM_CMD)
 	cd compat/rpcchainvm/plugins/protocol44 && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_PLUGINS)/xsvm-protocol44 $(XSVM_CMD)
+
+# avalanchego v1.14.2's node (its main package, as the release builds it)
+# and bench/avalanchego/createchain, which creates a subnet and a
+# subnet-evm chain on it: BenchmarkRPCChainVMInterleaved runs subnet-evm
+# on both nodes, avalanchego's and chainhost (docs/benchmarks.md).
+avalanchego-node:
+	cd bench/avalanchego && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_NODE)/avalanchego github.com/ava-labs/avalanchego/main
+	cd bench/avalanchego && $(GO) build -o $(CURDIR)/$(AVALANCHEGO_NODE)/createchain ./createchain
 
 # ARGS passes flags to the node, e.g. make run ARGS=--api-admin-enabled=true
 run: build
@@ -131,7 +143,9 @@ fuzz:
 		done; \
 	done
 
-bench: build geth pg-deps
+# BenchmarkRPCChainVMInterleaved runs avalanchego's subnet-evm under the host
+# and under avalanchego's own node.
+bench: build geth pg-deps avalanchego-plugins avalanchego-node
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/... ./avax/evmremote/
 
 # The pinned generators and linters of build/tools/go.mod.
@@ -158,4 +172,4 @@ lint: $(TOOLS)/staticcheck explorer
 	$(GO) test -count 1 ./docs/ ./internal/layout/
 
 clean:
-	rm -rf $(BIN) $(PLUGINS) $(TOOLS) build/geth $(AVALANCHEGO_PLUGINS)
+	rm -rf $(BIN) $(PLUGINS) $(TOOLS) build/geth $(AVALANCHEGO_PLUGINS) $(AVALANCHEGO_NODE)

@@ -145,9 +145,14 @@ func waitMined(b *testing.B, c *ethclient.Client, hash common.Hash) *types.Recei
 	return r
 }
 
-// deployERC20 deploys the token with nonce 0 and returns its address.
+// deployERC20 deploys the token with nonce 0, signed for the chain ID c
+// answers, and returns its address.
 func deployERC20(b *testing.B, c *ethclient.Client, tok erc20, key *ecdsa.PrivateKey) common.Address {
-	tx := signTx(key, big.NewInt(evmBenchChainID), 0, nil, tok.deployData(b), 2_000_000)
+	chainID, err := c.ChainID(context.Background())
+	if err != nil {
+		b.Fatalf("eth_chainId: %v", err)
+	}
+	tx := signTx(key, chainID, 0, nil, tok.deployData(b), 2_000_000)
 	if err := c.SendTransaction(context.Background(), tx); err != nil {
 		b.Fatal(err)
 	}
