@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/chainhost/chainhost/sdk/host"
 )
 
@@ -66,4 +68,30 @@ func NodeChain(info host.ChainInfo, evmChainID uint64) Chain {
 func (c Chain) Names(info host.ChainInfo, evmChainID uint64) bool {
 	id, err := c.ID()
 	return c.ChainID == evmChainID || (err == nil && id == info.ID)
+}
+
+// OpenNodeChain probes a chain of the node that ServesRPC and, if it
+// answers eth_chainId and no entry of external names it, returns its
+// config (NodeChain) and a Client of it; ok is false otherwise, with why
+// logged, the chain then being "<use> not" (indexed, counted) by the
+// module.
+func OpenNodeChain(ctx context.Context, calls host.ChainCaller, info host.ChainInfo, external []Chain, log hclog.Logger, use string) (cfg Chain, client *Client, ok bool) {
+	chain := info.ID.String()
+	evmID, err := Probe(ctx, calls, chain)
+	if err != nil {
+		log.Debug("a chain serving rpc answers no eth_chainId: not an EVM chain, not "+use, "chain", chain, "error", err)
+		return Chain{}, nil, false
+	}
+	for _, e := range external {
+		if e.Names(info, evmID) {
+			log.Info("a chain of the node is "+use+" as the external chain that names it", "chain", chain, "external", e.Name)
+			return Chain{}, nil, false
+		}
+	}
+	cfg = NodeChain(info, evmID)
+	if client, err = DialNode(ctx, calls, chain, OptionsOf(cfg)); err != nil {
+		log.Warn("a chain of the node answers eth_chainId but cannot be read: not "+use, "chain", cfg.Name, "error", err)
+		return Chain{}, nil, false
+	}
+	return cfg, client, true
 }

@@ -41,22 +41,8 @@ func (x *Indexer) seeRPC(ctx context.Context, info host.ChainInfo) {
 // handler and, if it answers and no external-chains entry names it, starts
 // following it through its JSON-RPC.
 func (x *Indexer) probe(ctx context.Context, info host.ChainInfo) {
-	chain := info.ID.String()
-	evmID, err := evmremote.Probe(ctx, x.opts.Host.Calls, chain)
-	if err != nil {
-		x.log.Debug("a chain serving rpc answers no eth_chainId: not an EVM chain, not indexed", "chain", chain, "error", err)
-		return
-	}
-	for _, e := range x.opts.External {
-		if e.Names(info, evmID) {
-			x.log.Info("a chain of the node is indexed as the external chain that names it", "chain", chain, "external", e.Name)
-			return
-		}
-	}
-	cfg := evmremote.NodeChain(info, evmID)
-	client, err := evmremote.DialNode(ctx, x.opts.Host.Calls, chain, evmremote.OptionsOf(cfg))
-	if err != nil {
-		x.log.Warn("a chain of the node answers eth_chainId but cannot be read: not indexed", "chain", cfg.Name, "error", err)
+	cfg, client, ok := evmremote.OpenNodeChain(ctx, x.opts.Host.Calls, info, x.opts.External, x.log, "indexed")
+	if !ok {
 		return
 	}
 	x.mu.Lock()
@@ -67,11 +53,11 @@ func (x *Indexer) probe(ctx context.Context, info host.ChainInfo) {
 	}
 	x.clients = append(x.clients, client)
 	f := newRemoteFollower(x, cfg, client)
-	c := &Chain{Info: info, EVMChainID: evmID, ViaRPC: true, Calls: client}
+	c := &Chain{Info: info, EVMChainID: cfg.ChainID, ViaRPC: true, Calls: client}
 	if st, ok := x.states[info.ID]; ok {
 		c.Height, c.Indexed = st.Height()
 	}
 	x.chains[info.ID], x.followers[info.ID] = c, f
-	x.log.Info("indexing EVM chain through its JSON-RPC", "chain", cfg.Name, "id", info.ID, "evmChainId", evmID)
+	x.log.Info("indexing EVM chain through its JSON-RPC", "chain", cfg.Name, "id", info.ID, "evmChainId", cfg.ChainID)
 	x.wg.Go(func() { f.run(ctx) })
 }

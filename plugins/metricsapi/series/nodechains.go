@@ -43,22 +43,8 @@ func (f *Follower) seeRPC(ctx context.Context, info host.ChainInfo) {
 // handler and, if it answers and no external-chains entry names it,
 // starts counting it through its JSON-RPC.
 func (f *Follower) probe(ctx context.Context, info host.ChainInfo) {
-	id := info.ID.String()
-	evmID, err := evmremote.Probe(ctx, f.opts.Host.Calls, id)
-	if err != nil {
-		f.log.Debug("a chain serving rpc answers no eth_chainId: not an EVM chain, not counted", "chain", id, "error", err)
-		return
-	}
-	for _, e := range f.opts.External {
-		if e.Names(info, evmID) {
-			f.log.Info("a chain of the node is counted as the external chain that names it", "chain", id, "external", e.Name)
-			return
-		}
-	}
-	cfg := evmremote.NodeChain(info, evmID)
-	client, err := evmremote.DialNode(ctx, f.opts.Host.Calls, id, evmremote.OptionsOf(cfg))
-	if err != nil {
-		f.log.Warn("a chain of the node answers eth_chainId but cannot be read: not counted", "chain", cfg.Name, "error", err)
+	cfg, client, ok := evmremote.OpenNodeChain(ctx, f.opts.Host.Calls, info, f.opts.External, f.log, "counted")
+	if !ok {
 		return
 	}
 	src := rpcSource{c: client}
@@ -70,7 +56,7 @@ func (f *Follower) probe(ctx context.Context, info host.ChainInfo) {
 	}
 	c := &chain{id: info.ID, name: cfg.Name, followed: f.opts.Clock().Unix(), info: info, ext: newNodeExternal(cfg, src)}
 	f.chains[info.ID] = c
-	f.log.Info("counting EVM chain through its JSON-RPC", "chain", cfg.Name, "id", info.ID, "evmChainId", evmID)
+	f.log.Info("counting EVM chain through its JSON-RPC", "chain", cfg.Name, "id", info.ID, "evmChainId", cfg.ChainID)
 	f.wg.Go(func() {
 		defer src.Close()
 		f.runExternal(ctx, c)
