@@ -13,6 +13,17 @@ type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// err is why the call could not reach the handler (callError).
+	err error
+}
+
+// callError is the error writer of every chain call: it keeps the error
+// on the call's recorder, whose caller returns it.
+func callError(w http.ResponseWriter, _ *http.Request, status int, err error) {
+	if rec, ok := w.(*recorder); ok {
+		rec.err = err
+	}
+	w.WriteHeader(status)
 }
 
 func (r *recorder) Header() http.Header { return r.header }
@@ -45,14 +56,9 @@ func callHandler(ctx context.Context, c *Chain, handler, path string, body []byt
 	req.Header.Set("Content-Type", "application/json")
 	req.RequestURI = fmt.Sprintf("/ext/bc/%s/%s%s", c.ID, handler, path)
 	rec := &recorder{header: http.Header{}}
-	var callErr error
-	h := c.handler(handler, func(w http.ResponseWriter, _ *http.Request, status int, err error) {
-		callErr = err
-		w.WriteHeader(status)
-	}, true)
-	h.ServeHTTP(rec, req)
-	if callErr != nil {
-		return rec.status, nil, callErr
+	c.handler(handler, callError, true).ServeHTTP(rec, req)
+	if rec.err != nil {
+		return rec.status, nil, rec.err
 	}
 	if rec.status == 0 {
 		rec.status = http.StatusOK

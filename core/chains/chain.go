@@ -33,7 +33,7 @@ type Chain struct {
 	vmName   string
 	vmID     ids.ID
 	reason   string // why the chain is not running, when inst is nil
-	handlers map[string]http.Handler
+	handlers map[handlerKey]http.Handler
 
 	// indexMu guards backfilling; every append holds it shared, so setting
 	// backfilling waits for the appends in flight.
@@ -110,7 +110,7 @@ func (c *Chain) setInstance(inst Runtime, vmName string, vmID ids.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inst, c.vmName, c.vmID, c.reason = inst, vmName, vmID, ""
-	c.handlers = map[string]http.Handler{}
+	c.handlers = map[handlerKey]http.Handler{}
 }
 
 func (c *Chain) setNotRunning(reason string) {
@@ -164,12 +164,23 @@ func (c *Chain) handler(name string, onError httpwire.ErrorWriter, internal bool
 			onError(w, r, http.StatusNotFound, notFound{fmt.Errorf("chain %s has no handler %q", c.Alias, name)})
 		})
 	}
-	h, ok := c.handlers[name]
+	// A handler is made once per name and caller kind: the router and the
+	// chain calls each always pass the same onError, and one kind's must
+	// never answer the other's requests.
+	key := handlerKey{name: name, internal: internal}
+	h, ok := c.handlers[key]
 	if !ok {
 		h = c.inst.Handler(name, onError)
-		c.handlers[name] = h
+		c.handlers[key] = h
 	}
 	return h
+}
+
+// handlerKey names a cached handler: a handler name, for the router or
+// for chain calls (internal).
+type handlerKey struct {
+	name     string
+	internal bool
 }
 
 // HeaderHandler returns the chain's handler routed by the
