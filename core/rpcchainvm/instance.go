@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -134,10 +135,12 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	i.appSender = opts.AppSender(runningVM{i})
 	p, err := i.startProcess(ctx)
 	if err != nil {
+		i.closeAppSender()
 		return nil, err
 	}
 	if opts.Listener != nil {
 		if i.listener, err = i.serveListener(opts.Listener, opts.Names); err != nil {
+			i.closeAppSender()
 			p.shutdown(ctx)
 			return nil, err
 		}
@@ -169,6 +172,14 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 	p.startEngine(i.opts)
 	i.setState(pluginhost.Running, "")
 	return p, nil
+}
+
+// closeAppSender ends what the app sender holds (requests pending to the
+// node itself): nothing of it is delivered to a VM shutting down.
+func (i *Instance) closeAppSender() {
+	if c, ok := i.appSender.(interface{ Close() }); ok {
+		c.Close()
+	}
 }
 
 // runningVM is the app handler of the VM of the process running at each
@@ -211,15 +222,8 @@ func (r runningVM) AppGossip(ctx context.Context, nodeID ids.NodeID, msg []byte)
 // why the binary is not an rpcchainvm plugin of this host's protocol
 // (avalanchego's message names both versions on a mismatch).
 func Probe(ctx context.Context, path string, log hclog.Logger) error {
-	listener, err := grpcutils.NewListener()
-	if err != nil {
-		return fmt.Errorf("listen for the runtime handshake: %w", err)
-	}
-	out := log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true})
 	cmd := command(path)
-	_, stopper, err := subprocess.Bootstrap(ctx, listener, cmd, &subprocess.Config{
-		Stdout: out, Stderr: out, HandshakeTimeout: runtime.DefaultHandshakeTimeout, Log: avalancheLogger(log),
-	})
+	_, stopper, err := bootstrap(ctx, cmd, log, runtime.DefaultHandshakeTimeout)
 	if err != nil {
 		return err
 	}
@@ -241,12 +245,10 @@ func (i *Instance) current() (*process, error) {
 }
 
 func (i *Instance) unavailableLocked() error {
-	switch {
-	case i.stopping:
+	if i.stopping {
 		return &pluginhost.UnavailableError{State: pluginhost.Stopped}
-	default:
-		return &pluginhost.UnavailableError{State: i.state, Reason: i.reason}
 	}
+	return &pluginhost.UnavailableError{State: i.state, Reason: i.reason}
 }
 
 func (i *Instance) setState(s pluginhost.State, reason string) {
@@ -300,10 +302,7 @@ func (i *Instance) Stop(ctx context.Context) error {
 	i.changed = make(chan struct{})
 	i.mu.Unlock()
 	err := i.stopListener(ctx)
-	// Nothing the sender holds is delivered to a VM shutting down.
-	if c, ok := i.appSender.(interface{ Close() }); ok {
-		c.Close()
-	}
+	i.closeAppSender()
 	if p != nil {
 		err = errors.Join(err, p.shutdown(ctx))
 	}
@@ -389,6 +388,20 @@ type process struct {
 	engineDone chan struct{}
 }
 
+// bootstrap starts cmd, the plugin, and completes avalanchego's runtime
+// handshake within timeout; the plugin's output and the runtime's own
+// lines go to log.
+func bootstrap(ctx context.Context, cmd *exec.Cmd, log hclog.Logger, timeout time.Duration) (*subprocess.Status, runtime.Stopper, error) {
+	listener, err := grpcutils.NewListener()
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen for the runtime handshake: %w", err)
+	}
+	out := log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true})
+	return subprocess.Bootstrap(ctx, listener, cmd, &subprocess.Config{
+		Stdout: out, Stderr: out, HandshakeTimeout: timeout, Log: avalancheLogger(log),
+	})
+}
+
 // launch starts the plugin, completes the runtime handshake and
 // initializes its VM from the chain's database.
 func launch(ctx context.Context, opts Options, appSender common.AppSender) (p *process, err error) {
@@ -397,25 +410,16 @@ func launch(ctx context.Context, opts Options, appSender common.AppSender) (p *p
 			return nil, err
 		}
 	}
-	log := avalancheLogger(opts.Log)
-	out := opts.Log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true})
-	listener, err := grpcutils.NewListener()
-	if err != nil {
-		return nil, fmt.Errorf("listen for the runtime handshake: %w", err)
-	}
 	// The plugin inherits the write end of a pipe it never uses: the read
 	// end's EOF tells the host it exited, while avalanchego's stopper alone
 	// waits for (reaps) the process.
 	alive, witness, err := os.Pipe()
 	if err != nil {
-		_ = listener.Close()
 		return nil, fmt.Errorf("start plugin %s: %w", opts.Path, err)
 	}
 	cmd := command(opts.Path)
 	cmd.ExtraFiles = []*os.File{witness}
-	status, stopper, err := subprocess.Bootstrap(ctx, listener, cmd, &subprocess.Config{
-		Stdout: out, Stderr: out, HandshakeTimeout: opts.HandshakeTimeout, Log: log,
-	})
+	status, stopper, err := bootstrap(ctx, cmd, opts.Log, opts.HandshakeTimeout)
 	_ = witness.Close()
 	if err != nil {
 		_ = alive.Close()
@@ -438,6 +442,7 @@ func launch(ctx context.Context, opts Options, appSender common.AppSender) (p *p
 	if err != nil {
 		return nil, fmt.Errorf("dial plugin %s: %w", opts.Path, err)
 	}
+	log := avalancheLogger(opts.Log)
 	serverMetrics, vmMetrics := metrics.NewPrefixGatherer(), metrics.NewPrefixGatherer()
 	p.metrics = prometheus.Gatherers{vmMetrics, serverMetrics}
 	p.vm = rpcchainvm.NewClient(conn, stopper, status.Pid, noTracker{}, serverMetrics, log)
