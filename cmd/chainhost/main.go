@@ -25,6 +25,9 @@ Usage:
   chainhost [flags]          start the node
   chainhost config [flags]   print the effective configuration and exit
   chainhost version          print the version and exit
+  chainhost new-plugin vm|module DIR
+                             write a new VM or REST module, with its tests,
+                             that builds against the SDK (docs/plugin-sdk.md)
   chainhost x COMMAND        a wallet on the X-Chain: address, balance, send,
                              export, import (chainhost x --help)
   chainhost c COMMAND        the C-Chain's side of moves between chains: address,
@@ -51,6 +54,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "p" {
 		return runP(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "new-plugin" {
+		return runNewPlugin(args[1:], stdout, stderr)
 	}
 	cmd := ""
 	if len(args) > 0 && (args[0] == "version" || args[0] == "config") {

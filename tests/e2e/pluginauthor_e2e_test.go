@@ -1,0 +1,100 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/sdk/jsonrpc"
+)
+
+// authorGo runs the go command as a plugin author outside the repository
+// does, with the modules of proxy (a GOPROXY=file:// directory) found first.
+type authorGo struct {
+	t     *testing.T
+	proxy string
+}
+
+// run runs go with args in dir and returns its output.
+func (g authorGo) run(dir string, args ...string) string {
+	g.t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	goproxy, err := exec.Command("go", "env", "GOPROXY").Output()
+	if err != nil {
+		g.t.Fatalf("go env GOPROXY: %v", err)
+	}
+	// The chainhost module is not in the public checksum database: the
+	// versions these tests publish exist only in their proxy.
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOSUMDB=off",
+		"GOPROXY=file://"+g.proxy+","+strings.TrimSpace(string(goproxy)))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		g.t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return string(out)
+}
+
+// build builds the plugin in dir at version (its main.version) and
+// installs it in pluginDir under name, as a rename, which a running node
+// never sees half-written.
+func (g authorGo) build(dir, version, pluginDir, name string) {
+	g.t.Helper()
+	out := filepath.Join(g.t.TempDir(), name)
+	args := []string{"build", "-o", out}
+	if version != "" {
+		args = append(args, "-ldflags", "-X main.version="+version)
+	}
+	g.run(dir, append(args, ".")...)
+	if err := os.Rename(out, filepath.Join(pluginDir, name)); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// TestPluginOnPreviousProtocol: a VM built against chainhost v0.1.0's SDK,
+// the previous plugin protocol, kept as a fixture with the release in a
+// module proxy, loads and runs (docs/plugin-sdk.md, "Compatibility").
+func TestPluginOnPreviousProtocol(t *testing.T) {
+	proxy, err := filepath.Abs("testdata/goproxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "protocol1vm")
+	if err := os.CopyFS(src, os.DirFS("testdata/protocol1vm")); err != nil {
+		t.Fatal(err)
+	}
+	g := authorGo{t: t, proxy: proxy}
+	pluginDir := nodetest.LinkedPluginDir(t)
+	g.build(src, "", pluginDir, "protocol1vm")
+	out, err := exec.Command(filepath.Join(pluginDir, "protocol1vm"), "describe").Output()
+	var desc struct{ Protocols []int }
+	if err != nil || json.Unmarshal(out, &desc) != nil || !slices.Equal(desc.Protocols, []int{1}) {
+		t.Fatalf("protocol1vm describe = %s (%v), want protocols [1]", out, err)
+	}
+
+	n := nodetest.Start(t, nodetest.Options{PluginDir: pluginDir, Config: "chains: [{alias: notes, vm: protocol1vm}]\n"})
+	n.WaitHealthy(t)
+	ctx := context.Background()
+	for i, text := range []string{"one", "two"} {
+		var pos jsonrpc.Uint64
+		if err := n.Call(ctx, "/ext/bc/notes/rpc", "notes.add", map[string]string{"text": text}, &pos); err != nil || int(pos) != i {
+			t.Fatalf("notes.add %q = %d, %v; want %d", text, pos, err, i)
+		}
+	}
+	var last struct{ Index string }
+	if err := n.Call(ctx, "/ext/index/notes/block", "index.getLastAccepted", map[string]string{"encoding": "hex"}, &last); err != nil || last.Index != "1" {
+		t.Fatalf("index.getLastAccepted = %+v, %v; want index 1", last, err)
+	}
+	var nv struct {
+		VMVersions map[string]string `json:"vmVersions"`
+	}
+	if err := n.Call(ctx, "/ext/info", "info.getNodeVersion", nil, &nv); err != nil || nv.VMVersions["protocol1vm"] != "1.0.0" {
+		t.Errorf("info.getNodeVersion: %+v, %v; want protocol1vm 1.0.0", nv, err)
+	}
+}
