@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/internal/scaffold"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -96,5 +98,58 @@ func TestPluginOnPreviousProtocol(t *testing.T) {
 	}
 	if err := n.Call(ctx, "/ext/info", "info.getNodeVersion", nil, &nv); err != nil || nv.VMVersions["protocol1vm"] != "1.0.0" {
 		t.Errorf("info.getNodeVersion: %+v, %v; want protocol1vm 1.0.0", nv, err)
+	}
+}
+
+// TestNewPluginRefuses: `chainhost new-plugin` answers bad input with a
+// clear error and a non-zero exit, and writes nothing; without
+// --sdk-version or --sdk-dir, a release requires itself and a development
+// build says what to give.
+func TestNewPluginRefuses(t *testing.T) {
+	hostBin, _ := nodetest.Binaries(t)
+	dir := filepath.Join(t.TempDir(), "myvm")
+	run := func(args ...string) (int, string) {
+		out, err := exec.Command(hostBin, append([]string{"new-plugin"}, args...)...).CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if ee != nil {
+			return ee.ExitCode(), string(out)
+		}
+		return 0, string(out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "want the kind (vm or module) and a directory"},
+		{[]string{"chain", dir, "--sdk-version", "v1.0.0"}, `plugin kind "chain"`},
+		{[]string{"vm", filepath.Join(t.TempDir(), "My_VM"), "--sdk-version", "v1.0.0"}, `plugin name "My_VM"`},
+		{[]string{"vm", dir, "--sdk-version", "latest"}, `SDK version "latest"`},
+		{[]string{"vm", dir, "--sdk-dir", t.TempDir()}, "is not a checkout of github.com/chainhost/chainhost"},
+		{[]string{"vm", dir, "--no-such-flag"}, "unknown flag: --no-such-flag"},
+	} {
+		if code, out := run(c.args...); code == 0 || !strings.Contains(out, c.want) {
+			t.Errorf("new-plugin %v: exit %d, output %q; want an error with %q", c.args, code, out, c.want)
+		}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatalf("a refused new-plugin wrote %s", dir)
+	}
+
+	out, err := exec.Command(hostBin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.Fields(string(out))[1]
+	code, msg := run("vm", dir)
+	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if scaffold.IsRelease(version) {
+		if code != 0 || !strings.Contains(string(gomod), "github.com/chainhost/chainhost "+version) {
+			t.Errorf("new-plugin on release %s: exit %d (%s), go.mod:\n%s", version, code, msg, gomod)
+		}
+	} else if code != 2 || !strings.Contains(msg, "is not a release: give --sdk-version") || gomod != nil {
+		t.Errorf("new-plugin on development build %s: exit %d, %q; want exit 2 naming --sdk-version", version, code, msg)
 	}
 }
