@@ -38,7 +38,9 @@ type Options struct {
 	Aliases []string
 	// NetworkID is the node's network ID.
 	NetworkID uint32
-	// Genesis and Config are passed to Initialize as they are.
+	// Genesis and Config are passed to Initialize as they are; when nil,
+	// `{}`, as the node passes a genesis or config the chain's config
+	// omits (a module gets no genesis).
 	Genesis, Config []byte
 	// DataDir is the instance's directory, kept across Restart;
 	// t.TempDir() when empty.
@@ -318,13 +320,16 @@ func (r *run) teardown() {
 	if r.hostSrv != nil {
 		r.hostSrv.Stop()
 	}
-	// The server stops first: go-plugin's Close would ask it to stop too,
-	// and two stops race in go-plugin.
-	r.stopServe()
-	<-r.served
+	// Close asks go-plugin's server to stop, gracefully; the context stops
+	// it only when there is no connection to ask through: a second stop
+	// races in go-plugin, and a stop by the context logs an error.
 	if r.conn != nil {
 		_ = r.conn.Close()
+	} else {
+		r.stopServe()
 	}
+	<-r.served
+	r.stopServe()
 }
 
 // servedRunner is go-plugin's handle on the plugin it reattaches to: the
@@ -364,6 +369,12 @@ func withDefaults(t testing.TB, opts Options) Options {
 	}
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
+	}
+	if opts.Genesis == nil && opts.Kind == sdk.KindVM {
+		opts.Genesis = []byte("{}")
+	}
+	if opts.Config == nil {
+		opts.Config = []byte("{}")
 	}
 	if opts.LogLevel == "" {
 		opts.LogLevel = "INFO"

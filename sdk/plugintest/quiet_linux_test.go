@@ -44,7 +44,8 @@ func captureStderr(t *testing.T, f func()) string {
 
 // TestQuietBelowWarn: with the default logger, a plugin's whole life in
 // the harness (start, calls, a restart, a crash, shutdown) prints nothing
-// below Warn, go-plugin's own lines included.
+// below Warn, go-plugin's own lines included, and no error: the plugin's
+// one warning is all.
 func TestQuietBelowWarn(t *testing.T) {
 	out := captureStderr(t, func() {
 		t.Run("life", func(t *testing.T) {
@@ -55,7 +56,7 @@ func TestQuietBelowWarn(t *testing.T) {
 			h.Restart(t, &counterVM{})
 		})
 	})
-	for _, level := range []string{"[TRACE]", "[DEBUG]", "[INFO]"} {
+	for _, level := range []string{"[TRACE]", "[DEBUG]", "[INFO]", "[ERROR]"} {
 		if strings.Contains(out, level) {
 			t.Errorf("the harness printed %s lines:\n%s", level, out)
 		}
