@@ -19,6 +19,9 @@
 // there, never to stdout) and env.Host: a namespaced database, the index
 // (Accept a container atomically with its state writes), other chains'
 // registry and handlers. Implement HealthChecker and ContainerSource when
-// they apply. `myvm describe` prints what the binary is; sdk/plugintest runs
-// a plugin in-process over real gRPC for unit tests.
+// they apply; sdk/linear keeps a linear chain's blocks, height and
+// ContainerSource, and the cut-accept rule of docs/writing-a-vm.md.
+// `myvm describe` prints what the binary is; sdk/plugintest runs a plugin
+// in-process over real gRPC for unit tests, across restarts and cut
+// accepts.
 package sdk

@@ -117,9 +117,12 @@ type Env struct {
 	Aliases []string
 	// NetworkID is the node's network ID.
 	NetworkID uint32
-	// Genesis is the chain's genesis, in JSON or the VM's own format.
+	// Genesis is a VM's genesis as JSON: the chain's inline genesis, or
+	// the content of its genesis-file (which must be JSON); `{}` when its
+	// config gives neither, so a VM needing one refuses `{}` with an error
+	// that names the keys it wants. Nil for a module.
 	Genesis []byte
-	// Config is the chain's or module's configuration, JSON.
+	// Config is the chain's or module's config as JSON, `{}` when omitted.
 	Config []byte
 	// DataDir is a directory owned by this instance, for files the host's
 	// database does not hold.

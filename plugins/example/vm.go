@@ -1,12 +1,13 @@
-// Package example is a tiny key-value chain VM, the VM author's tutorial:
-// each kv.put makes a block that is accepted and reported to the host's
-// index in the same atomic write as the VM's own state.
+// Package example is a tiny key-value chain VM, the VM author's tutorial
+// (docs/writing-a-vm.md): each kv.put makes a block that is accepted and
+// reported to the host's index in the same atomic write as the VM's own
+// state. sdk/linear keeps the chain's bookkeeping; the VM writes the state
+// transition.
 package example
 
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,17 +19,15 @@ import (
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
+	"github.com/chainhost/chainhost/sdk/linear"
 )
 
 // Kind is the one index kind the VM reports.
 const Kind = "block"
 
-// Keys of the VM's state in its host database namespace.
-var (
-	keyCount = []byte("n")  // number of accepted blocks
-	keyBlock = []byte("b/") // b/<height> -> block JSON
-	keyValue = []byte("k/") // k/<key> -> value
-)
+// keyValue starts the VM's state keys, k/<key> -> value, in its host
+// database namespace; sdk/linear keeps its own under linear/.
+var keyValue = []byte("k/")
 
 // block is one accepted put.
 type block struct {
@@ -39,52 +38,48 @@ type block struct {
 	Value  string         `json:"value"`
 }
 
-// VM is the key-value chain.
-type VM struct {
-	env *sdk.Env
+// state is the block's state transition: its writes to the VM's database.
+func (b block) state() []host.Op {
+	return []host.Op{{Key: append(append([]byte(nil), keyValue...), b.Key...), Value: []byte(b.Value)}}
+}
 
-	mu     sync.Mutex // serialises block building
-	count  uint64
-	parent ids.ID
-	// stale is set when an accept failed without saying whether the host
-	// committed it (the call was cut): the next build reads the height
-	// back first, so that it never builds a second block at one height.
-	stale bool
+// VM is the key-value chain. The embedded chain, set at Initialize, is its
+// sdk.ContainerSource.
+type VM struct {
+	*linear.Chain
+	env *sdk.Env
 
 	subsMu sync.Mutex
 	subs   map[string]*jsonrpc.Notifier
 	nextID uint64
 }
 
+var _ sdk.ContainerSource = (*VM)(nil)
+
 // New returns an uninitialized VM.
 func New() *VM { return &VM{subs: map[string]*jsonrpc.Notifier{}} }
 
-// Initialize reads back the accepted height from the host database.
+// Initialize opens the chain: its height and last block as the host's
+// database and index hold them.
 func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 	vm.env = env
-	if err := vm.readHeight(ctx); err != nil {
-		return err
+	c, err := linear.Open(ctx, env.Host, linear.Options{Kind: Kind, Replay: replay})
+	if err != nil {
+		return fmt.Errorf("open the chain: %w", err)
 	}
-	env.Logger.Info("example VM ready", "chain", env.ChainID, "height", vm.count)
+	vm.Chain = c
+	env.Logger.Info("example VM ready", "chain", env.ChainID, "height", c.Tip().Height)
 	return nil
 }
 
-// readHeight reads the accepted height and the last block's ID back from
-// the host database.
-func (vm *VM) readHeight(ctx context.Context) error {
-	n, err := vm.AcceptedCount(ctx, Kind)
-	if err != nil {
-		return err
+// replay is the state transition of a block the host's index holds and
+// the VM's database lacks.
+func replay(_ context.Context, _ uint64, raw []byte) ([]host.Op, error) {
+	var b block
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, fmt.Errorf("decode block: %w", err)
 	}
-	vm.count, vm.parent = n, ids.ID{}
-	if n > 0 {
-		last, err := vm.GetAccepted(ctx, Kind, n-1)
-		if err != nil {
-			return err
-		}
-		vm.parent = last.ID
-	}
-	return nil
+	return b.state(), nil
 }
 
 // Handlers serves JSON-RPC at rpc and the same methods plus subscriptions at ws.
@@ -99,34 +94,6 @@ func (vm *VM) Handlers() map[string]http.Handler {
 
 // Shutdown has nothing to flush: every block is committed when accepted.
 func (vm *VM) Shutdown(context.Context) error { return nil }
-
-// IndexKinds makes the VM a container source for the host index.
-func (vm *VM) IndexKinds() []string { return []string{Kind} }
-
-// AcceptedCount is the number of accepted blocks.
-func (vm *VM) AcceptedCount(ctx context.Context, _ string) (uint64, error) {
-	b, err := vm.env.Host.DB.Get(ctx, keyCount)
-	if errors.Is(err, host.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read block count: %w", err)
-	}
-	return binary.BigEndian.Uint64(b), nil
-}
-
-// GetAccepted returns the block at a height.
-func (vm *VM) GetAccepted(ctx context.Context, _ string, height uint64) (host.Container, error) {
-	b, err := vm.env.Host.DB.Get(ctx, blockKey(height))
-	if err != nil {
-		return host.Container{}, fmt.Errorf("block %d: %w", height, err)
-	}
-	return host.Container{ID: sha256.Sum256(b), Bytes: b}, nil
-}
-
-func blockKey(h uint64) []byte {
-	return binary.BigEndian.AppendUint64(append([]byte(nil), keyBlock...), h)
-}
 
 type putArgs struct {
 	Key   string `json:"key"`
@@ -145,35 +112,18 @@ func (vm *VM) put(ctx context.Context, a putArgs) (putReply, error) {
 	if a.Key == "" {
 		return putReply{}, jsonrpc.InvalidParams(`"key" must not be empty`)
 	}
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
-	if vm.stale {
-		if err := vm.readHeight(ctx); err != nil {
-			return putReply{}, fmt.Errorf("read the accepted height back: %w", err)
-		}
-		vm.stale = false
-	}
-	blk := block{Height: jsonrpc.Uint64(vm.count), Parent: vm.parent, Time: time.Now().Unix(), Key: a.Key, Value: a.Value}
-	raw, err := json.Marshal(blk)
+	var blk block
+	acc, err := vm.Next(ctx, func(tip linear.Tip) (linear.Block, error) {
+		blk = block{Height: jsonrpc.Uint64(tip.Height), Parent: tip.Parent, Time: time.Now().Unix(), Key: a.Key, Value: a.Value}
+		raw, err := json.Marshal(blk)
+		return linear.Block{ID: sha256.Sum256(raw), Bytes: raw, State: blk.state()}, err
+	})
 	if err != nil {
 		return putReply{}, err
 	}
-	id := ids.ID(sha256.Sum256(raw))
-	state := []host.Op{
-		{Key: blockKey(vm.count), Value: raw},
-		{Key: append(append([]byte(nil), keyValue...), a.Key...), Value: []byte(a.Value)},
-		{Key: keyCount, Value: binary.BigEndian.AppendUint64(nil, vm.count+1)},
-	}
-	acc, err := vm.env.Host.Index.Accept(ctx, Kind, id, raw, state)
-	if err != nil {
-		vm.stale = true
-		return putReply{}, fmt.Errorf("accept block %d: %w", vm.count, err)
-	}
-	vm.count++
-	vm.parent = id
-	vm.env.Logger.Debug("block accepted", "height", uint64(blk.Height), "key", a.Key)
-	vm.notify(blk, id)
-	return putReply{Height: blk.Height, BlockID: id, Index: jsonrpc.Uint64(acc.Index)}, nil
+	vm.env.Logger.Debug("block accepted", "height", acc.Height, "key", a.Key)
+	vm.notify(blk, acc.ID)
+	return putReply{Height: jsonrpc.Uint64(acc.Height), BlockID: acc.ID, Index: jsonrpc.Uint64(acc.Index)}, nil
 }
 
 func (vm *VM) get(ctx context.Context, a struct {

@@ -4,16 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/chainhost/chainhost/plugins/example"
-	"github.com/chainhost/chainhost/sdk"
-	"github.com/chainhost/chainhost/sdk/host"
-	"github.com/chainhost/chainhost/sdk/host/hosttest"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/plugintest"
@@ -70,59 +65,73 @@ func TestPutGetAndIndex(t *testing.T) {
 	}
 }
 
-// cutIndex commits every accept with its state, like the host, but
-// answers the first with an error, as a call cut after the host committed.
-type cutIndex struct {
-	host.Index
-	db       *hosttest.Database
-	accepted []ids.ID
-}
-
-func (x *cutIndex) Accept(ctx context.Context, _ string, id ids.ID, _ []byte, state []host.Op) (host.Accepted, error) {
-	if err := x.db.Write(ctx, state, false); err != nil {
-		return host.Accepted{}, err
-	}
-	x.accepted = append(x.accepted, id)
-	if len(x.accepted) == 1 {
-		return host.Accepted{}, errors.New("connection lost")
-	}
-	return host.Accepted{Index: uint64(len(x.accepted) - 1)}, nil
-}
-
 // TestPutAfterACutAccept: when an accept fails without saying whether the
-// host committed it, the next put reads the height back and builds on the
-// block that was committed, never a second block at its height.
+// host committed it (the call was cut), the next put builds on the block
+// that was committed, never a second block at its height: whether the VM
+// runs on or dies there and restarts.
 func TestPutAfterACutAccept(t *testing.T) {
-	db := hosttest.NewDatabase()
-	ix := &cutIndex{db: db}
-	vm := example.New()
-	ctx := context.Background()
-	if err := vm.Initialize(ctx, &sdk.Env{Logger: hclog.NewNullLogger(), Host: host.Services{DB: db, Index: ix}}); err != nil {
-		t.Fatal(err)
+	for _, crash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crash=%v", crash), func(t *testing.T) {
+			h := plugintest.Start(t, example.New(), plugintest.Options{Name: "kv"})
+			ctx := t.Context()
+			put := func(key string) (jsonrpc.Uint64, error) {
+				var r struct {
+					Height jsonrpc.Uint64 `json:"height"`
+				}
+				err := jsonrpc.Call(ctx, http.DefaultClient, h.URL("rpc"), "kv.put", map[string]string{"key": key, "value": "v"}, &r)
+				return r.Height, err
+			}
+			h.CutNextAccept()
+			if _, err := put("a"); err == nil {
+				t.Fatal("the cut accept was answered as a success")
+			}
+			if crash {
+				h.Crash(t)
+				h.Restart(t, example.New())
+			}
+			if height, err := put("b"); err != nil || height != 1 {
+				t.Fatalf("put after the cut accept: height %d, %v; want 1, on the committed block", height, err)
+			}
+			var blk struct {
+				Height jsonrpc.Uint64 `json:"height"`
+				Parent ids.ID         `json:"parent"`
+			}
+			if err := jsonrpc.Call(ctx, http.DefaultClient, h.URL("rpc"), "kv.getBlock", map[string]any{"height": 1}, &blk); err != nil {
+				t.Fatal(err)
+			}
+			if committed := h.Containers(example.Kind)[0].ID; blk.Parent != committed {
+				t.Fatalf("block 1's parent %s, want the committed block 0 %s", blk.Parent, committed)
+			}
+			var got map[string]string
+			if err := jsonrpc.Call(ctx, http.DefaultClient, h.URL("rpc"), "kv.get", map[string]string{"key": "a"}, &got); err != nil || got["value"] != "v" {
+				t.Fatalf("kv.get of the cut put's key = %v, %v; want its committed value", got, err)
+			}
+		})
 	}
-	srv := httptest.NewServer(vm.Handlers()["rpc"])
-	defer srv.Close()
-	put := func(key string) (jsonrpc.Uint64, error) {
-		var r struct {
-			Height jsonrpc.Uint64 `json:"height"`
+}
+
+// TestRestartKeepsTheChain: a VM restarted over the host's state serves
+// what it accepted and builds on its last block.
+func TestRestartKeepsTheChain(t *testing.T) {
+	h := plugintest.Start(t, example.New(), plugintest.Options{Name: "kv"})
+	ctx := t.Context()
+	call := func(method string, params, result any) error {
+		return jsonrpc.Call(ctx, http.DefaultClient, h.URL("rpc"), method, params, result)
+	}
+	for _, k := range []string{"a", "b"} {
+		if err := call("kv.put", map[string]string{"key": k, "value": k + "!"}, nil); err != nil {
+			t.Fatal(err)
 		}
-		err := jsonrpc.Call(ctx, srv.Client(), srv.URL, "kv.put", map[string]string{"key": key, "value": "v"}, &r)
-		return r.Height, err
 	}
-	if _, err := put("a"); err == nil {
-		t.Fatal("the cut accept was answered as a success")
+	h.Restart(t, example.New())
+	var got map[string]string
+	if err := call("kv.get", map[string]string{"key": "b"}, &got); err != nil || got["value"] != "b!" {
+		t.Fatalf("kv.get b after the restart = %v, %v", got, err)
 	}
-	if h, err := put("b"); err != nil || h != 1 {
-		t.Fatalf("put after the cut accept: height %d, %v; want 1, on the committed block", h, err)
-	}
-	var blk struct {
+	var r struct {
 		Height jsonrpc.Uint64 `json:"height"`
-		Parent ids.ID         `json:"parent"`
 	}
-	if err := jsonrpc.Call(ctx, srv.Client(), srv.URL, "kv.getBlock", map[string]any{"height": 1}, &blk); err != nil {
-		t.Fatal(err)
-	}
-	if blk.Parent != ix.accepted[0] {
-		t.Fatalf("block 1's parent %s, want the committed block 0 %s", blk.Parent, ix.accepted[0])
+	if err := call("kv.put", map[string]string{"key": "c", "value": "c!"}, &r); err != nil || r.Height != 2 {
+		t.Fatalf("kv.put after the restart: height %d, %v; want 2", r.Height, err)
 	}
 }

@@ -88,7 +88,13 @@ type Accepted struct {
 // Index appends this chain's accepted containers and streams any chain's.
 type Index interface {
 	// Accept appends a container to this chain's index of kind, atomically
-	// with the state writes to this plugin's database namespace.
+	// with the state writes to this plugin's database namespace. kind is
+	// one the VM declares (sdk.ContainerSource's IndexKinds); id is any 32
+	// bytes not yet in this chain's index of kind (the zero ID too), else
+	// the error matches ErrAlreadyIndexed and nothing is written. An error
+	// may also come after the host committed (a cut call): read the
+	// height back before building again (docs/writing-a-vm.md, "The
+	// cut-accept rule").
 	Accept(ctx context.Context, kind string, id ids.ID, bytes []byte, state []Op) (Accepted, error)
 	// Feed calls fn for each container of a chain's index of kind from
 	// position start, in order; chain is an ID or alias, "" for the caller's
@@ -163,7 +169,12 @@ type ChainEvent struct {
 // ChainRegistry lists the node's chains, resolves aliases and reports
 // chains starting and stopping.
 type ChainRegistry interface {
-	// List returns every chain of the node.
+	// List returns every chain of the node's config that is enabled, in
+	// config order, the caller's own included. A chain waiting for its VM
+	// (not installed yet) is listed with Running false and no handlers or
+	// index kinds; a chain whose plugin is starting, restarting or failed,
+	// with Running false. A chain with enabled: false is not a chain of
+	// the node: neither listed nor resolved.
 	List(ctx context.Context) ([]ChainInfo, error)
 	// Resolve returns the chain with the ID or alias, or an error matching
 	// ErrNotFound.

@@ -55,7 +55,7 @@ func (v *counterVM) Handlers() map[string]http.Handler {
 	mux.HandleFunc("GET /env", func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"name": v.env.Name, "chainID": v.env.ChainID, "aliases": v.env.Aliases, "networkID": v.env.NetworkID,
-			"genesis": string(v.env.Genesis), "dataDir": v.env.DataDir, "path": r.URL.Path, "query": r.URL.RawQuery,
+			"genesis": string(v.env.Genesis), "config": string(v.env.Config), "dataDir": v.env.DataDir, "path": r.URL.Path, "query": r.URL.RawQuery,
 		})
 	})
 	mux.HandleFunc("POST /call-self", func(w http.ResponseWriter, r *http.Request) {
@@ -201,6 +201,20 @@ func TestStartDescribesPlugin(t *testing.T) {
 	if env.Name != "C" || env.ChainID != h.ChainID() || env.ChainID.IsZero() || env.NetworkID != 12345 ||
 		env.Genesis != `{"g":1}` || env.DataDir == "" || env.Path != "/env" || env.Query != "x=1" || fmt.Sprint(env.Aliases) != "[C]" {
 		t.Errorf("plugin saw env %+v", env)
+	}
+}
+
+// TestStartDefaultsAsTheNode: a genesis and a config left out reach the
+// VM as `{}`, as the node hands what a chain's config omits.
+func TestStartDefaultsAsTheNode(t *testing.T) {
+	h := plugintest.Start(t, &counterVM{}, plugintest.Options{})
+	_, body := get(t, h.URL("rpc")+"/env")
+	var env struct{ Genesis, Config string }
+	if err := json.Unmarshal([]byte(body), &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.Genesis != "{}" || env.Config != "{}" {
+		t.Errorf("genesis %q and config %q, want {} and {}", env.Genesis, env.Config)
 	}
 }
 

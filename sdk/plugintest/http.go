@@ -24,10 +24,10 @@ import (
 // the node does: the plugin's own data socket server (transport/httpunix)
 // answers there, and the harness reaches it with net/http's client.
 type dataSocket struct {
-	dir string
-	ln  *net.UnixListener
-	fd  uint32 // a copy of the socket for the plugin, which closes it
-	rt  *http.Transport
+	dir  string
+	path string
+	ln   *net.UnixListener
+	fd   uint32 // a copy of the socket for the plugin, which closes it
 }
 
 // bindDataSocket binds a data socket in a new directory short enough for
@@ -49,14 +49,7 @@ func bindDataSocket() (*dataSocket, error) {
 		fd, err = syscall.Dup(int(f.Fd()))
 		_ = f.Close()
 		if err == nil {
-			var d net.Dialer
-			return &dataSocket{dir: dir, ln: ln, fd: uint32(fd), rt: &http.Transport{
-				DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-					return d.DialContext(ctx, "unix", path)
-				},
-				DisableCompression:  true, // the handler sees the client's Accept-Encoding
-				MaxIdleConnsPerHost: 64,
-			}}, nil
+			return &dataSocket{dir: dir, path: path, ln: ln, fd: uint32(fd)}, nil
 		}
 	}
 	_ = ln.Close()
@@ -66,9 +59,21 @@ func bindDataSocket() (*dataSocket, error) {
 
 // close closes the harness's side of the socket and removes its directory.
 func (s *dataSocket) close() {
-	s.rt.CloseIdleConnections()
 	_ = s.ln.Close()
 	_ = os.RemoveAll(s.dir)
+}
+
+// newDataTransport returns the client transport to the data socket at
+// path(): the running plugin's, which changes at a restart.
+func newDataTransport(path func() string) *http.Transport {
+	var d net.Dialer
+	return &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, "unix", path())
+		},
+		DisableCompression:  true, // the handler sees the client's Accept-Encoding
+		MaxIdleConnsPerHost: 64,
+	}
 }
 
 // Handler returns a proxy to the plugin's handler of a name, as the node
@@ -90,7 +95,7 @@ func (h *Harness) Handler(name string) http.Handler {
 				pr.Out.Header.Set(httpunix.HeaderRequestURI, pr.In.RequestURI)
 			}
 		},
-		Transport: h.data.rt,
+		Transport: h.rt,
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > httpwire.DefaultMaxBodyBytes {
@@ -140,7 +145,7 @@ func (h *Harness) callChain(ctx context.Context, chain host.ChainInfo, handlerPa
 		return h.call(ctx, chain, handlerPath, body)
 	}
 	handler, path := host.SplitHandlerPath(handlerPath)
-	if !slices.Contains(h.handlers, handler) && !slices.Contains(h.internal, handler) {
+	if !slices.Contains(h.Handlers(), handler) && !slices.Contains(h.InternalHandlers(), handler) {
 		return 0, nil, fmt.Errorf("call %s/%s: no handler %q: %w", chain.ID, handlerPath, handler, host.ErrNotFound)
 	}
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))

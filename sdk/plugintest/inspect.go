@@ -21,11 +21,19 @@ import (
 func (h *Harness) ChainID() ids.ID { return h.chainID }
 
 // Handlers returns the handler names the plugin answered at Initialize.
-func (h *Harness) Handlers() []string { return slices.Clone(h.handlers) }
+func (h *Harness) Handlers() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.run.handlers)
+}
 
 // InternalHandlers returns the internal handler names the plugin answered
 // at Initialize.
-func (h *Harness) InternalHandlers() []string { return slices.Clone(h.internal) }
+func (h *Harness) InternalHandlers() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.run.internal)
+}
 
 // SetChain adds a chain to the registry the plugin sees, or replaces the
 // one with its ID; a change of Running is reported to the plugin's chain
@@ -39,11 +47,19 @@ func (h *Harness) AppendContainer(chain ids.ID, kind string, id ids.ID, b []byte
 }
 
 // IndexKinds returns the index kinds the plugin answered at Initialize.
-func (h *Harness) IndexKinds() []string { return slices.Clone(h.indexKinds) }
+func (h *Harness) IndexKinds() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.run.indexKinds)
+}
 
 // UnsafeAPIs returns the API families the plugin declared unsafe in
 // public at Initialize (sdk.UnsafeAPISource), sorted.
-func (h *Harness) UnsafeAPIs() []string { return slices.Clone(h.unsafeAPIs) }
+func (h *Harness) UnsafeAPIs() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.run.unsafeAPIs)
+}
 
 // Containers returns what the plugin accepted into its index of kind, in
 // order, with the positions and times the memory host gave them.
@@ -61,7 +77,7 @@ func (h *Harness) Health(ctx context.Context) error {
 // HealthDetails asks the plugin over gRPC for its health: the details it
 // reports (nil for none) and nil, or its reason.
 func (h *Harness) HealthDetails(ctx context.Context) (map[string]any, error) {
-	resp, err := h.client.Health(ctx, &pluginv1.HealthRequest{})
+	resp, err := h.current().client.Health(ctx, &pluginv1.HealthRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("health of %s: %w", h.name, fromStatus(err))
 	}
@@ -80,7 +96,7 @@ func (h *Harness) HealthDetails(ctx context.Context) (map[string]any, error) {
 // Metrics asks the plugin over gRPC for the metrics it registered on
 // Env.Metrics, as the node does for /ext/metrics.
 func (h *Harness) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
-	resp, err := h.client.Metrics(ctx, &pluginv1.MetricsRequest{})
+	resp, err := h.current().client.Metrics(ctx, &pluginv1.MetricsRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("metrics of %s: %w", h.name, fromStatus(err))
 	}
@@ -94,7 +110,7 @@ func (h *Harness) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
 // AcceptedCount asks the plugin over gRPC how many containers of kind it
 // accepted, as the node does at start.
 func (h *Harness) AcceptedCount(ctx context.Context, kind string) (uint64, error) {
-	resp, err := h.client.AcceptedCount(ctx, &pluginv1.AcceptedCountRequest{Kind: kind})
+	resp, err := h.current().client.AcceptedCount(ctx, &pluginv1.AcceptedCountRequest{Kind: kind})
 	if err != nil {
 		return 0, fmt.Errorf("accepted %s count of %s: %w", kind, h.name, fromStatus(err))
 	}
@@ -104,7 +120,7 @@ func (h *Harness) AcceptedCount(ctx context.Context, kind string) (uint64, error
 // GetAccepted asks the plugin over gRPC for its accepted container of kind
 // at position; the error matches host.ErrNotFound when the plugin's did.
 func (h *Harness) GetAccepted(ctx context.Context, kind string, position uint64) (host.Container, error) {
-	resp, err := h.client.GetAccepted(ctx, &pluginv1.GetAcceptedRequest{Kind: kind, Position: position})
+	resp, err := h.current().client.GetAccepted(ctx, &pluginv1.GetAcceptedRequest{Kind: kind, Position: position})
 	if err != nil {
 		return host.Container{}, fmt.Errorf("accepted %s %d of %s: %w", kind, position, h.name, fromStatus(err))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -29,7 +30,11 @@ func (x *index) Accept(ctx context.Context, kind string, id ids.ID, b []byte, st
 	if x.self.ID.IsZero() {
 		return host.Accepted{}, fmt.Errorf("accept %s container %s: %w", kind, id, host.ErrReadOnly)
 	}
-	c := (*Host)(x).appendLocked(indexKey{x.self.ID, kind}, id, b)
+	key := indexKey{x.self.ID, kind}
+	if slices.ContainsFunc(x.index[key], func(c host.Container) bool { return c.ID == id }) {
+		return host.Accepted{}, fmt.Errorf("accept %s container %s: %w", kind, id, host.ErrAlreadyIndexed)
+	}
+	c := (*Host)(x).appendLocked(key, id, b)
 	(*Host)(x).applyLocked(state)
 	return host.Accepted{Index: c.Index, Timestamp: c.Timestamp}, nil
 }
