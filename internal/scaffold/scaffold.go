@@ -95,7 +95,8 @@ func Write(opts Options) ([]string, error) {
 		if err != nil || e.IsDir() {
 			return err
 		}
-		t, err := template.ParseFS(templates, p)
+		// Go code has "{{" (a slice of struct literals), never "[[".
+		t, err := template.New(path.Base(p)).Delims("[[", "]]").ParseFS(templates, p)
 		if err != nil {
 			return err
 		}
