@@ -1,6 +1,12 @@
 package scaffold
 
 import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,4 +110,79 @@ func TestIsRelease(t *testing.T) {
 			t.Errorf("IsRelease(%q) = %v, want %v", v, got, want)
 		}
 	}
+}
+
+// TestTemplateIsTheDocsVM: the VM the template writes is the one
+// docs/writing-a-vm.md walks through, declaration by declaration, comments
+// included, so that the page explains the code an author starts from.
+func TestTemplateIsTheDocsVM(t *testing.T) {
+	page, err := os.ReadFile("../../docs/writing-a-vm.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(page), "## A whole VM")
+	_, after, ok := strings.Cut(after, "```go\n")
+	block, _, closed := strings.Cut(after, "```")
+	if !ok || !closed {
+		t.Fatal(`docs/writing-a-vm.md has no go block under "## A whole VM"`)
+	}
+	dir := filepath.Join(t.TempDir(), "countervm")
+	if _, err := Write(Options{Kind: KindVM, Dir: dir, SDKVersion: "v1.0.0"}); err != nil {
+		t.Fatal(err)
+	}
+	vm, err := os.ReadFile(filepath.Join(dir, "vm.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inDoc, inTemplate := decls(t, block), decls(t, string(vm))
+	for name, src := range inTemplate {
+		if inDoc[name] != src {
+			t.Errorf("the template's %s differs from the page's:\n%s\nthe page:\n%s", name, src, inDoc[name])
+		}
+	}
+	for name := range inDoc {
+		if _, ok := inTemplate[name]; !ok && name != "main" {
+			t.Errorf("the page's VM has %s, the template's has not", name)
+		}
+	}
+}
+
+// decls returns the top-level declarations of a Go file but its imports,
+// by name, as gofmt prints them with their comments.
+func decls(t *testing.T, src string) map[string]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "vm.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, d := range f.Decls {
+		var name string
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			name = d.Name.Name
+			if d.Recv != nil {
+				name = types.ExprString(d.Recv.List[0].Type) + "." + name
+			}
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				continue
+			}
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					name += s.Name.Name + " "
+				case *ast.ValueSpec:
+					name += types.ExprString(s.Names[0]) + " "
+				}
+			}
+		}
+		var buf bytes.Buffer
+		if err := printer.Fprint(&buf, fset, &printer.CommentedNode{Node: d, Comments: f.Comments}); err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSpace(name)] = buf.String()
+	}
+	return out
 }
