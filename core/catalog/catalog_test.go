@@ -20,20 +20,16 @@ func fakeDir(t *testing.T, descs map[string]pluginv1.Description) (*Catalog, map
 	t.Helper()
 	dir := t.TempDir()
 	for name := range descs {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/false\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		writePlugin(t, filepath.Join(dir, name), name)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "broken"), []byte("not a plugin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writePlugin(t, filepath.Join(dir, "broken"), "broken")
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	calls := map[string]int{}
-	c := New(dir)
+	c := New(dir, filepath.Join(t.TempDir(), "cache"))
 	c.describe = func(_ context.Context, path string) (pluginv1.Description, error) {
-		name := filepath.Base(path)
+		name := fileName(t, path)
 		calls[name]++
 		d, ok := descs[name]
 		if !ok {
@@ -42,6 +38,26 @@ func fakeDir(t *testing.T, descs map[string]pluginv1.Description) (*Catalog, map
 		return d, nil
 	}
 	return c, calls
+}
+
+// writePlugin writes a fake plugin binary at path whose bytes say name.
+func writePlugin(t *testing.T, path, name string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("#!/bin/false\n# "+name+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fileName is the name a fake plugin binary says, wherever it was
+// copied: the catalog runs the copies of its cache.
+func fileName(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, name, _ := strings.Cut(strings.TrimSpace(string(b)), "# ")
+	return name
 }
 
 // TestCatalogScan: a scan registers each VM under its name, aliases and
@@ -146,7 +162,7 @@ func TestCatalogScan(t *testing.T) {
 // error naming it.
 func TestCatalogMissingDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nope")
-	if _, err := New(dir).Scan(context.Background()); err == nil || !strings.Contains(err.Error(), dir) {
+	if _, err := New(dir, t.TempDir()).Scan(context.Background()); err == nil || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("scan of a missing dir: %v", err)
 	}
 }
@@ -165,8 +181,8 @@ func TestCatalogRPCChainVM(t *testing.T) {
 	mismatch := errors.New("handshake failed: protocol version mismatch")
 	probed := map[string]int{}
 	c.WithRPCChainVM(map[string][]string{sevm: {"subnetevm", "sevm"}}, func(_ context.Context, path string) error {
-		probed[filepath.Base(path)]++
-		if filepath.Base(path) == xsvm {
+		probed[fileName(t, path)]++
+		if fileName(t, path) == xsvm {
 			return mismatch
 		}
 		return nil
