@@ -158,7 +158,7 @@ func (c *Catalog) WithRPCChainVM(vmAliases map[string][]string, probe func(ctx c
 }
 
 // WithPins makes the catalog refuse a binary whose sha256 differs from
-// pin's answer for it, before running it at all.
+// pin's answer for it (see load).
 func (c *Catalog) WithPins(pin func(path string) ([]byte, error)) *Catalog {
 	c.pin = pin
 	return c
@@ -207,26 +207,31 @@ func (c *Catalog) Scan(ctx context.Context) (Scan, error) {
 	return res, nil
 }
 
-// load copies the binary at path into the cache, checks its pin, and says
-// what it is: a chainhost plugin's describe, or an avalanchego plugin's
-// description once its handshake succeeded.
-func (c *Catalog) load(ctx context.Context, path string) (Binary, pluginv1.Description, error) {
+// load copies the binary at path into the cache and says what it is: a
+// chainhost plugin's describe, or an avalanchego plugin's description once
+// its handshake succeeded. The pin of an upgrade, or of an avalanchego
+// plugin, is checked before the copy runs; a new chainhost plugin's is
+// checked when its chain or module starts, which then says why it does not
+// run.
+func (c *Catalog) load(ctx context.Context, path string, upgrade bool) (Binary, pluginv1.Description, error) {
 	bin, err := c.store(path)
 	if err != nil {
 		return Binary{}, pluginv1.Description{}, err
 	}
-	if c.pin != nil {
+	id, idErr := ids.FromString(filepath.Base(path))
+	avalanche := idErr == nil && c.probe != nil
+	if c.pin != nil && (upgrade || avalanche) {
 		pin, err := c.pin(path)
 		if err != nil {
 			return Binary{}, pluginv1.Description{}, err
 		}
 		if pin != nil {
-			if err := pluginhost.CheckPin(bin.Exec, pin); err != nil {
-				return Binary{}, pluginv1.Description{}, fmt.Errorf("%s: %w", filepath.Base(path), err)
+			if err := pluginhost.CheckPin(bin.Exec, path, pin); err != nil {
+				return Binary{}, pluginv1.Description{}, err
 			}
 		}
 	}
-	if id, err := ids.FromString(filepath.Base(path)); err == nil && c.probe != nil {
+	if avalanche {
 		if err := c.probe(ctx, bin.Exec); err != nil {
 			return Binary{}, pluginv1.Description{}, err
 		}
@@ -238,7 +243,7 @@ func (c *Catalog) load(ctx context.Context, path string) (Binary, pluginv1.Descr
 
 // add registers the binary at path, not registered yet.
 func (c *Catalog) add(ctx context.Context, path string, res *Scan) error {
-	bin, desc, err := c.load(ctx, path)
+	bin, desc, err := c.load(ctx, path, false)
 	if err != nil {
 		return err
 	}
@@ -284,7 +289,7 @@ func (c *Catalog) entry(bin Binary, desc pluginv1.Description) (registration, er
 // binary there now, which must be the same plugin: same kind, name and VM
 // ID, a module with the same routes.
 func (c *Catalog) offer(ctx context.Context, path string, old registration, res *Scan) error {
-	bin, desc, err := c.load(ctx, path)
+	bin, desc, err := c.load(ctx, path, true)
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	name := opts.Init.Name
 	// Check the pin before running the binary at all, even for describe.
 	if opts.SHA256 != nil {
-		if err := CheckPin(opts.Exec, opts.SHA256); err != nil {
+		if err := CheckPin(opts.Exec, opts.Path, opts.SHA256); err != nil {
 			return nil, fmt.Errorf("start plugin %s: %w", name, err)
 		}
 	}

@@ -99,7 +99,7 @@ type launchConfig struct {
 // not call Initialize. On error nothing is left running.
 func launch(cfg launchConfig) (*process, error) {
 	if cfg.pin != nil {
-		if err := CheckPin(cfg.exec, cfg.pin); err != nil {
+		if err := CheckPin(cfg.exec, cfg.path, cfg.pin); err != nil {
 			return nil, err
 		}
 	}
@@ -169,10 +169,11 @@ func launch(cfg launchConfig) (*process, error) {
 	return p, nil
 }
 
-// CheckPin compares the sha256 of the binary at path with pin (its
-// plugin-sha256), so that a mismatch says which checksum the file has.
-func CheckPin(path string, pin []byte) error {
-	f, err := os.Open(path)
+// CheckPin compares the sha256 of file, the copy run of the
+// binary installed at path, with pin (path's plugin-sha256), so that a
+// mismatch says which checksum the binary has.
+func CheckPin(file, path string, pin []byte) error {
+	f, err := os.Open(file)
 	if err != nil {
 		return fmt.Errorf("check sha256 of %s: %w", path, err)
 	}

@@ -414,7 +414,7 @@ func launch(ctx context.Context, opts Options, appSender common.AppSender) (p *p
 		run = opts.Path
 	}
 	if opts.SHA256 != nil {
-		if err := pluginhost.CheckPin(run, opts.SHA256); err != nil {
+		if err := pluginhost.CheckPin(run, opts.Path, opts.SHA256); err != nil {
 			return nil, err
 		}
 	}
