@@ -218,8 +218,7 @@ func (c *Catalog) load(ctx context.Context, path string, upgrade bool) (Binary, 
 	if err != nil {
 		return Binary{}, pluginv1.Description{}, err
 	}
-	id, idErr := ids.FromString(filepath.Base(path))
-	avalanche := idErr == nil && c.probe != nil
+	avalanche := c.isRPCChainVM(path)
 	if c.pin != nil && (upgrade || avalanche) {
 		pin, err := c.pin(path)
 		if err != nil {
@@ -235,10 +234,18 @@ func (c *Catalog) load(ctx context.Context, path string, upgrade bool) (Binary, 
 		if err := c.probe(ctx, bin.Exec); err != nil {
 			return Binary{}, pluginv1.Description{}, err
 		}
-		return bin, pluginv1.Description{Kind: pluginv1.KindVM, Name: id.String(), VMID: id.String(), Aliases: c.vmAliases[id.String()]}, nil
+		id := filepath.Base(path)
+		return bin, pluginv1.Description{Kind: pluginv1.KindVM, Name: id, VMID: id, Aliases: c.vmAliases[id]}, nil
 	}
 	desc, err := c.describe(ctx, bin.Exec)
 	return bin, desc, err
+}
+
+// isRPCChainVM reports whether the binary at path is an avalanchego VM
+// plugin: named by a CB58 VM ID, in a catalog that probes them.
+func (c *Catalog) isRPCChainVM(path string) bool {
+	_, err := ids.FromString(filepath.Base(path))
+	return err == nil && c.probe != nil
 }
 
 // add registers the binary at path, not registered yet.
@@ -277,8 +284,7 @@ func (c *Catalog) entry(bin Binary, desc pluginv1.Description) (registration, er
 		if err != nil {
 			return registration{}, err
 		}
-		_, isID := ids.FromString(filepath.Base(bin.Path))
-		return registration{vm: &VM{Binary: bin, ID: id, Desc: desc, RPCChainVM: isID == nil && c.probe != nil}}, nil
+		return registration{vm: &VM{Binary: bin, ID: id, Desc: desc, RPCChainVM: c.isRPCChainVM(bin.Path)}}, nil
 	case pluginv1.KindModule:
 		return registration{module: &Module{Binary: bin, Desc: desc}}, nil
 	}
