@@ -55,7 +55,7 @@ func (d Description) wire() (pluginv1.Description, error) {
 		Name:      d.Name,
 		Version:   d.Version,
 		Aliases:   d.Aliases,
-		Protocols: pluginv1.SupportedProtocolVersions(),
+		Protocols: []int{pluginv1.ProtocolVersion},
 		Prefixes:  d.Prefixes,
 		Home:      d.Home,
 

@@ -91,7 +91,7 @@ func serve(opts ServeOpts, args []string, stdout, stderr *os.File) error {
 	if targetErr != nil {
 		return fmt.Errorf("chainhost plugin %s: %w", desc.Name, targetErr)
 	}
-	return servePlugin(p, stdout, stderr)
+	return servePlugin(p, d, stdout, stderr)
 }
 
 // writeDescription prints desc as one line of JSON.
@@ -120,7 +120,7 @@ func notStartedByHost(desc pluginv1.Description, args []string) string {
 // stops the plugin, and watches for the host dying. stdout and stderr are
 // the process's own files: go-plugin swaps os.Stdout and os.Stderr for
 // pipes to the host while it serves, and servePlugin puts them back.
-func servePlugin(p Plugin, stdout, stderr *os.File) error {
+func servePlugin(p Plugin, d Description, stdout, stderr *os.File) error {
 	// The host owns the plugin's lifecycle: a Ctrl-C or a service manager's
 	// SIGTERM sent to the whole process group must not kill the plugin
 	// before the host has shut it down cleanly. The watchdog and the
@@ -129,7 +129,7 @@ func servePlugin(p Plugin, stdout, stderr *os.File) error {
 	logger := hclog.New(&hclog.LoggerOptions{Output: stderr, JSONFormat: true, Level: hclog.Info})
 
 	var broker grpcplugin.Broker
-	srv := newPluginServer(p, PluginServerOptions{Logger: logger, Connect: broker.DialHost})
+	srv := newPluginServer(p, PluginServerOptions{Logger: logger, Connect: broker.DialHost, Description: d})
 	shutdown := func(why string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), orphanShutdownTimeout)
 		defer cancel()

@@ -98,7 +98,7 @@ func TestPluginBinary(t *testing.T) {
 			t.Fatalf("VM ID: %v", err)
 		}
 		want := pluginv1.Description{Kind: pluginv1.KindVM, VMID: vmID.String(), Name: "tinyvm", Version: "1.2.3",
-			Aliases: []string{"tiny"}, Protocols: pluginv1.SupportedProtocolVersions()}
+			Aliases: []string{"tiny"}, Protocols: []int{pluginv1.ProtocolVersion}}
 		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 			t.Errorf("describe = %+v, want %+v", got, want)
 		}

@@ -32,6 +32,11 @@ type PluginServerOptions struct {
 	// Connect opens the host services served on a go-plugin broker ID, and
 	// returns what closes them at Shutdown. Env.Host is empty when nil.
 	Connect func(brokerID uint32) (host.Services, io.Closer, error)
+	// Description is the binary's, as `describe` prints it: Initialize
+	// answers with it, so the host records what runs (protocol version 2,
+	// docs/plugins.md). A host refuses a plugin that sends none; only a
+	// harness that is no host may leave it empty.
+	Description Description
 }
 
 // NewPluginServer returns the protocol server that runs p: the piece Serve
@@ -91,6 +96,23 @@ func newPluginServer(p Plugin, opts PluginServerOptions) *pluginServer {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	return &pluginServer{plugin: p, opts: opts}
+}
+
+// description is the JSON of the server's Description, as `describe`
+// prints it; nil when it has none.
+func (s *pluginServer) description() ([]byte, error) {
+	if s.opts.Description.Name == "" {
+		return nil, nil
+	}
+	d, err := s.opts.Description.wire()
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode description: %w", err)
+	}
+	return b, nil
 }
 
 // ready returns the running instance, or the status error for a call made
@@ -216,6 +238,13 @@ func (s *pluginServer) start(ctx context.Context, req *pluginv1.InitializeReques
 		}),
 	}
 	resp := &pluginv1.InitializeResponse{Handlers: public, InternalHandlers: internal}
+	desc, err := s.description()
+	if err != nil {
+		_ = s.plugin.Shutdown(ctx)
+		closeQuietly(closer)
+		return nil, nil, nil, status.Error(codes.FailedPrecondition, fmt.Sprintf("initialize %s: %v", env.Name, err))
+	}
+	resp.Description = desc
 	if src, ok := s.plugin.(ContainerSource); ok {
 		run.source = src
 		resp.IndexKinds = slices.Clone(src.IndexKinds())

@@ -2,7 +2,9 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -265,5 +267,28 @@ func TestServerHoldsListener(t *testing.T) {
 	}
 	if resp, err := get(30 * time.Second); err != nil || resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("GET on the served listener = %v, %v; want the stub handler's 404", resp, err)
+	}
+}
+
+// TestServerInitializeDescription: Initialize answers with the binary's
+// description, as `describe` prints it (protocol version 2); a server
+// given none, a harness's, answers with none.
+func TestServerInitializeDescription(t *testing.T) {
+	d := Description{Name: "kv", Version: "0.2.0", Aliases: []string{"k"}}
+	resp, err := newPluginServer(&stubPlugin{}, PluginServerOptions{Description: d}).Initialize(t.Context(), initRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := d.wire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got pluginv1.Description
+	if err := json.Unmarshal(resp.GetDescription(), &got); err != nil || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+		t.Errorf("description %s (%v), want %+v", resp.GetDescription(), err, want)
+	}
+	resp, err = newPluginServer(&stubPlugin{}, PluginServerOptions{}).Initialize(t.Context(), initRequest())
+	if err != nil || resp.GetDescription() != nil {
+		t.Errorf("Initialize without a description = %s, %v", resp.GetDescription(), err)
 	}
 }

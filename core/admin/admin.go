@@ -18,6 +18,7 @@ import (
 	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/chains"
 	"github.com/chainhost/chainhost/core/logging"
+	"github.com/chainhost/chainhost/core/modules"
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 	"github.com/chainhost/chainhost/sdk/profile"
@@ -38,9 +39,12 @@ type Options struct {
 	// StartModules starts the modules waiting for a plugin that a scan
 	// installed, and returns their names; nil when there are none.
 	StartModules func(ctx context.Context) []string
-	ProfileDir   string          // where profiles are written
-	Log          hclog.Logger    // nil: no log
-	RPC          jsonrpc.Options // JSON-RPC limits and hooks
+	// Modules restarts the modules whose plugin is upgraded; nil when the
+	// node runs none.
+	Modules    *modules.Manager
+	ProfileDir string          // where profiles are written
+	Log        hclog.Logger    // nil: no log
+	RPC        jsonrpc.Options // JSON-RPC limits and hooks
 }
 
 // Service is the admin API.

@@ -61,7 +61,7 @@ func newFixture(t *testing.T) *fixture {
 	if err := os.Mkdir(f.pluginDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	reg := catalog.New(f.pluginDir)
+	reg := catalog.New(f.pluginDir, filepath.Join(dir, "plugin-cache"))
 	f.chains, err = chains.New(chains.Options{
 		Config:  &config.Config{DataDir: dir, Chains: []config.Chain{{Alias: "example", VM: "example"}, {Alias: "other", Aliases: []string{"zz"}, VM: "example"}}},
 		DB:      db,

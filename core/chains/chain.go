@@ -7,8 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/chainhost/chainhost/core/catalog"
 	"github.com/chainhost/chainhost/core/config"
 	"github.com/chainhost/chainhost/core/pluginhost"
+	"github.com/chainhost/chainhost/proto/pluginv1"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/transport/httpwire"
 )
@@ -30,9 +32,8 @@ type Chain struct {
 
 	mu       sync.RWMutex
 	inst     Runtime
-	vmName   string
-	vmID     ids.ID
-	reason   string // why the chain is not running, when inst is nil
+	vm       *catalog.VM // the VM it last started on; nil until then
+	reason   string      // why the chain is not running, when inst is nil
 	handlers map[handlerKey]http.Handler
 
 	// indexMu guards backfilling; every append holds it shared, so setting
@@ -89,10 +90,29 @@ func (c *Chain) Instance() (Runtime, string) {
 func (c *Chain) VMName() string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.vmName != "" {
-		return c.vmName
+	if c.vm != nil {
+		return c.vm.Desc.Name
 	}
 	return c.Config.VM
+}
+
+// VMVersion is the version of the VM as the chain's running plugin says
+// it is (docs/plugins.md, "Protocol versions"); "" while it is not
+// running, and for an avalanchego VM, which says none.
+func (c *Chain) VMVersion() string {
+	inst, _ := c.Instance()
+	d, ok := inst.(interface{ Description() pluginv1.Description })
+	if !ok {
+		return ""
+	}
+	return d.Description().Version
+}
+
+// runs reports whether the chain's plugin runs vm's binary.
+func (c *Chain) runs(vm *catalog.VM) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.inst != nil && c.vm == vm
 }
 
 // VMID is the ID of the VM the chain runs, as the plugin describes it
@@ -100,16 +120,16 @@ func (c *Chain) VMName() string {
 func (c *Chain) VMID() ids.ID {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.vmName != "" {
-		return c.vmID
+	if c.vm != nil {
+		return c.vm.ID
 	}
 	return c.configVMID
 }
 
-func (c *Chain) setInstance(inst Runtime, vmName string, vmID ids.ID) {
+func (c *Chain) setInstance(inst Runtime, vm *catalog.VM) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.inst, c.vmName, c.vmID, c.reason = inst, vmName, vmID, ""
+	c.inst, c.vm, c.reason = inst, vm, ""
 	c.handlers = map[handlerKey]http.Handler{}
 }
 

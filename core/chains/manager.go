@@ -229,7 +229,7 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 		return err
 	}
 	bootstrap := time.Now()
-	opts, err := pluginhost.NodeOptions(m.opts.Config, m.opts.Logs, m.opts.SocketDir, vm.Path, pluginhost.Init{
+	opts, err := pluginhost.NodeOptions(m.opts.Config, m.opts.Logs, m.opts.SocketDir, vm.Path, vm.Exec, pluginhost.Init{
 		Kind:          pluginv1.KindVM,
 		ChainID:       c.ID,
 		Name:          c.Alias,
@@ -262,9 +262,64 @@ func (m *Manager) start(ctx context.Context, c *Chain, vm *catalog.VM) error {
 	if err != nil {
 		return fmt.Errorf("start VM %s: %w", vm.Desc.Name, err)
 	}
-	c.setInstance(inst, vm.Desc.Name, vm.ID)
+	c.setInstance(inst, vm)
 	m.publish(c, pluginhost.Running)
-	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.Desc.Name, "handlers", inst.Handlers())
+	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.Desc.Name, "version", inst.Description().Version,
+		"sha256", vm.SHA256, "handlers", inst.Handlers())
+	return nil
+}
+
+// UpgradeVM restarts the chains that run u.Old on u.New, over their state
+// (docs/plugins.md, "Upgrades in place"), and returns them. If one fails
+// to start on u.New, each of them is restarted on u.Old again, and the
+// error says why.
+func (m *Manager) UpgradeVM(ctx context.Context, u catalog.Upgrade[*catalog.VM]) ([]*Chain, error) {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	var on []*Chain
+	for _, c := range m.chains {
+		if c.runs(u.Old) {
+			on = append(on, c)
+		}
+	}
+	var err error
+	for _, c := range on {
+		if err = m.restart(ctx, c, u.New); err != nil {
+			err = fmt.Errorf("chain %s: %w", c.Alias, err)
+			break
+		}
+	}
+	if err == nil {
+		return on, nil
+	}
+	for _, c := range on {
+		if c.runs(u.Old) { // not reached
+			continue
+		}
+		if rerr := m.restart(ctx, c, u.Old); rerr != nil {
+			m.opts.Log.Error("chain failed to start again on its VM's previous binary", "chain", c.Alias, "error", rerr)
+		}
+	}
+	return nil, err
+}
+
+// restart stops c's plugin, if it runs, and starts c on vm; a chain that
+// fails to start is left not running, saying why.
+func (m *Manager) restart(ctx context.Context, c *Chain, vm *catalog.VM) error {
+	if inst, _ := c.Instance(); inst != nil {
+		if err := inst.Stop(ctx); err != nil {
+			m.opts.Log.Warn("chain plugin did not stop cleanly", "chain", c.Alias, "error", err)
+		}
+		c.setNotRunning(fmt.Sprintf("restarting on VM %s's binary sha256 %s", vm.Desc.Name, vm.SHA256))
+	}
+	start := m.start
+	if vm.RPCChainVM {
+		start = m.startRPCChainVM
+	}
+	if err := start(ctx, c, vm); err != nil {
+		c.setNotRunning(err.Error())
+		return err
+	}
 	return nil
 }
 

@@ -30,7 +30,7 @@ func newManager(t *testing.T, cs ...config.Chain) (*chains.Manager, error) {
 	}
 	return chains.New(chains.Options{
 		Config: &config.Config{DataDir: dir, Chains: cs}, DB: db, Aliases: al,
-		Plugins: catalog.New(t.TempDir()), Metrics: metrics.New(), Log: hclog.NewNullLogger(),
+		Plugins: catalog.New(t.TempDir(), t.TempDir()), Metrics: metrics.New(), Log: hclog.NewNullLogger(),
 	})
 }
 

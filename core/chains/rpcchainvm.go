@@ -94,6 +94,7 @@ func (m *Manager) startRPCChainVM(ctx context.Context, c *Chain, vm *catalog.VM)
 	bootstrap := time.Now()
 	opts := rpcchainvm.Options{
 		Path:        vm.Path,
+		Exec:        vm.Exec,
 		SHA256:      pin,
 		Alias:       c.Alias,
 		NetworkID:   m.opts.Config.NetworkID,
@@ -141,9 +142,9 @@ func (m *Manager) startRPCChainVM(ctx context.Context, c *Chain, vm *catalog.VM)
 	if err != nil {
 		return fmt.Errorf("start VM %s: %w", vm.ID, err)
 	}
-	c.setInstance(inst, vm.Desc.Name, vm.ID)
+	c.setInstance(inst, vm)
 	m.publish(c, pluginhost.Running)
-	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.ID, "runtime", "rpcchainvm", "handlers", inst.Handlers())
+	m.opts.Log.Info("chain started", "chain", c.Alias, "id", c.ID, "vm", vm.ID, "runtime", "rpcchainvm", "sha256", vm.SHA256, "handlers", inst.Handlers())
 	return nil
 }
 

@@ -34,6 +34,13 @@ func NewService(o Options) *jsonrpc.Server {
 		for _, vm := range o.Plugins.VMs() {
 			v.VMVersions[vm.Desc.Name] = vm.Desc.Version
 		}
+		// What a running plugin says it is wins over what its binary
+		// described (docs/plugins.md, "Protocol versions").
+		for _, c := range o.Chains.Chains() {
+			if version := c.VMVersion(); version != "" {
+				v.VMVersions[c.VMName()] = version
+			}
+		}
 		return v, nil
 	}))
 	s.Register("info.getNetworkID", jsonrpc.Method(func(context.Context, struct{}) (map[string]jsonrpc.Uint64, error) {

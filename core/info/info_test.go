@@ -34,7 +34,7 @@ func TestService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugins := catalog.New(t.TempDir())
+	plugins := catalog.New(t.TempDir(), t.TempDir())
 	cm, err := chains.New(chains.Options{
 		Config:  &config.Config{DataDir: dir, Chains: []config.Chain{{Alias: "kv", Aliases: []string{"example"}, VM: "example"}}},
 		DB:      db,

@@ -75,9 +75,14 @@ func (m *Manager) FindPlugins() {
 		}
 		p, ok := m.opts.Plugins.LookupModule(mod.Config.PluginName())
 		if !ok {
-			mod.setNotRunning(fmt.Sprintf("module plugin %q is not installed in %s (install it, then call admin.loadVMs)",
-				mod.Config.PluginName(), m.opts.Plugins.Dir()))
-			m.opts.Log.Warn("module waits for its plugin", "module", mod.Name, "plugin", mod.Config.PluginName())
+			why := fmt.Sprintf("module plugin %q is not installed in %s (install it, then call admin.loadVMs)",
+				mod.Config.PluginName(), m.opts.Plugins.Dir())
+			if len(mod.Prefixes()) == 0 {
+				// Only the plugin's describe declares them (docs/modules.md).
+				why += "; its config names no prefixes, so its paths answer 404 until then"
+			}
+			mod.setNotRunning(why)
+			m.opts.Log.Warn("module waits for its plugin", "module", mod.Name, "plugin", mod.Config.PluginName(), "why", why)
 			continue
 		}
 		mod.setPlugin(p)
@@ -142,7 +147,7 @@ func (m *Manager) start(ctx context.Context, mod *Module) error {
 	if err != nil {
 		return err
 	}
-	opts, err := pluginhost.NodeOptions(m.opts.Config, m.opts.Logs, m.opts.SocketDir, p.Path, pluginhost.Init{
+	opts, err := pluginhost.NodeOptions(m.opts.Config, m.opts.Logs, m.opts.SocketDir, p.Path, p.Exec, pluginhost.Init{
 		Kind:     pluginv1.KindModule,
 		Name:     mod.Name,
 		Config:   modCfg,
@@ -165,8 +170,71 @@ func (m *Manager) start(ctx context.Context, mod *Module) error {
 		return fmt.Errorf("start module plugin %s: %w", p.Desc.Name, err)
 	}
 	mod.setInstance(inst)
-	m.opts.Log.Info("module started", "module", mod.Name, "plugin", p.Desc.Name, "version", p.Desc.Version,
-		"prefixes", mod.Prefixes(), "listen", mod.Listen())
+	m.opts.Log.Info("module started", "module", mod.Name, "plugin", p.Desc.Name, "version", inst.Description().Version,
+		"sha256", p.SHA256, "prefixes", mod.Prefixes(), "listen", mod.Listen())
+	return nil
+}
+
+// UpgradeModule restarts the modules that run u.Old on u.New (docs/plugins.md,
+// "Upgrades in place"), and returns their names; a module of u.Old that
+// does not run will start on u.New. If one fails to start on u.New, each
+// of them is restarted on u.Old again, and the error says why.
+func (m *Manager) UpgradeModule(ctx context.Context, u catalog.Upgrade[*catalog.Module]) ([]string, error) {
+	m.startMu.Lock()
+	defer m.startMu.Unlock()
+	var on, idle []*Module
+	for _, mod := range m.modules {
+		if mod.Plugin() != u.Old {
+			continue
+		}
+		if inst, _ := mod.Instance(); inst != nil {
+			on = append(on, mod)
+		} else {
+			idle = append(idle, mod)
+		}
+	}
+	var err error
+	for _, mod := range on {
+		if err = m.restart(ctx, mod, u.New); err != nil {
+			err = fmt.Errorf("module %s: %w", mod.Name, err)
+			break
+		}
+	}
+	if err != nil {
+		for _, mod := range on {
+			if inst, _ := mod.Instance(); inst != nil && mod.Plugin() == u.Old { // not reached
+				continue
+			}
+			if rerr := m.restart(ctx, mod, u.Old); rerr != nil {
+				m.opts.Log.Error("module failed to start again on its plugin's previous binary", "module", mod.Name, "error", rerr)
+			}
+		}
+		return nil, err
+	}
+	names := make([]string, 0, len(on))
+	for _, mod := range on {
+		names = append(names, mod.Name)
+	}
+	for _, mod := range idle {
+		mod.setPlugin(u.New)
+	}
+	return names, nil
+}
+
+// restart stops mod's plugin, if it runs, and starts mod on p; a module
+// that fails to start is left not running, saying why.
+func (m *Manager) restart(ctx context.Context, mod *Module, p *catalog.Module) error {
+	if inst, _ := mod.Instance(); inst != nil {
+		if err := inst.Stop(ctx); err != nil {
+			m.opts.Log.Warn("module plugin did not stop cleanly", "module", mod.Name, "error", err)
+		}
+		mod.setNotRunning(fmt.Sprintf("restarting on plugin %s's binary sha256 %s", p.Desc.Name, p.SHA256))
+	}
+	mod.setPlugin(p)
+	if err := m.start(ctx, mod); err != nil {
+		mod.setNotRunning(err.Error())
+		return err
+	}
 	return nil
 }
 

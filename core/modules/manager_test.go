@@ -29,7 +29,7 @@ func restError(w http.ResponseWriter, _ *http.Request, status int, err error) {
 // nothing and Stop has nothing to stop.
 func TestManagerWithoutPlugins(t *testing.T) {
 	off := false
-	plugins := catalog.New(t.TempDir())
+	plugins := catalog.New(t.TempDir(), t.TempDir())
 	if _, err := plugins.Scan(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,6 @@ import (
 	"github.com/chainhost/chainhost/core/logging"
 	"github.com/chainhost/chainhost/core/metrics"
 	"github.com/chainhost/chainhost/core/modules"
-	"github.com/chainhost/chainhost/core/pluginhost"
 	"github.com/chainhost/chainhost/core/rpcchainvm"
 	"github.com/chainhost/chainhost/core/server"
 	"github.com/chainhost/chainhost/core/sharedmemory"
@@ -137,18 +136,10 @@ func New(cfg *config.Config, display io.Writer) (_ *Node, err error) {
 	}
 	n.aliases = al
 	probeLog := n.log.Named("rpcchainvm")
-	n.plugins = catalog.New(cfg.PluginDir).WithRPCChainVM(cfg.VMAliases, func(ctx context.Context, path string) error {
-		pin, err := cfg.PluginPin(path)
-		if err != nil {
-			return err
-		}
-		if pin != nil {
-			if err := pluginhost.CheckPin(path, pin); err != nil {
-				return err
-			}
-		}
-		return rpcchainvm.Probe(ctx, path, probeLog)
-	})
+	n.plugins = catalog.New(cfg.PluginDir, filepath.Join(cfg.DataDir, pluginCacheDir)).WithPins(cfg.PluginPin).
+		WithRPCChainVM(cfg.VMAliases, func(ctx context.Context, path string) error {
+			return rpcchainvm.Probe(ctx, path, probeLog)
+		})
 	n.chains, err = chains.New(chains.Options{
 		Config: cfg, DB: n.db, Indexes: n.indexes, Aliases: al, Plugins: n.plugins,
 		Logs: n.logs, Metrics: n.metrics, Log: n.log, OnIndexComplete: onIndexComplete, SocketDir: n.sockets,
@@ -201,7 +192,7 @@ func (n *Node) mountHostAPIs() {
 	if n.cfg.APIAdminEnabled {
 		n.admin = admin.New(admin.Options{
 			Router: n.router, Chains: n.chains, Aliases: n.aliases, Plugins: n.plugins, Logs: n.logs,
-			StartModules: n.startModules, ProfileDir: n.cfg.ProfileDir, Log: n.log, RPC: n.rpcOptions("admin"),
+			StartModules: n.startModules, Modules: n.modules, ProfileDir: n.cfg.ProfileDir, Log: n.log, RPC: n.rpcOptions("admin"),
 		})
 		n.router.Handle("admin", n.admin.Handler())
 	}
@@ -240,6 +231,11 @@ func (n *Node) healthTargets() []health.Target {
 
 // logLevelTimeout bounds telling a plugin process its new log level.
 const logLevelTimeout = 2 * time.Second
+
+// pluginCacheDir is the folder of the data dir holding the copies of the
+// plugin binaries the node runs, each named by its sha256
+// (docs/plugins.md, "Upgrades in place").
+const pluginCacheDir = "plugin-cache"
 
 // forwardLogLevel tells the plugin process of the chain or module whose
 // logger changed the most verbose level it should emit, so that it does
@@ -401,6 +397,11 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	for file, ferr := range scan.Failed {
 		n.log.Warn("plugin not loaded", "file", file, "error", ferr)
+	}
+	// A run starts from the binaries installed: the copies of an earlier
+	// run go.
+	if err := n.plugins.Prune(); err != nil {
+		n.log.Warn("plugin cache", "error", err)
 	}
 	if failed := n.routeModules(); len(failed) > 0 {
 		var errs []error

@@ -33,6 +33,14 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("Describe(test plugin) = %+v", good)
 	}
 
+	// A binary of the previous protocol version describes itself as such.
+	for _, protocols := range []string{"[1]", "[2]", "[1,2]", "[1,3]"} {
+		path := writeScript(t, `echo '{"kind":"module","name":"m","protocols":`+protocols+`}'`, 0o755)
+		if _, err := Describe(context.Background(), path); err != nil {
+			t.Errorf("Describe of a plugin speaking %s: %v", protocols, err)
+		}
+	}
+
 	tests := []struct {
 		name    string
 		path    string
@@ -77,7 +85,7 @@ func TestDescribe(t *testing.T) {
 		{
 			name: "no common protocol",
 			path: writeScript(t, `echo '{"kind":"module","name":"m","protocols":[98,99]}'`, 0o755),
-			want: []string{"speaks protocol versions [98 99]", "this host speaks [1]"},
+			want: []string{"speaks protocol versions [98 99]", "this host speaks [2 1]"},
 		},
 		{
 			name: "bad module prefix",
@@ -139,5 +147,41 @@ func TestDescribeModule(t *testing.T) {
 	bad := writeScript(t, `echo '{"kind":"module","name":"data","version":"1","protocols":[1],"prefixes":["/v1/chains"],"messageArrayPrefixes":["v1"]}'`, 0o755)
 	if d, err := Describe(context.Background(), bad); err == nil || !strings.Contains(err.Error(), `path prefix "v1": must start with /`) {
 		t.Errorf("Describe of a bad message array prefix = %+v, %v", d, err)
+	}
+}
+
+// TestRunningDescription: a process of protocol version 2 is what the
+// description of its InitializeResponse says, which must name the kind,
+// name and VM ID its binary described; one of version 1 sends none and is
+// what its binary described.
+func TestRunningDescription(t *testing.T) {
+	described := pluginv1.Description{Kind: pluginv1.KindVM, Name: "kv", VMID: "id", Version: "0.1.0", Protocols: []int{1}}
+	tests := []struct {
+		name    string
+		version int
+		raw     string
+		want    string // the version recorded, or a piece of the error
+		fails   bool
+	}{
+		{name: "protocol 1", version: 1, want: "0.1.0"},
+		{name: "protocol 1 sending one anyway", version: 1, raw: `{"kind":"vm","name":"kv","vmID":"id","version":"9","protocols":[2]}`, want: "0.1.0"},
+		{name: "protocol 2", version: 2, raw: `{"kind":"vm","name":"kv","vmID":"id","version":"0.2.0","protocols":[2]}`, want: "0.2.0"},
+		{name: "protocol 2 sending none", version: 2, fails: true, want: "speaks protocol version 2 but sent no description"},
+		{name: "not JSON", version: 2, raw: `kv`, fails: true, want: `the description it sent: not a chainhost plugin: it printed "kv"`},
+		{name: "another name", version: 2, raw: `{"kind":"vm","name":"other","vmID":"id","protocols":[2]}`, fails: true, want: `runs as vm "other" (vmID "id"), but its binary describes vm "kv"`},
+		{name: "another VM ID", version: 2, raw: `{"kind":"vm","name":"kv","vmID":"id2","protocols":[2]}`, fails: true, want: `(vmID "id2")`},
+		{name: "another kind", version: 2, raw: `{"kind":"module","name":"kv","protocols":[2]}`, fails: true, want: `runs as module "kv"`},
+		{name: "no protocol the host speaks", version: 2, raw: `{"kind":"vm","name":"kv","vmID":"id","protocols":[7]}`, fails: true, want: "this host speaks [2 1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := runningDescription(tt.version, described, []byte(tt.raw))
+			switch {
+			case tt.fails && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("runningDescription = %+v, %v; want an error with %q", d, err, tt.want)
+			case !tt.fails && (err != nil || d.Version != tt.want):
+				t.Errorf("runningDescription = %+v, %v; want version %s", d, err, tt.want)
+			}
+		})
 	}
 }

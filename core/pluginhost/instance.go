@@ -19,9 +19,10 @@ import (
 // Instance is one supervised plugin: a VM's chain or a REST module. Its
 // process is restarted with backoff whenever it exits, until Stop.
 type Instance struct {
-	opts   Options
-	desc   pluginv1.Description
-	logger hclog.Logger
+	opts Options
+	// described is what the binary answered to describe at Start.
+	described pluginv1.Description
+	logger    hclog.Logger
 
 	// hint asks the supervisor to look at the process now.
 	hint chan struct{}
@@ -43,8 +44,9 @@ type Instance struct {
 	// latest of them ended.
 	gen      uint64
 	lastExit string
-	// handlers, internal and indexKinds are from the latest
+	// running, handlers, internal and indexKinds are from the latest
 	// InitializeResponse.
+	running    pluginv1.Description
 	handlers   []string
 	internal   []string
 	indexKinds []string
@@ -66,11 +68,11 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	name := opts.Init.Name
 	// Check the pin before running the binary at all, even for describe.
 	if opts.SHA256 != nil {
-		if err := CheckPin(opts.Path, opts.SHA256); err != nil {
+		if err := CheckPin(opts.Exec, opts.Path, opts.SHA256); err != nil {
 			return nil, fmt.Errorf("start plugin %s: %w", name, err)
 		}
 	}
-	desc, err := Describe(ctx, opts.Path)
+	desc, err := Describe(ctx, opts.Exec)
 	if err != nil {
 		return nil, fmt.Errorf("start plugin %s: %w", name, err)
 	}
@@ -84,7 +86,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	i := &Instance{
 		opts:      opts,
-		desc:      desc,
+		described: desc,
 		logger:    logger,
 		hint:      make(chan struct{}, 1),
 		runCtx:    runCtx,
@@ -132,6 +134,7 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 		listener:      listener,
 		data:          data,
 		path:          i.opts.Path,
+		exec:          i.opts.Exec,
 		pin:           i.opts.SHA256,
 		logger:        i.logger,
 		services:      i.opts.Services,
@@ -152,6 +155,11 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 		p.teardown()
 		return nil, fmt.Errorf("the plugin does not serve a listener of its own (it was built with an SDK from before chain listeners): remove listen from its config, or rebuild it")
 	}
+	running, err := runningDescription(p.client.NegotiatedVersion(), i.described, resp.GetDescription())
+	if err != nil {
+		p.teardown()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
 	if err := i.admit(ctx, p, resp.GetUnsafeApis()); err != nil {
 		return nil, err
 	}
@@ -162,6 +170,7 @@ func (i *Instance) startProcess(ctx context.Context) (*process, error) {
 
 	i.mu.Lock()
 	i.proc = p
+	i.running = running
 	i.handlers, i.internal, i.indexKinds = p.handlers, p.internal, p.indexKinds
 	latest := i.logLevel
 	i.mu.Unlock()
@@ -210,12 +219,40 @@ func (i *Instance) admit(ctx context.Context, p *process, unsafeAPIs []string) e
 	return nil
 }
 
-// Description returns what the binary answered to describe at Start.
+// Description returns what the latest process said it is: the
+// description of its InitializeResponse, or, from a plugin of protocol
+// version 1, what the binary answered to describe at Start.
 func (i *Instance) Description() pluginv1.Description {
-	d := i.desc
+	i.mu.Lock()
+	d := i.running
+	i.mu.Unlock()
 	d.Aliases = slices.Clone(d.Aliases)
 	d.Protocols = slices.Clone(d.Protocols)
+	d.Prefixes = slices.Clone(d.Prefixes)
+	d.MessageArrayPrefixes = slices.Clone(d.MessageArrayPrefixes)
 	return d
+}
+
+// runningDescription is what a process initialized on protocol version
+// says it is: the description raw of its InitializeResponse, which must
+// name the kind, name and VM ID the binary's describe did; a process of
+// protocol version 1 sends none, and is what its binary described.
+func runningDescription(version int, described pluginv1.Description, raw []byte) (pluginv1.Description, error) {
+	if version == pluginv1.PreviousProtocolVersion {
+		return described, nil
+	}
+	if len(raw) == 0 {
+		return pluginv1.Description{}, fmt.Errorf("the plugin speaks protocol version %d but sent no description", version)
+	}
+	d, err := parseDescription(raw)
+	if err != nil {
+		return pluginv1.Description{}, fmt.Errorf("the description it sent: %w", err)
+	}
+	if d.Kind != described.Kind || d.Name != described.Name || d.VMID != described.VMID {
+		return pluginv1.Description{}, fmt.Errorf("the plugin runs as %s %q (vmID %q), but its binary describes %s %q (vmID %q)",
+			d.Kind, d.Name, d.VMID, described.Kind, described.Name, described.VMID)
+	}
+	return d, nil
 }
 
 // Handlers returns the HTTP handler names from the latest Initialize.

@@ -108,8 +108,13 @@ func (in Init) request(brokerID uint32, logLevel string, dataFD uint32) *pluginv
 
 // Options configures a plugin instance.
 type Options struct {
-	// Path is the plugin binary.
+	// Path is the plugin binary as installed: the process runs under its
+	// name (argv[0]).
 	Path string
+	// Exec is the file run: Path's copy in the plugin cache, which keeps
+	// the bytes registered whatever happens to Path (docs/plugins.md,
+	// "Upgrades in place"); empty runs Path.
+	Exec string
 	// SHA256, when set, is the checksum the binary must have to be run.
 	SHA256 []byte
 	// Init is sent in Initialize to every process of the instance.
@@ -147,12 +152,13 @@ type Options struct {
 }
 
 // NodeOptions returns the Options of one of the node's plugin instances,
-// the chain or module init.Name running the binary at path: what the
-// node's config and log registry give every instance (the binary's pin,
-// the network, the initial log level, the restart backoff and request
-// limits, socketDir), over init's own fields, with init.DataDir created.
-// The caller adds Services and the callbacks.
-func NodeOptions(cfg *config.Config, logs *logging.Registry, socketDir, path string, init Init) (Options, error) {
+// the chain or module init.Name running exec, the plugin cache's copy of
+// the binary installed at path: what the node's config and log registry
+// give every instance (path's pin, the network, the initial log level,
+// the restart backoff and request limits, socketDir), over init's own
+// fields, with init.DataDir created. The caller adds Services and the
+// callbacks.
+func NodeOptions(cfg *config.Config, logs *logging.Registry, socketDir, path, exec string, init Init) (Options, error) {
 	if err := os.MkdirAll(init.DataDir, 0o700); err != nil {
 		return Options{}, fmt.Errorf("%s data dir: %w", init.Name, err)
 	}
@@ -170,6 +176,7 @@ func NodeOptions(cfg *config.Config, logs *logging.Registry, socketDir, path str
 	init.NodeVersion = version.Version
 	return Options{
 		Path:              path,
+		Exec:              exec,
 		SHA256:            pin,
 		Init:              init,
 		Logger:            logger,
@@ -185,6 +192,9 @@ func NodeOptions(cfg *config.Config, logs *logging.Registry, socketDir, path str
 func (o Options) withDefaults() (Options, error) {
 	if o.Path == "" {
 		return o, fmt.Errorf("plugin %s: no binary path", o.Init.Name)
+	}
+	if o.Exec == "" {
+		o.Exec = o.Path
 	}
 	if o.Init.Kind != pluginv1.KindVM && o.Init.Kind != pluginv1.KindModule {
 		return o, fmt.Errorf("plugin %s: kind %q, want %q or %q", o.Init.Name, o.Init.Kind, pluginv1.KindVM, pluginv1.KindModule)

@@ -77,10 +77,12 @@ func (p *process) teardown() {
 
 // launchConfig is what launch needs from the instance.
 type launchConfig struct {
-	path     string
-	pin      []byte
-	logger   hclog.Logger
-	services host.Services
+	// path is the binary as installed, the process's argv[0]; exec is
+	// the file run.
+	path, exec string
+	pin        []byte
+	logger     hclog.Logger
+	services   host.Services
 	// listener, when set, is passed as the process's first inherited file
 	// (httpserve.FirstInheritedFD).
 	listener *os.File
@@ -97,11 +99,12 @@ type launchConfig struct {
 // not call Initialize. On error nothing is left running.
 func launch(cfg launchConfig) (*process, error) {
 	if cfg.pin != nil {
-		if err := CheckPin(cfg.path, cfg.pin); err != nil {
+		if err := CheckPin(cfg.exec, cfg.path, cfg.pin); err != nil {
 			return nil, err
 		}
 	}
-	cmd := exec.Command(cfg.path)
+	cmd := exec.Command(cfg.exec)
+	cmd.Args[0] = cfg.path
 	setProcAttr(cmd)
 	for _, f := range []*os.File{cfg.listener, cfg.data} {
 		if f != nil {
@@ -166,10 +169,11 @@ func launch(cfg launchConfig) (*process, error) {
 	return p, nil
 }
 
-// CheckPin compares the sha256 of the binary at path with pin (its
-// plugin-sha256), so that a mismatch says which checksum the file has.
-func CheckPin(path string, pin []byte) error {
-	f, err := os.Open(path)
+// CheckPin compares the sha256 of file, the copy run of the
+// binary installed at path, with pin (path's plugin-sha256), so that a
+// mismatch says which checksum the binary has.
+func CheckPin(file, path string, pin []byte) error {
+	f, err := os.Open(file)
 	if err != nil {
 		return fmt.Errorf("check sha256 of %s: %w", path, err)
 	}

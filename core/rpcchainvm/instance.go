@@ -36,8 +36,12 @@ import (
 // Options configures an Instance: the plugin, the chain it runs and the
 // host services its VM is given (docs/rpcchainvm.md).
 type Options struct {
-	// Path is the plugin binary.
+	// Path is the plugin binary as installed: the process runs under its
+	// name (argv[0]).
 	Path string
+	// Exec is the file run: Path's copy in the plugin cache
+	// (docs/plugins.md, "Upgrades in place"); empty runs Path.
+	Exec string
 	// SHA256, when set, is the binary's pin (plugin-sha256): a binary
 	// that differs is never run.
 	SHA256 []byte
@@ -405,8 +409,12 @@ func bootstrap(ctx context.Context, cmd *exec.Cmd, log hclog.Logger, timeout tim
 // launch starts the plugin, completes the runtime handshake and
 // initializes its VM from the chain's database.
 func launch(ctx context.Context, opts Options, appSender common.AppSender) (p *process, err error) {
+	run := opts.Exec
+	if run == "" {
+		run = opts.Path
+	}
 	if opts.SHA256 != nil {
-		if err := pluginhost.CheckPin(opts.Path, opts.SHA256); err != nil {
+		if err := pluginhost.CheckPin(run, opts.Path, opts.SHA256); err != nil {
 			return nil, err
 		}
 	}
@@ -417,7 +425,8 @@ func launch(ctx context.Context, opts Options, appSender common.AppSender) (p *p
 	if err != nil {
 		return nil, fmt.Errorf("start plugin %s: %w", opts.Path, err)
 	}
-	cmd := command(opts.Path)
+	cmd := command(run)
+	cmd.Args[0] = opts.Path
 	cmd.ExtraFiles = []*os.File{witness}
 	status, stopper, err := bootstrap(ctx, cmd, opts.Log, opts.HandshakeTimeout)
 	_ = witness.Close()

@@ -39,7 +39,7 @@ func testRouter(t *testing.T, db *storage.DB) (*Router, *storage.Namespace) {
 		Config:  &config.Config{DataDir: dir, Chains: []config.Chain{{Alias: "example", VM: "example"}}},
 		DB:      db,
 		Aliases: al,
-		Plugins: catalog.New(filepath.Join(dir, "plugins")),
+		Plugins: catalog.New(filepath.Join(dir, "plugins"), filepath.Join(dir, "plugin-cache")),
 		Logs:    logs,
 		Metrics: metrics.New(),
 		Log:     hclog.NewNullLogger(),

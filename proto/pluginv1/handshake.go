@@ -7,8 +7,12 @@ const (
 	MagicCookieKey = "CHAINHOST_PLUGIN"
 	// MagicCookieValue is its expected value.
 	MagicCookieValue = "5c1d3a4e-chainhost-plugin"
-	// ProtocolVersion is the current plugin protocol version.
-	ProtocolVersion = 1
+	// ProtocolVersion is the current plugin protocol version: 2 adds the
+	// running plugin's Description to InitializeResponse.
+	ProtocolVersion = 2
+	// PreviousProtocolVersion is the version before it, which the host
+	// still speaks (docs/plugins.md, "Protocol versions").
+	PreviousProtocolVersion = 1
 	// PluginName is the key of the one plugin in each go-plugin plugin set.
 	PluginName = "chainhost"
 	// DescribeCommand is the argument that makes a plugin binary print its
@@ -17,8 +21,9 @@ const (
 )
 
 // SupportedProtocolVersions lists the protocol versions the host speaks: the
-// current one and, once there is one, the previous one.
-func SupportedProtocolVersions() []int { return []int{ProtocolVersion} }
+// current one and the previous one. A plugin built with the SDK speaks the
+// current one only.
+func SupportedProtocolVersions() []int { return []int{ProtocolVersion, PreviousProtocolVersion} }
 
 // Kinds of plugin.
 const (

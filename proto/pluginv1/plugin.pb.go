@@ -372,8 +372,12 @@ type InitializeResponse struct {
 	// a plugin built before it leaves it false and gets every request over
 	// gRPC.
 	ServesDataSocket bool `protobuf:"varint,21,opt,name=serves_data_socket,json=servesDataSocket,proto3" json:"serves_data_socket,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The running plugin's own Description, the JSON `<binary> describe`
+	// prints. Protocol version 2 on, the host records it as what runs; a
+	// protocol 1 plugin leaves it empty (docs/plugins.md).
+	Description   []byte `protobuf:"bytes,22,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InitializeResponse) Reset() {
@@ -446,6 +450,13 @@ func (x *InitializeResponse) GetServesDataSocket() bool {
 		return x.ServesDataSocket
 	}
 	return false
+}
+
+func (x *InitializeResponse) GetDescription() []byte {
+	if x != nil {
+		return x.Description
+	}
+	return nil
 }
 
 type Header struct {
@@ -3678,7 +3689,7 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"tlsKeyFile\x120\n" +
 	"\x14cors_allowed_origins\x18\n" +
 	" \x03(\tR\x12corsAllowedOrigins\x12%\n" +
-	"\x0emax_websockets\x18\v \x01(\x05R\rmaxWebsockets\"\xf6\x01\n" +
+	"\x0emax_websockets\x18\v \x01(\x05R\rmaxWebsockets\"\x98\x02\n" +
 	"\x12InitializeResponse\x12\x1a\n" +
 	"\bhandlers\x18\x01 \x03(\tR\bhandlers\x12\x1f\n" +
 	"\vindex_kinds\x18\x02 \x03(\tR\n" +
@@ -3687,7 +3698,8 @@ const file_pluginv1_plugin_proto_rawDesc = "" +
 	"\vunsafe_apis\x18\x04 \x03(\tR\n" +
 	"unsafeApis\x12'\n" +
 	"\x0fserves_listener\x18\x14 \x01(\bR\x0eservesListener\x12,\n" +
-	"\x12serves_data_socket\x18\x15 \x01(\bR\x10servesDataSocket\"2\n" +
+	"\x12serves_data_socket\x18\x15 \x01(\bR\x10servesDataSocket\x12 \n" +
+	"\vdescription\x18\x16 \x01(\fR\vdescription\"2\n" +
 	"\x06Header\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x16\n" +
 	"\x06values\x18\x02 \x03(\tR\x06values\"\x91\x02\n" +

@@ -334,7 +334,7 @@ func TestModuleStartupErrors(t *testing.T) {
 
 // TestModuleHotLoad: a module whose plugin is missing at start-up answers
 // 503 on the prefixes its config names, then serves once the plugin is
-// copied into the plugin dir and admin.loadVMs is called.
+// copied into the plugin dir and admin.loadVMs is called, which lists it.
 func TestModuleHotLoad(t *testing.T) {
 	_, built := nodetest.Binaries(t)
 	pluginDir := examplePluginDir(t)
@@ -348,8 +348,9 @@ func TestModuleHotLoad(t *testing.T) {
 	wantRESTError(t, "before the plugin is installed", status, body, http.StatusServiceUnavailable, "module late is not running", `"exampleapi" is not installed`)
 
 	installPlugin(t, filepath.Join(built, exampleapi.Name), pluginDir, exampleapi.Name)
-	if loaded := loadVMs(t, n); len(loaded.NewVMs) != 0 || len(loaded.FailedVMs) != 0 {
-		t.Errorf("admin.loadVMs = %+v, want no new VM and no failure", loaded)
+	want := map[string][]string{exampleapi.Name: {exampleapi.Name}}
+	if loaded := loadVMs(t, n); !equalVMs(loaded.NewVMs, want) || len(loaded.FailedVMs) != 0 {
+		t.Errorf("admin.loadVMs = %+v, want the new module %v and no failure", loaded, want)
 	}
 	status, body = restGet(t, ctx, n.URL+"/v1/example/chains")
 	if status != 200 || !strings.Contains(string(body), `"name":"example"`) {

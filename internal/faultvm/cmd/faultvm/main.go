@@ -26,6 +26,6 @@ func main() {
 	// go-plugin later swaps for a pipe.
 	logger := hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true, Level: hclog.Info})
 	var broker grpcplugin.Broker
-	srv := sdk.NewPluginServer(opts.Plugin, sdk.PluginServerOptions{Logger: logger, Connect: broker.DialHost})
+	srv := sdk.NewPluginServer(opts.Plugin, sdk.PluginServerOptions{Logger: logger, Connect: broker.DialHost, Description: opts.Description})
 	plugin.Serve(grpcplugin.ServeConfig(faultvm.Garble(srv), &broker, grpcplugin.NewGRPCServer, logger))
 }
