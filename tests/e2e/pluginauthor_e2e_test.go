@@ -4,15 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chainhost/chainhost/core/nodetest"
+	"github.com/chainhost/chainhost/internal/modproxy"
 	"github.com/chainhost/chainhost/internal/scaffold"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/jsonrpc"
 )
 
@@ -56,6 +61,131 @@ func (g authorGo) build(dir, version, pluginDir, name string) {
 	g.run(dir, append(args, ".")...)
 	if err := os.Rename(out, filepath.Join(pluginDir, name)); err != nil {
 		g.t.Fatal(err)
+	}
+}
+
+// TestPluginAuthorPath: a VM and a REST module written by `chainhost
+// new-plugin` in a directory outside the repository, built against the SDK
+// fetched as a dependency from a module proxy, pass their own tests, are
+// hot-loaded by admin.loadVMs and upgraded in place to a second build while
+// the node runs: the answer reports the upgrade, info.getNodeVersion the
+// new version, and the chain keeps its state (docs/plugin-sdk.md).
+func TestPluginAuthorPath(t *testing.T) {
+	hostBin, _ := nodetest.Binaries(t)
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := modproxy.ModuleFiles(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := authorGo{t: t, proxy: t.TempDir()}
+	// The work tree is published as a release would be, under a fresh
+	// version each run: the module cache keeps what it fetched under a
+	// version for good.
+	publishedVersion := fmt.Sprintf("v0.0.0-author.%d", time.Now().UnixNano())
+	if _, err := modproxy.Publish(g.proxy, repo, publishedVersion, files); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeFromModCache(t, publishedVersion) })
+
+	src := t.TempDir()
+	vmDir, modDir := filepath.Join(src, "countervm"), filepath.Join(src, "counterapi")
+	for _, p := range []struct{ kind, dir string }{{"vm", vmDir}, {"module", modDir}} {
+		if out, err := exec.Command(hostBin, "new-plugin", p.kind, p.dir, "--sdk-version", publishedVersion).CombinedOutput(); err != nil {
+			t.Fatalf("chainhost new-plugin %s: %v\n%s", p.kind, err, out)
+		}
+		g.run(p.dir, "mod", "tidy")
+		if gomod, _ := os.ReadFile(filepath.Join(p.dir, "go.mod")); !strings.Contains(string(gomod), "github.com/chainhost/chainhost "+publishedVersion) {
+			t.Fatalf("%s/go.mod does not require the SDK at %s:\n%s", p.dir, publishedVersion, gomod)
+		}
+		g.run(p.dir, "vet", "./...")
+		g.run(p.dir, "test", "./...")
+	}
+
+	pluginDir := nodetest.LinkedPluginDir(t)
+	n := nodetest.Start(t, nodetest.Options{
+		PluginDir: pluginDir,
+		Args:      []string{"--api-admin-enabled=true"},
+		Config:    "chains: [{alias: counter, vm: countervm}]\nmodules: [{name: counterapi, prefixes: [/v1/counterapi]}]\n",
+	})
+	ctx := context.Background()
+	vmID, err := ids.FromName("countervm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLoaded := map[string][]string{vmID.String(): {"countervm"}, "counterapi": {"counterapi"}}
+
+	g.build(vmDir, "0.1.0", pluginDir, "countervm")
+	g.build(modDir, "0.1.0", pluginDir, "counterapi")
+	if got := loadVMs(t, n); !equalVMs(got.NewVMs, wantLoaded) || len(got.FailedVMs) != 0 {
+		t.Fatalf("admin.loadVMs after installing = %+v, want newVMs %v", got, wantLoaded)
+	}
+	add(t, n, 3, 3)
+	wantStatus(t, n, "3", "0.1.0")
+
+	g.build(vmDir, "0.2.0", pluginDir, "countervm")
+	g.build(modDir, "0.2.0", pluginDir, "counterapi")
+	if got := loadVMs(t, n); !equalVMs(got.NewVMs, wantLoaded) || len(got.FailedVMs) != 0 {
+		t.Fatalf("admin.loadVMs after the upgrade = %+v, want newVMs %v", got, wantLoaded)
+	}
+	var nv struct {
+		VMVersions map[string]string `json:"vmVersions"`
+	}
+	if err := n.Call(ctx, "/ext/info", "info.getNodeVersion", nil, &nv); err != nil || nv.VMVersions["countervm"] != "0.2.0" {
+		t.Errorf("info.getNodeVersion after the upgrade: %+v, %v; want countervm 0.2.0", nv, err)
+	}
+	add(t, n, 4, 7) // the counter kept its 3
+	wantStatus(t, n, "7", "0.2.0")
+}
+
+// add adds to the counter chain and checks the counter.
+func add(t *testing.T, n *nodetest.Node, by, want uint64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := n.Call(ctx, "/ext/bc/counter/rpc", "counter.add", map[string]uint64{"n": by}, nil); err != nil {
+		t.Fatalf("counter.add: %v", err)
+	}
+	var c jsonrpc.Uint64
+	if err := n.Call(ctx, "/ext/bc/counter/rpc", "counter.get", nil, &c); err != nil || uint64(c) != want {
+		t.Fatalf("counter.get after adding %d = %d (%v), want %d", by, c, err, want)
+	}
+}
+
+// wantStatus checks the module's answer: the chain's counter through a
+// chain call, and the module's own version.
+func wantStatus(t *testing.T, n *nodetest.Node, counter, version string) {
+	t.Helper()
+	status, body := restGet(t, context.Background(), n.URL+"/v1/counterapi/chains/counter/status")
+	var s struct{ Counter, Version string }
+	if status != http.StatusOK || json.Unmarshal(body, &s) != nil || s.Counter != counter || s.Version != version {
+		t.Fatalf("GET /v1/counterapi/chains/counter/status = %d %s, want counter %s from module %s", status, body, counter, version)
+	}
+}
+
+// removeFromModCache deletes what the go command fetched of
+// chainhost@version into the module cache.
+func removeFromModCache(t *testing.T, version string) {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Errorf("go env GOMODCACHE: %v", err)
+		return
+	}
+	cache := strings.TrimSpace(string(out))
+	dir := filepath.Join(cache, "github.com", "chainhost", "chainhost@"+version)
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755) // the cache's folders are read-only
+		}
+		return nil
+	})
+	dl := filepath.Join(cache, "cache", "download", "github.com", "chainhost", "chainhost", "@v")
+	matches, _ := filepath.Glob(filepath.Join(dl, version+".*"))
+	for _, p := range append(matches, dir) {
+		if err := os.RemoveAll(p); err != nil {
+			t.Errorf("clean the module cache: %v", err)
+		}
 	}
 }
 
