@@ -1,12 +1,19 @@
 package dataapi_test
 
 import (
+	"cmp"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
+	"github.com/chainhost/chainhost/plugins/dataapi/internal/fakeevm"
+	"github.com/chainhost/chainhost/sdk/host"
+	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // TestChainAndLatestBlocks: /v1/chains/{chainId} is the chain's item of
@@ -67,23 +74,92 @@ func TestChainAndLatestBlocks(t *testing.T) {
 // nextPageToken to the end; it returns the blocks and the tokens met.
 func allBlocks(e *testEnv, chain string, pageSize int) ([]api.Block, []string) {
 	e.t.Helper()
+	return pages(e, "/v1/chains/"+chain+"/blocks?", pageSize, func(p api.ListEvmBlocksResponse) ([]api.Block, string) {
+		return p.Blocks, p.NextPageToken
+	})
+}
+
+// TestAllLatestBlocks: /v1/chains/allBlocks lists the blocks of every EVM
+// chain, newest first by timestamp (then by EVM chain ID, then newest
+// first), each as the chain's own list has it, in pages of any size.
+func TestAllLatestBlocks(t *testing.T) {
+	c, d := fakeevm.New(43112), fakeevm.New(99999)
+	for range 5 {
+		b := c.NewBlock()
+		b.Tx(alice, &bob, big.NewInt(1), nil)
+		b.Commit()
+	}
+	for range 3 {
+		b := d.NewBlock()
+		b.Tx(alice, &bob, big.NewInt(1), nil)
+		b.Commit()
+	}
+	e := startEnv(t, envOptions{infos: []host.ChainInfo{chainC, chainD}, chains: map[ids.ID]*fakeevm.Chain{chainC.ID: c, chainD.ID: d}})
+	e.waitIndexed("C", c.Head())
+	e.waitIndexed("dchain", d.Head())
+
+	ofC, _ := allBlocks(e, "43112", 100)
+	ofD, _ := allBlocks(e, "99999", 100)
+	want := append(slices.Clone(ofC), ofD...)
+	evmID := func(b api.Block) uint64 { n, _ := strconv.ParseUint(b.ChainID, 10, 64); return n }
+	slices.SortStableFunc(want, func(a, b api.Block) int { // each chain's blocks are newest first already
+		return cmp.Or(cmp.Compare(b.BlockTimestamp, a.BlockTimestamp), cmp.Compare(evmID(a), evmID(b)))
+	})
+	if len(want) != 6+4 {
+		t.Fatalf("the chains have %d blocks, want 10", len(want))
+	}
+	for _, size := range []int{1, 3, len(want), 100} {
+		got, _ := pages[api.ListEvmBlocksResponse](e, "/v1/chains/allBlocks?network=fuji", size, func(p api.ListEvmBlocksResponse) ([]api.Block, string) {
+			return p.Blocks, p.NextPageToken
+		})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("all blocks in pages of %d:\n%v\nwant\n%v", size, got, want)
+		}
+	}
+	var none api.ListEvmBlocksResponse
+	e.getJSON("/v1/chains/allBlocks?network=mainnet", &none)
+	if len(none.Blocks) != 0 || none.NextPageToken != "" {
+		t.Errorf("the blocks of mainnet: %+v", none)
+	}
+	var first api.ListEvmBlocksResponse
+	e.getJSON("/v1/chains/allBlocks?pageSize=1", &first)
+	var ofOne api.ListEvmBlocksResponse
+	e.getJSON("/v1/chains/43112/blocks?pageSize=1", &ofOne)
+	const invalid = "pageToken: not a valid page token for this request"
+	for path, message := range map[string]string{
+		"/v1/chains/allBlocks?pageSize=0":                                                     `pageSize: must be an integer from 1 to 100, got "0"`,
+		"/v1/chains/allBlocks?pageSize=101":                                                   `pageSize: must be an integer from 1 to 100, got "101"`,
+		"/v1/chains/allBlocks?network=moon":                                                   `network: must be one of mainnet|fuji|testnet, got "moon"`,
+		"/v1/chains/allBlocks?pageToken=" + url.QueryEscape(ofOne.NextPageToken):              invalid,
+		"/v1/chains/allBlocks?network=fuji&pageToken=" + url.QueryEscape(first.NextPageToken): invalid,
+		"/v1/chains/43112/blocks?pageToken=" + url.QueryEscape(first.NextPageToken):           invalid,
+	} {
+		e.wantError(path, http.StatusBadRequest, message)
+	}
+}
+
+// pages reads a list at path with pageSize to its end, following
+// nextPageToken; items gives a page's items and token.
+func pages[P, I any](e *testEnv, path string, pageSize int, items func(P) ([]I, string)) ([]I, []string) {
+	e.t.Helper()
 	var (
-		out    []api.Block
+		out    []I
 		tokens []string
 		token  string
 	)
 	for page := 0; ; page++ {
-		path := fmt.Sprintf("/v1/chains/%s/blocks?pageSize=%d", chain, pageSize)
+		p := fmt.Sprintf("%s&pageSize=%d", path, pageSize) // path ends with ? or a parameter
 		if token != "" {
-			path += "&pageToken=" + url.QueryEscape(token)
+			p += "&pageToken=" + url.QueryEscape(token)
 		}
-		var resp api.ListEvmBlocksResponse
-		e.getJSON(path, &resp)
-		if len(resp.Blocks) > pageSize || (resp.NextPageToken != "" && len(resp.Blocks) != pageSize) {
-			e.t.Fatalf("page %d of %s: %d blocks, next %q", page, path, len(resp.Blocks), resp.NextPageToken)
+		var resp P
+		e.getJSON(p, &resp)
+		got, next := items(resp)
+		if len(got) > pageSize || (next != "" && len(got) != pageSize) {
+			e.t.Fatalf("page %d of %s: %d items, next %q", page, p, len(got), next)
 		}
-		out = append(out, resp.Blocks...)
-		if token = resp.NextPageToken; token == "" {
+		out = append(out, got...)
+		if token = next; token == "" {
 			return out, tokens
 		}
 		tokens = append(tokens, token)

@@ -77,6 +77,7 @@ func (s *Server) Handler() http.Handler {
 		"/v1/chains":                                                              s.listChains,
 		"/v1/chains/{chainId}":                                                    s.getChain,
 		"/v1/chains/{chainId}/blocks":                                             s.listLatestBlocks,
+		"/v1/chains/allBlocks":                                                    s.listAllLatestBlocks,
 		addr + "transactions":                                                     addressPage(s, "transactions", s.opts.Store.AddressTxs, s.txDetails),
 		addr + "transactions:listErc721":                                          addressPage(s, "listErc721", s.opts.Store.ERC721Transfers, erc721Item),
 		addr + "transactions:listErc1155":                                         addressPage(s, "listErc1155", s.opts.Store.ERC1155Transfers, erc1155Item),

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"net/http"
@@ -56,37 +57,68 @@ func (s *Server) listLatestBlocks(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.opts.Store.State(r.Context(), c.Info.ID)
-	if err != nil {
-		return nil, err
-	}
 	out := ListEvmBlocksResponse{Blocks: []Block{}}
-	height, indexed := st.Height()
-	if !indexed {
-		return out, nil
+	from, indexed, err := s.height(r.Context(), c)
+	if err != nil || !indexed {
+		return out, err
 	}
-	from := height
 	if cur.C != nil {
 		if len(cur.C) != 8 {
 			return nil, rest.BadRequest("pageToken: not a valid page token for this request")
 		}
 		from = min(from, binary.BigEndian.Uint64(cur.C))
 	}
-	// n counts down to the genesis; a block rolled back since the state
-	// was read is left out.
-	n, more := from, true
-	for ; more && len(out.Blocks) < limit; n, more = n-1, n > 0 {
-		blk, err := s.opts.Store.Block(r.Context(), c.Info.ID, n)
+	blocks, next, more, err := s.blocksDown(r.Context(), c, from, limit)
+	if err != nil {
+		return nil, err
+	}
+	for i := range blocks {
+		out.Blocks = append(out.Blocks, evmBlock(c, &blocks[i]))
+	}
+	if more {
+		out.NextPageToken, err = s.sealToken(scope, binary.BigEndian.AppendUint64(nil, next), nil)
+	}
+	return out, err
+}
+
+// height returns the number of the last block of c indexed, and whether
+// there is one.
+func (s *Server) height(ctx context.Context, c indexer.Chain) (uint64, bool, error) {
+	st, err := s.opts.Store.State(ctx, c.Info.ID)
+	if err != nil {
+		return 0, false, err
+	}
+	n, ok := st.Height()
+	return n, ok, nil
+}
+
+// blocksDown reads at most limit indexed blocks of c from block from down,
+// one point read each. It returns the number of the next block to read and
+// whether one is left. A block missing was rolled back since the height
+// was read (the list goes on from the new height) or is below the first
+// block indexed (start-block: the list ends).
+func (s *Server) blocksDown(ctx context.Context, c indexer.Chain, from uint64, limit int) ([]store.Block, uint64, bool, error) {
+	var out []store.Block
+	for n := from; len(out) < limit; n-- {
+		blk, err := s.opts.Store.Block(ctx, c.Info.ID, n)
 		if errors.Is(err, store.ErrNotFound) {
+			height, indexed, herr := s.height(ctx, c)
+			if herr != nil {
+				return nil, 0, false, herr
+			}
+			if !indexed || height >= n {
+				return out, 0, false, nil
+			}
+			n = height + 1 // the loop's n-- reads the new height
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, false, err
 		}
-		out.Blocks = append(out.Blocks, evmBlock(c, &blk))
+		out = append(out, blk)
+		if n == 0 {
+			return out, 0, false, nil
+		}
 	}
-	if more {
-		out.NextPageToken, err = s.sealToken(scope, binary.BigEndian.AppendUint64(nil, n), nil)
-	}
-	return out, err
+	return out, out[len(out)-1].Number - 1, true, nil
 }
