@@ -420,6 +420,27 @@ describe("15. latest blocks", () => {
   });
 });
 
+describe("16. latest blocks of all chains", () => {
+  test("the node's one EVM chain: its every block, newest first, at every page size and network", async () => {
+    const numbers = Array.from({ length: Number(run.last) + 1 }, (_, i) => run.last - BigInt(i));
+    const wantBlocks = numbers.map((n) => want.block(n));
+    const { isTestnet } = await chainEntry();
+    for (const [network, listed] of [
+      [undefined, true],
+      ["mainnet", !isTestnet],
+      ["fuji", isTestnet],
+      ["testnet", isTestnet],
+    ]) {
+      for (const pageSize of PAGE_SIZES) {
+        const what = `blocks of all chains ${JSON.stringify({ network, pageSize })}`;
+        const { pages, items } = await api.pages("allBlocks", { network, pageSize });
+        checkPages(pages, "blocks", pageSize, what);
+        same(items, listed ? wantBlocks : [], what);
+      }
+    }
+  });
+});
+
 describe("the chain named by its blockchain ID", () => {
   test("answers as by its EVM chain ID", async () => {
     const { platformChainId } = await chainEntry();
@@ -470,6 +491,10 @@ describe("errors as the SDK's typed errors", () => {
     await wantError(() => blocks({ pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
     const [{ nextPageToken }] = (await list({ pageSize: 1 })).pages;
     await wantError(() => blocks({ pageToken: nextPageToken }), errors.BadRequestError, 400, /^pageToken: /);
+    const allBlocks = (request) => api.pages("allBlocks", request);
+    await wantError(() => allBlocks({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => allBlocks({ pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => allBlocks({ pageToken: nextPageToken }), errors.BadRequestError, 400, /^pageToken: /);
   });
 
   test("404: an unknown transaction, block and chain", async () => {

@@ -57,6 +57,7 @@ export class DataAPI {
       collectibles: [(r, o) => evm.address.balances.listCollectibles(r, o), "collectibleBalances"],
       deployments: [(r, o) => evm.address.contracts.listDeployments(r, o), "contracts"],
       blocks: [(r, o) => evm.blocks.listLatest(r, o), "blocks"],
+      allBlocks: [(r, o) => evm.chains.listAllLatestBlocks(r, o), "blocks"],
     };
   }
 
