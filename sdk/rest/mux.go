@@ -3,6 +3,7 @@ package rest
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -43,9 +44,7 @@ func NewMux(opts MuxOptions) *Mux {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	m := &Mux{mux: http.NewServeMux(), opts: opts}
-	m.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		m.answer(w, r, "none", nil, NotFound("no endpoint %s %s", r.Method, r.URL.Path), time.Now())
-	})
+	m.mux.HandleFunc("/", m.unrouted)
 	return m
 }
 
@@ -57,10 +56,21 @@ func (m *Mux) Handle(pattern string, fn EndpointFunc) {
 		v, err := fn(r)
 		m.answer(w, r, pattern, v, err, begin)
 	})
-	m.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+}
+
+// unrouted answers what no GET pattern matches: 405 when a GET of the path
+// would match one (found here rather than by a method-less pattern per
+// endpoint, which ServeMux refuses beside a GET wildcard pattern such as
+// /v1/chains/{chainId} next to /v1/chains/allBlocks), else 404.
+func (m *Mux) unrouted(w http.ResponseWriter, r *http.Request) {
+	get := r.Clone(r.Context())
+	get.Method = http.MethodGet
+	if _, pattern := m.mux.Handler(get); strings.HasPrefix(pattern, "GET ") {
 		w.Header().Set("Allow", http.MethodGet)
-		m.answer(w, r, pattern, nil, Errorf(http.StatusMethodNotAllowed, "method %s not allowed: use GET", r.Method), time.Now())
-	})
+		m.answer(w, r, strings.TrimPrefix(pattern, "GET "), nil, Errorf(http.StatusMethodNotAllowed, "method %s not allowed: use GET", r.Method), time.Now())
+		return
+	}
+	m.answer(w, r, "none", nil, NotFound("no endpoint %s %s", r.Method, r.URL.Path), time.Now())
 }
 
 // ServeHTTP routes r.

@@ -1,5 +1,5 @@
 // The data API conformance suite (docs/data-api.md, "Conformance suite"):
-// a scenario on an EVM chain, then all twelve EVM endpoints of docs/data-api.md read
+// a scenario on an EVM chain, then every EVM endpoint of docs/data-api.md read
 // through the official SDK and checked against the chain.
 //
 // Run by `go test ./tests/e2e -run TestDataAPISDK`, which starts a
@@ -396,6 +396,51 @@ describe("12. chains of an address", () => {
   });
 });
 
+describe("14. one chain", () => {
+  test("by its EVM chain ID and by its blockchain ID, as /v1/chains lists it", async () => {
+    const c = await chainEntry();
+    same(await api.chain(chainId), c, `chain ${chainId}`);
+    same(await api.chain(c.platformChainId), c, `chain ${c.platformChainId}`);
+  });
+});
+
+describe("15. latest blocks", () => {
+  test("every block, newest first, at every page size, as the chain has it", async () => {
+    const numbers = Array.from({ length: Number(run.last) + 1 }, (_, i) => run.last - BigInt(i));
+    const wantBlocks = numbers.map((n) => want.block(n));
+    for (const pageSize of PAGE_SIZES) {
+      const what = `blocks of chain ${chainId} ${JSON.stringify({ pageSize })}`;
+      const { pages, items } = await api.pages("blocks", { chainId, pageSize });
+      checkPages(pages, "blocks", pageSize, what);
+      same(items, wantBlocks, what);
+    }
+    const { platformChainId } = await chainEntry();
+    const { items } = await api.pages("blocks", { chainId: platformChainId, pageSize: 4 });
+    same(items, wantBlocks, `blocks of chain ${platformChainId}`);
+  });
+});
+
+describe("16. latest blocks of all chains", () => {
+  test("the node's one EVM chain: its every block, newest first, at every page size and network", async () => {
+    const numbers = Array.from({ length: Number(run.last) + 1 }, (_, i) => run.last - BigInt(i));
+    const wantBlocks = numbers.map((n) => want.block(n));
+    const { isTestnet } = await chainEntry();
+    for (const [network, listed] of [
+      [undefined, true],
+      ["mainnet", !isTestnet],
+      ["fuji", isTestnet],
+      ["testnet", isTestnet],
+    ]) {
+      for (const pageSize of PAGE_SIZES) {
+        const what = `blocks of all chains ${JSON.stringify({ network, pageSize })}`;
+        const { pages, items } = await api.pages("allBlocks", { network, pageSize });
+        checkPages(pages, "blocks", pageSize, what);
+        same(items, listed ? wantBlocks : [], what);
+      }
+    }
+  });
+});
+
 describe("the chain named by its blockchain ID", () => {
   test("answers as by its EVM chain ID", async () => {
     const { platformChainId } = await chainEntry();
@@ -441,6 +486,15 @@ describe("errors as the SDK's typed errors", () => {
       /^blockNumber: /,
     );
     await wantError(() => api.transaction(chainId, "0x1234"), errors.BadRequestError, 400, /^txHash: /);
+    const blocks = (request) => api.pages("blocks", { chainId, ...request });
+    await wantError(() => blocks({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => blocks({ pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
+    const [{ nextPageToken }] = (await list({ pageSize: 1 })).pages;
+    await wantError(() => blocks({ pageToken: nextPageToken }), errors.BadRequestError, 400, /^pageToken: /);
+    const allBlocks = (request) => api.pages("allBlocks", request);
+    await wantError(() => allBlocks({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => allBlocks({ pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => allBlocks({ pageToken: nextPageToken }), errors.BadRequestError, 400, /^pageToken: /);
   });
 
   test("404: an unknown transaction, block and chain", async () => {
@@ -449,6 +503,8 @@ describe("errors as the SDK's typed errors", () => {
     await wantError(() => api.block(chainId, String(run.last + 1000n)), errors.NotFoundError, 404, /not found/);
     await wantError(() => api.block(chainId, unknown), errors.NotFoundError, 404, /not found/);
     await wantError(() => api.block("1", "1"), errors.NotFoundError, 404, /^chain "1" not found/);
+    await wantError(() => api.chain("1"), errors.NotFoundError, 404, /^chain "1" not found/);
+    await wantError(() => api.pages("blocks", { chainId: "1" }), errors.NotFoundError, 404, /^chain "1" not found/);
   });
 });
 

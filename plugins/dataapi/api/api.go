@@ -75,6 +75,9 @@ func (s *Server) Handler() http.Handler {
 	const addr = "/v1/chains/{chainId}/addresses/{address}/"
 	for path, h := range map[string]rest.EndpointFunc{
 		"/v1/chains":                                                              s.listChains,
+		"/v1/chains/{chainId}":                                                    s.getChain,
+		"/v1/chains/{chainId}/blocks":                                             s.listLatestBlocks,
+		"/v1/chains/allBlocks":                                                    s.listAllLatestBlocks,
 		addr + "transactions":                                                     addressPage(s, "transactions", s.opts.Store.AddressTxs, s.txDetails),
 		addr + "transactions:listErc721":                                          addressPage(s, "listErc721", s.opts.Store.ERC721Transfers, erc721Item),
 		addr + "transactions:listErc1155":                                         addressPage(s, "listErc1155", s.opts.Store.ERC1155Transfers, erc1155Item),

@@ -205,12 +205,7 @@ func (s *Server) getBlock(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	return Block{
-		ChainID: dec(c.EVMChainID), BlockNumber: dec(blk.Number), BlockTimestamp: blk.Timestamp, BlockHash: hash(blk.Hash),
-		TxCount: blk.TxCount, BaseFee: decBig(blk.BaseFee), GasUsed: dec(blk.GasUsed), GasLimit: dec(blk.GasLimit),
-		GasCost: "0", ParentHash: hash(blk.ParentHash), FeesSpent: decBig(blk.FeesSpent),
-		CumulativeTransactions: dec(blk.CumulativeTxs),
-	}, nil
+	return evmBlock(c, &blk), nil
 }
 
 // indexedTo says how far a chain is indexed, for a 404 message.

@@ -38,7 +38,7 @@ export function sdkOptions(extra = {}) {
 }
 
 /**
- * The twelve EVM endpoints of docs/data-api.md. Lists answer every page through
+ * The EVM endpoints of docs/data-api.md. Lists answer every page through
  * the SDK's page iterator (which follows nextPageToken).
  */
 export class DataAPI {
@@ -56,6 +56,8 @@ export class DataAPI {
       erc1155Balances: [(r, o) => evm.address.balances.listErc1155(r, o), "erc1155TokenBalances"],
       collectibles: [(r, o) => evm.address.balances.listCollectibles(r, o), "collectibleBalances"],
       deployments: [(r, o) => evm.address.contracts.listDeployments(r, o), "contracts"],
+      blocks: [(r, o) => evm.blocks.listLatest(r, o), "blocks"],
+      allBlocks: [(r, o) => evm.chains.listAllLatestBlocks(r, o), "blocks"],
     };
   }
 
@@ -85,6 +87,11 @@ export class DataAPI {
   /** Endpoint 11. */
   async block(chainId, blockId) {
     return this.sdk.data.evm.blocks.get({ chainId, blockId }, this.call);
+  }
+
+  /** Endpoint 14. */
+  async chain(chainId) {
+    return this.sdk.data.evm.chains.get({ chainId }, this.call);
   }
 
   /** Endpoint 12. */

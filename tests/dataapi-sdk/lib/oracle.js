@@ -193,6 +193,7 @@ export class Expected {
     this.head = head;
     this.methods = methods;
     this.blocks = []; // by number - 1
+    this.genesis = null; // block 0
     this.txs = new Map(); // hash -> record
     this.addresses = new Map(); // key -> lists of the address
     this.tokens = new Map(); // key -> {address, kind, first, name, symbol, decimals}
@@ -204,6 +205,7 @@ export class Expected {
     const { chain } = this;
     const numbers = Array.from({ length: Number(this.head) }, (_, i) => BigInt(i + 1));
     this.blocks = await Promise.all(numbers.map((n) => chain.client.getBlock({ blockNumber: n, includeTransactions: true })));
+    this.genesis = await chain.client.getBlock({ blockNumber: 0n, includeTransactions: true });
     const recs = this.blocks.flatMap((block) => block.transactions.map((tx) => ({ block, tx })));
     await Promise.all(
       recs.map(async (r) => {
@@ -655,9 +657,9 @@ export class Expected {
     return items.map(({ sort, ...item }) => item);
   }
 
-  /** Endpoint 11: a block. */
+  /** Endpoint 11: a block, 0 to head. */
   block(number) {
-    const b = this.blocks[Number(number) - 1];
+    const b = Number(number) === 0 ? this.genesis : this.blocks[Number(number) - 1];
     let fees = 0n;
     for (const tx of b.transactions) {
       const { receipt } = this.txs.get(tx.hash);
