@@ -396,6 +396,14 @@ describe("12. chains of an address", () => {
   });
 });
 
+describe("14, 15. health and live checks", () => {
+  test("ok, the store up", async () => {
+    const want = { status: "ok", info: { store: { status: "up" } }, error: {}, details: { store: { status: "up" } } };
+    same(await api.sdk.data.healthCheck(api.call), want, "/v1/health-check");
+    same(await api.sdk.data.liveCheck(api.call), want, "/v1/live-check");
+  });
+});
+
 describe("the chain named by its blockchain ID", () => {
   test("answers as by its EVM chain ID", async () => {
     const { platformChainId } = await chainEntry();
