@@ -4,8 +4,8 @@
 // JSON-RPC, keeps per-day throughput and the P-Chain's hourly staking
 // totals in a store of its own in its data directory, and serves them at
 // /v1/avg_tps and /v2/networks, with the P-Chain's L1 validator fees at
-// /v2/validation and /v2/validators, in the shapes of the contracts the
-// official client SDK validates.
+// /v2/validation and /v2/validators, the chains it keeps at /v2/chains,
+// in the shapes of the contracts the official client SDK validates.
 //
 // Its parts, one job each: series (finds and follows the chains, counts
 // their blocks, keeps the staking totals), store (the series and the page

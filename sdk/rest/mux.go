@@ -70,7 +70,15 @@ func (m *Mux) unrouted(w http.ResponseWriter, r *http.Request) {
 		m.answer(w, r, strings.TrimPrefix(pattern, "GET "), nil, Errorf(http.StatusMethodNotAllowed, "method %s not allowed: use GET", r.Method), time.Now())
 		return
 	}
-	m.answer(w, r, "none", nil, NotFound("no endpoint %s %s", r.Method, r.URL.Path), time.Now())
+	m.answer(w, r, "none", nil, NoEndpoint(r), time.Now())
+}
+
+// NoEndpoint is the 404 of a request no endpoint serves. A handler whose
+// pattern has a wildcard answers it for a path segment that cannot be a
+// value of the wildcard (a sibling path of the contract the API does not
+// serve), as the mux answers a path it has no pattern for.
+func NoEndpoint(r *http.Request) *Error {
+	return NotFound("no endpoint %s %s", r.Method, r.URL.Path)
 }
 
 // ServeHTTP routes r.

@@ -441,6 +441,14 @@ describe("16. latest blocks of all chains", () => {
   });
 });
 
+describe("17, 18. health and live checks", () => {
+  test("ok, the store up", async () => {
+    const want = { status: "ok", info: { store: { status: "up" } }, error: {}, details: { store: { status: "up" } } };
+    same(await api.sdk.data.healthCheck(api.call), want, "/v1/health-check");
+    same(await api.sdk.data.liveCheck(api.call), want, "/v1/live-check");
+  });
+});
+
 describe("the chain named by its blockchain ID", () => {
   test("answers as by its EVM chain ID", async () => {
     const { platformChainId } = await chainEntry();

@@ -172,6 +172,61 @@ describe("/v2/validators/metrics/{metric}", () => {
   });
 });
 
+/** The EVM chain ID a chain of the node answers eth_chainId with at its rpc handler; undefined for a chain without one. */
+async function evmChainID(blockchainID) {
+  const res = await fetch(`${NODE_URL}/ext/bc/${blockchainID}/rpc`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+  });
+  if (!res.ok) {
+    return undefined;
+  }
+  const body = await res.json();
+  return body.result === undefined ? undefined : Number(BigInt(body.result));
+}
+
+/** Every page of /v2/chains through the SDK's page iterator; the pages' results. */
+async function chainPages(request) {
+  const pages = [];
+  for await (const page of await sdk.metrics.chains.list(request, call)) {
+    pages.push(page.result);
+  }
+  return pages;
+}
+
+describe("/v2/chains and /v2/chains/{chainId}", () => {
+  test("every EVM chain of the node, in one page, as the P-Chain's blockchains and each chain's eth_chainId describe it", async () => {
+    const { blockchains } = await p.call("platform.getBlockchains");
+    const want = [];
+    for (const c of blockchains) {
+      const id = await evmChainID(c.id);
+      if (id !== undefined) {
+        want.push({ evmChainId: id, chainName: c.name, blockchainId: c.id, subnetId: c.subnetID, network: "testnet" });
+      }
+    }
+    assert.ok(want.length > 0, "the node runs no EVM chain");
+    same(await chainPages({}), [{ chains: want }], "/v2/chains, one page");
+    for (const network of ["fuji", "testnet"]) {
+      same(await chainPages({ network }), [{ chains: want }], `/v2/chains?network=${network}`);
+    }
+    same(await chainPages({ network: "mainnet" }), [{ chains: [] }], "/v2/chains?network=mainnet on a local node");
+    for (const chain of want) {
+      for (const chainId of [String(chain.evmChainId), chain.blockchainId, chain.chainName]) {
+        same(await sdk.metrics.chains.get({ chainId }, call), chain, `/v2/chains/${chainId}`);
+      }
+    }
+  });
+});
+
+describe("/v2/health-check and /v2/live-check", () => {
+  test("ok, the store up", async () => {
+    const want = { status: "ok", info: { store: { status: "up" } }, error: {}, details: { store: { status: "up" } } };
+    same(await sdk.metrics.healthCheck(call), want, "/v2/health-check");
+    same(await sdk.metrics.liveCheck(call), want, "/v2/live-check");
+  });
+});
+
 describe("errors as the SDK's typed errors", () => {
   /** Calls fn, which must fail with the SDK error class for status and a message string matching messagePart. */
   async function wantError(fn, Class, status, messagePart) {
@@ -199,6 +254,21 @@ describe("errors as the SDK's typed errors", () => {
       errors.BadRequestError,
       400,
       /^l1ValidationId: /,
+    );
+  });
+
+  test("400 and 404 of /v2/chains: a page token, an unknown chain, a chain without an EVM chain ID", async () => {
+    await wantError(() => chainPages({ pageToken: "forged" }), errors.BadRequestError, 400, /^pageToken: .*start again from the first page/);
+    await wantError(() => sdk.metrics.chains.get({ chainId: "99999" }, call), errors.NotFoundError, 404, /not found/);
+    await wantError(() => sdk.metrics.chains.get({ chainId: "P" }, call), errors.NotFoundError, 404, /not an EVM chain/);
+  });
+
+  test("404: the path a self-hosted node cannot serve", async () => {
+    await wantError(
+      () => sdk.metrics.chains.listBTCbBridgersAboveThreshold({ threshold: "1" }, call),
+      errors.NotFoundError,
+      404,
+      /is not served by a self-hosted node: /,
     );
   });
 

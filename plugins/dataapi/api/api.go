@@ -19,7 +19,7 @@ import (
 )
 
 // The module's path prefixes.
-var Prefixes = []string{"/v1/chains", "/v1/address", "/v1/networks"}
+var Prefixes = []string{"/v1/chains", "/v1/address", "/v1/networks", "/v1/health-check", "/v1/live-check", "/v1/primaryNetworkRpcUsageMetrics"}
 
 // Options configures a Server.
 type Options struct {
@@ -93,5 +93,6 @@ func (s *Server) Handler() http.Handler {
 	} {
 		mux.Handle(path, h)
 	}
+	s.handleService(mux)
 	return mux
 }

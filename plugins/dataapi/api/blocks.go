@@ -5,15 +5,25 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
 // getChain answers GET /v1/chains/{chainId}: the chain as /v1/chains
-// lists it.
+// lists it. A segment that is neither digits nor a CB58 ID is no chain ID
+// but another path under /v1/chains (allTransactions, not served yet):
+// the answer is the router's.
 func (s *Server) getChain(r *http.Request) (any, error) {
+	id := r.PathValue("chainId")
+	if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+		if _, err := ids.FromString(id); err != nil {
+			return nil, rest.NoEndpoint(r)
+		}
+	}
 	c, err := s.chain(r)
 	if err != nil {
 		return nil, err

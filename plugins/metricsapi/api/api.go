@@ -24,7 +24,7 @@ import (
 )
 
 // The module's path prefixes.
-var Prefixes = []string{"/v1/avg_tps", "/v2/networks", "/v2/validation", "/v2/validators"}
+var Prefixes = []string{"/v1/avg_tps", "/v2/networks", "/v2/validation", "/v2/validators", "/v2/health-check", "/v2/live-check", "/v2/chains"}
 
 // v1Prefix holds the v1 routes, whose error bodies carry `message` as an
 // array of strings (docs/metrics-api.md, "Errors").
@@ -111,6 +111,7 @@ func (s *Server) Handler() http.Handler {
 	v2.Handle("/v2/networks/{network}/metrics/{metric}", s.staking)
 	v2.Handle("/v2/validation/{l1ValidationId}/metrics/{metric}", s.validationFees)
 	v2.Handle("/v2/validators/metrics/{metric}", s.totalFees)
+	s.handleService(v2)
 	mux := http.NewServeMux()
 	mux.Handle(v1Prefix+"/", v1)
 	mux.Handle("/", v2)

@@ -39,14 +39,20 @@ type response struct {
 	Error  *jsonrpc.Error  `json:"error"`
 }
 
-// call calls method with params and decodes its result into result. A
-// JSON-RPC error is returned as a *jsonrpc.Error.
+// call calls method of the internal indexer handler with params and
+// decodes its result into result. A JSON-RPC error is returned as a
+// *jsonrpc.Error.
 func (c Client) call(ctx context.Context, method string, params, result any) error {
+	return c.callOn(ctx, pvmapi.IndexerHandler, method, params, result)
+}
+
+// callOn is call on the chain's handler named handler.
+func (c Client) callOn(ctx context.Context, handler, method string, params, result any) error {
 	body, err := json.Marshal(request{JSONRPC: "2.0", ID: 1, Method: method, Params: params})
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	status, answer, err := c.calls.Call(ctx, c.chain, pvmapi.IndexerHandler, body)
+	status, answer, err := c.calls.Call(ctx, c.chain, handler, body)
 	if err != nil {
 		return fmt.Errorf("%s on chain %s: %w", method, c.chain, err)
 	}
@@ -112,4 +118,14 @@ func (c Client) L1FeeTotals(ctx context.Context, start, end uint64) (pvmapi.FeeT
 func (c Client) Time(ctx context.Context) (uint64, error) {
 	t, err := c.L1FeeTotals(ctx, math.MaxUint64, 0)
 	return uint64(t.AsOf), err
+}
+
+// Blockchains returns the chains the P-Chain knows, each with its subnet
+// (platform.getBlockchains of its public API).
+func (c Client) Blockchains(ctx context.Context) ([]pvmapi.Blockchain, error) {
+	var out struct {
+		Blockchains []pvmapi.Blockchain `json:"blockchains"`
+	}
+	err := c.callOn(ctx, "", "platform.getBlockchains", struct{}{}, &out)
+	return out.Blockchains, err
 }
