@@ -6,7 +6,9 @@ PLUGINS   := build/plugins
 TOOLS     := build/tools/bin
 # Every cmd/<name> except the host is a plugin binary, built into $(PLUGINS).
 PLUGIN_CMDS := $(filter-out chainhost,$(notdir $(wildcard cmd/*)))
-TEST_FLAGS ?= -race -timeout 30m
+# The timeout stops a hung package; tests/e2e, the longest, runs about 20
+# minutes on 2 cores.
+TEST_FLAGS ?= -race -timeout 45m
 COMPAT_TEST_FLAGS ?= -timeout 30m
 BENCH_FLAGS ?= -run '^$$' -bench . -benchmem -count 1 -timeout 60m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)

@@ -57,8 +57,10 @@ func printedJSON(out []byte) []any {
 	return vals
 }
 
-// errorBodies describes the JSON-RPC error objects and the REST error
-// bodies (statusCode 400 and above) among printed values, batches included.
+// errorBodies describes the JSON-RPC error objects (an "error" object with
+// a "code", as JSON-RPC 2.0 has it: the health checks' empty "error" map
+// is none) and the REST error bodies (statusCode 400 and above) among
+// printed values, batches included.
 func errorBodies(vals []any) []string {
 	var out []string
 	var check func(v any, top bool)
@@ -71,7 +73,7 @@ func errorBodies(vals []any) []string {
 				}
 			}
 		case map[string]any:
-			if e, ok := v["error"].(map[string]any); ok {
+			if e, ok := v["error"].(map[string]any); ok && e["code"] != nil {
 				b, _ := json.Marshal(e)
 				out = append(out, "JSON-RPC error "+string(b))
 			}

@@ -49,10 +49,11 @@ func TestErrorBodies(t *testing.T) {
 [WARN] {"jsonrpc":"2.0","error":{"code":-32000,"message":"no"},"id":1}
 [{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","error":{"code":-32602,"message":"bad"},"id":2}]
 {"message":"fine","statusCode":200}
+{"status":"ok","info":{"store":{"status":"up"}},"error":{},"details":{"store":{"status":"up"}}}
 {"message":"gone","statusCode":404,"error":"Not Found"}`)
 	got := errorBodies(printedJSON(out))
 	if len(got) != 3 || !strings.Contains(got[0], "-32000") || !strings.Contains(got[1], "-32602") || !strings.Contains(got[2], "404") {
-		t.Fatalf("errorBodies = %q, want the -32000 and -32602 errors and the 404 body", got)
+		t.Fatalf("errorBodies = %q, want the -32000 and -32602 errors and the 404 body, not the health check's empty error map", got)
 	}
 }
 
