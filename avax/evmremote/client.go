@@ -220,8 +220,21 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.r.Read(p)
 	b.left -= int64(n)
+	if err != nil && err != io.EOF {
+		err = &cutError{err}
+	}
 	return n, err
 }
+
+// cutError is a read of an answer's body that failed in the transport (the
+// connection closed or reset midway): no whole answer came, so the node is
+// unreachable. A body that ends cleanly before its JSON does is the node's
+// answer, malformed, which the JSON decoder reports as io.ErrUnexpectedEOF.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return "answer cut: " + e.err.Error() }
+
+func (e *cutError) Unwrap() error { return e.err }
 
 func (b *cappedBody) Close() error {
 	err := b.r.Close()

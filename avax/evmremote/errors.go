@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/ethereum/go-ethereum/rpc"
@@ -80,14 +81,17 @@ func Classify(err error) string {
 		re  rpc.Error
 		se  *json.SyntaxError
 		ute *json.UnmarshalTypeError
+		cut *cutError
 	)
 	switch {
 	case err == nil:
 		return ""
 	case errors.Is(err, ErrReorg):
 		return StateReorg
+	case errors.As(err, &cut):
+		return StateUnreachable
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrTooLarge), errors.As(err, &se), errors.As(err, &ute),
-		errors.Is(err, rpc.ErrMissingBatchResponse), errors.Is(err, rpc.ErrNoResult):
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, rpc.ErrMissingBatchResponse), errors.Is(err, rpc.ErrNoResult):
 		return StateMalformed
 	case errors.As(err, &he):
 		if he.StatusCode == 429 {

@@ -323,6 +323,16 @@ func TestFaults(t *testing.T) {
 		{name: "garbage", state: evmremote.StateMalformed, p: proxy{raw: func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "<html>not JSON")
 		}}},
+		{name: "JSON that ends early", state: evmremote.StateMalformed, p: proxy{raw: func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `[{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}`)
+		}}},
+		{name: "answer cut by the connection", state: evmremote.StateUnreachable, p: proxy{raw: func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			_, _ = io.WriteString(w, `[{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}`)
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		}}},
 		{name: "endless body", state: evmremote.StateMalformed, is: evmremote.ErrTooLarge, max: 1 << 20, p: proxy{raw: func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, `[{"jsonrpc":"2.0","id":1,"result":"`)
 			chunk := strings.Repeat("a", 64<<10)
