@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -108,38 +107,25 @@ func unknownRoute(status int, msg string) bool {
 // REST error body ("" for another answer).
 func send(t *testing.T, ctx context.Context, method, url string) (int, string) {
 	t.Helper()
-	var body io.Reader
+	body := ""
 	if method != http.MethodGet && method != http.MethodDelete {
-		body = strings.NewReader("{}")
+		body = "{}"
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
+	status, b := rawRequest(t, ctx, method, url, body)
 	var e rest.ErrorBody
-	if resp.StatusCode < 400 || json.Unmarshal(b, &e) != nil {
-		return resp.StatusCode, ""
+	if status < 400 || json.Unmarshal([]byte(b), &e) != nil {
+		return status, ""
 	}
 	switch m := e.Message.(type) {
 	case string:
-		return resp.StatusCode, m
+		return status, m
 	case []any: // the messages style of the metrics v1 routes
 		if len(m) > 0 {
 			s, _ := m[0].(string)
-			return resp.StatusCode, s
+			return status, s
 		}
 	}
-	return resp.StatusCode, ""
+	return status, ""
 }
 
 // pathParam is a path parameter of an operation, with its example.
