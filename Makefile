@@ -6,9 +6,10 @@ PLUGINS   := build/plugins
 TOOLS     := build/tools/bin
 # Every cmd/<name> except the host is a plugin binary, built into $(PLUGINS).
 PLUGIN_CMDS := $(filter-out chainhost,$(notdir $(wildcard cmd/*)))
-# The timeout stops a hung package; tests/e2e, the longest, runs about 20
-# minutes on 2 cores.
-TEST_FLAGS ?= -race -timeout 45m
+# The timeout stops a hung package. tests/e2e, the longest, spends most of
+# its time waiting for chains, restarts and backoffs: its tests run four at
+# a time (docs/decisions.md, "Tests"), which keeps 2 cores busy.
+TEST_FLAGS ?= -race -timeout 45m -parallel 4
 COMPAT_TEST_FLAGS ?= -timeout 30m
 BENCH_FLAGS ?= -run '^$$' -bench . -benchmem -count 1 -timeout 60m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -151,7 +152,7 @@ bench: build geth pg-deps avalanchego-plugins avalanchego-node
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(BENCH_FLAGS) ./bench/... ./core/... ./sdk/... ./plugins/dataapi/... ./avax/evmremote/
 
 # The pinned generators and linters of build/tools/go.mod.
-tools: $(TOOLS)/staticcheck
+tools: $(TOOLS)/staticcheck $(TOOLS)/paralleltest
 	cd build/tools && $(GO) build -o bin/ \
 		github.com/bufbuild/buf/cmd/buf \
 		google.golang.org/protobuf/cmd/protoc-gen-go \
@@ -160,17 +161,23 @@ tools: $(TOOLS)/staticcheck
 $(TOOLS)/staticcheck: build/tools/go.mod
 	cd build/tools && $(GO) build -o bin/ honnef.co/go/tools/cmd/staticcheck
 
+$(TOOLS)/paralleltest: build/tools/go.mod
+	cd build/tools && $(GO) build -o bin/ github.com/kunwardeep/paralleltest
+
 proto: tools
 	cd proto && ../$(TOOLS)/buf generate
 
-# gofmt, go vet, staticcheck, the check that every document a file cites
-# is in the repository, and the check of the arrows between folders
+# gofmt, go vet, staticcheck, paralleltest on the end-to-end tests (each
+# starts its own node on its own ports and data dir, so they run side by
+# side: docs/testing.md), the check that every document a file cites is in
+# the repository, and the check of the arrows between folders
 # (internal/layout; docs/decisions.md, "Layout"); make test runs it first.
-lint: $(TOOLS)/staticcheck explorer
+lint: $(TOOLS)/staticcheck $(TOOLS)/paralleltest explorer
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
+	$(TOOLS)/paralleltest -ignoremissingsubtests ./tests/e2e
 	$(GO) test -count 1 ./docs/ ./internal/layout/
 
 clean:

@@ -51,6 +51,7 @@ func rawCall(t *testing.T, n *nodetest.Node, path, method string, params any) (s
 
 // TestAdminDisabled: without --api-admin-enabled, /ext/admin does not exist.
 func TestAdminDisabled(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{PluginDir: examplePluginDir(t)})
 	if code, _ := postJSON(t, n.URL+"/ext/admin", rpcRequest("admin.loadVMs", `{}`)); code != http.StatusNotFound {
 		t.Fatalf("POST /ext/admin with the admin API off: HTTP %d, want 404", code)
@@ -69,6 +70,7 @@ func TestAdminDisabled(t *testing.T) {
 // TestAdminAliases: endpoint and chain aliases answer like the originals,
 // are refused when they must be, and survive a restart.
 func TestAdminAliases(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{PluginDir: examplePluginDir(t), Args: []string{"--api-admin-enabled=true"}})
 	ctx := context.Background()
 	if _, err := put(ctx, n, "a", "1"); err != nil {
@@ -179,6 +181,7 @@ func TestAdminAliases(t *testing.T) {
 // plugin process writes DEBUG lines to the chain's log file only once its
 // logger is set to DEBUG.
 func TestAdminLoggerLevels(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{PluginDir: examplePluginDir(t), Args: []string{"--api-admin-enabled=true"}})
 	ctx := context.Background()
 	got, rpcErrorCode := rawCall(t, n, "/ext/admin", "admin.getLoggerLevel", nil)
@@ -254,6 +257,7 @@ func debugLines(t *testing.T, path string) []map[string]any {
 // the VM is copied into the plugin dir and admin.loadVMs is called, without
 // a restart; a file that is not a plugin is reported and retried.
 func TestAdminHotLoad(t *testing.T) {
+	t.Parallel()
 	_, built := nodetest.Binaries(t)
 	hotvm := filepath.Join(t.TempDir(), "hotvm")
 	build := exec.Command("go", "build", "-o", hotvm, "./testdata/hotvm")
@@ -351,6 +355,7 @@ func equalVMs(a, b map[string][]string) bool {
 // TestAdminProfiles: each profile is written into the profile dir and
 // opens with go tool pprof.
 func TestAdminProfiles(t *testing.T) {
+	t.Parallel()
 	profileDir := filepath.Join(t.TempDir(), "profiles")
 	n := nodetest.Start(t, nodetest.Options{PluginDir: examplePluginDir(t), Args: []string{"--api-admin-enabled=true", "--profile-dir=" + profileDir}})
 	ctx := context.Background()

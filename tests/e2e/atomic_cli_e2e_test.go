@@ -12,6 +12,7 @@ import (
 // TestAtomicCLI: a user moves funds from X to C and back with the
 // chainhost x and c commands, and sees each step in the balances.
 func TestAtomicCLI(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: atomicXC("")})
 	hostBin, _ := nodetest.Binaries(t)
 	run := func(args ...string) string {

@@ -165,6 +165,7 @@ func status(t *testing.T, cc *cclient.Client, id ids.ID) string {
 // effects, its index entry and its shared-memory operations hold together,
 // and a replay applies the same effects.
 func TestAtomicCrashSupply(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random delays from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

@@ -64,6 +64,7 @@ func cWallet(t *testing.T, n *nodetest.Node, x *client.Wallet, key *avax.Private
 // double import refused; traces and older balances right around the
 // blocks with atomic effects.
 func TestAtomicXC(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: atomicXC("")})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -256,6 +257,7 @@ func weiOf(n uint64) *big.Int {
 // nothing is applied twice or lost: the export waits on X and imports,
 // the imported UTXO stays consumed.
 func TestAtomicIndexOff(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	off := nodetest.Options{Config: atomicXC(""), DataDir: dir, Args: []string{"--index-enabled=false", "--index-allow-incomplete"}}
 	n := nodetest.Start(t, off)

@@ -22,6 +22,7 @@ const avalanchejsTimeout = 3 * time.Minute
 // (tests/avalanchejs/local-network.test.mjs). The library's defaults are
 // per network ID, not per port: the port the node picked is passed.
 func TestAvalancheJS(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	n.WaitHealthy(t)
 	u, err := url.Parse(n.URL)

@@ -46,6 +46,7 @@ func listenAddrs(t *testing.T, port int) []string {
 // TestLoopbackAndAdminDefaults: the node on its embedded defaults listens
 // on the loopback address only, and has no admin API (docs/api/admin.md).
 func TestLoopbackAndAdminDefaults(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	u, err := url.Parse(n.URL)
 	if err != nil {
@@ -81,6 +82,7 @@ func TestLoopbackAndAdminDefaults(t *testing.T) {
 // that differs is never started, and its chain's routes and health say
 // why.
 func TestPluginPins(t *testing.T) {
+	t.Parallel()
 	_, plugins := nodetest.Binaries(t)
 	b, err := os.ReadFile(filepath.Join(plugins, "example"))
 	if err != nil {
@@ -118,6 +120,7 @@ func TestPluginPins(t *testing.T) {
 // send to the modules, valid or not, appear in no log file and nowhere in
 // the node's output, while the requests they made are logged.
 func TestAPIKeysNeverLogged(t *testing.T) {
+	t.Parallel()
 	secret := func() string {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)

@@ -169,6 +169,7 @@ func readBadInputDoc(t *testing.T) (config string, rows []badInputRow) {
 // docs/bad-input.md to a real node started with the config the page
 // gives, and compares the status and the whole answer.
 func TestBadInputTables(t *testing.T) {
+	t.Parallel()
 	config, rows := readBadInputDoc(t)
 	if config == "" {
 		t.Fatalf("%s: no yaml block in %q", badInputDoc, badInputSection)

@@ -44,6 +44,7 @@ func (o operation) String() string { return o.Method + " " + o.Path }
 // servable by a self-hosted node" tables must answer rest.Unservable's
 // 404.
 func TestContractCoverage(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -76,6 +76,7 @@ func testchainGenesis(t *testing.T) string {
 // health shows the chain's head: every block indexed once, nothing
 // counted twice.
 func TestDataAPICrash(t *testing.T) {
+	t.Parallel()
 	rng := crashSeed(t)
 	chain, err := testchain.Generate(t.TempDir(), dcChain)
 	if err != nil {

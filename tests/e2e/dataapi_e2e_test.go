@@ -67,6 +67,7 @@ func waitDataBlock(t *testing.T, n *nodetest.Node, block uint64) api.Block {
 // deployed and used, a value forwarded by an internal call) and serves
 // them; after a restart it goes on without counting anything twice.
 func TestDataAPI(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: dataConfig})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

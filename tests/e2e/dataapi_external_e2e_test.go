@@ -68,6 +68,7 @@ const cChainToken = `      chains: {%q: {network-token: {name: Avalanche, symbol
 // names geth in external-chains. It runs once per store, as
 // TestDataAPISDK.
 func TestDataAPIExternalGeth(t *testing.T) {
+	t.Parallel()
 	for _, store := range sdkStores(t) {
 		t.Run(store, func(t *testing.T) {
 			rpcURL, wsURL := gethtest.Start(t, gethSuiteFlags...)
@@ -95,6 +96,7 @@ func TestDataAPIExternalGeth(t *testing.T) {
 // where only the EVM chain IDs are compared. It runs once per store, A and
 // B on the same one.
 func TestDataAPIExternalChainhost(t *testing.T) {
+	t.Parallel()
 	for _, store := range sdkStores(t) {
 		t.Run(store, func(t *testing.T) {
 			configA := dataConfig

@@ -138,6 +138,7 @@ func xfWaitState(t *testing.T, n *nodetest.Node, want string) {
 // the failing upstream is reported in health (lagging, with the error) and
 // logged once per change of its state, not per attempt.
 func TestDataAPIExternalFaults(t *testing.T) {
+	t.Parallel()
 	chain, up, want := xfSetup(t)
 	half := chain.Head / 2
 

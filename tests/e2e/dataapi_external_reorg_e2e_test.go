@@ -92,6 +92,7 @@ func xcStores(t *testing.T) map[string]func(t *testing.T) string {
 // chain serves, on both stores, and the transactions of the abandoned
 // blocks are answered 404.
 func TestDataAPIExternalReorg(t *testing.T) {
+	t.Parallel()
 	chain, err := testchain.Generate(t.TempDir(), xcChain)
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +265,7 @@ func xcWaitSame(t *testing.T, n *nodetest.Node, rpcURL, name string) {
 // the upstream's chain only that many blocks below its head, and says so
 // in its health (the accepted height is the last block it may index).
 func TestDataAPIExternalConfirmations(t *testing.T) {
+	t.Parallel()
 	chain, err := testchain.Generate(t.TempDir(), testchain.Options{Txs: 60, TxsPerBlock: 10, Mix: testchain.Varied})
 	if err != nil {
 		t.Fatal(err)
@@ -291,6 +293,7 @@ func TestDataAPIExternalConfirmations(t *testing.T) {
 // whose EVM chain ID changed under the same name; each is reported in
 // its health (upstream "refused", with why) while the node serves on.
 func TestDataAPIExternalRefused(t *testing.T) {
+	t.Parallel()
 	chain, err := testchain.Generate(t.TempDir(), testchain.Options{Txs: 20, TxsPerBlock: 10, Mix: testchain.Varied})
 	if err != nil {
 		t.Fatal(err)
@@ -332,6 +335,7 @@ func TestDataAPIExternalRefused(t *testing.T) {
 // error in its health that says what to do, and what was indexed is
 // served as it was.
 func TestDataAPIExternalReorgTooDeep(t *testing.T) {
+	t.Parallel()
 	chain, err := testchain.Generate(t.TempDir(), testchain.Options{Txs: 60, TxsPerBlock: 10, Mix: testchain.Varied})
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ const pgCrashAcksPerKill = 4
 // chain indexed in one go into another database holds: nothing lost,
 // nothing twice.
 func TestDataAPIPostgresCrash(t *testing.T) {
+	t.Parallel()
 	rng := crashSeed(t)
 	cluster := pgtest.New(t)
 	db := cluster.NewDatabase(t)

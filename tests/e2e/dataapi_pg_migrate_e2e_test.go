@@ -21,6 +21,7 @@ import (
 // answers every list, balance, block and transaction as before, then goes
 // on indexing from where the embedded store was, counting nothing twice.
 func TestDataAPIPostgresMigrate(t *testing.T) {
+	t.Parallel()
 	shared := fmt.Sprintf("      page-token-key: %q\n      public-url: https://data.example\n", replicaKey)
 	opts := nodetest.Options{DataDir: t.TempDir(), Config: dataConfig + shared}
 	n := nodetest.Start(t, opts)

@@ -49,6 +49,7 @@ const (
 // repeats nothing across the instances of the primary; balances at a
 // block, chains and transactions are the same everywhere.
 func TestDataAPIPostgresReplicas(t *testing.T) {
+	t.Parallel()
 	cluster := pgtest.New(t)
 	db := cluster.NewDatabase(t)
 	if err := cluster.Exec(context.Background(), db, replicaReaderRole); err != nil {

@@ -42,6 +42,7 @@ const sdkSuiteStoresEnv = "DATAAPI_SDK_STORES"
 // RPC. It runs once per store (sdkSuiteStoresEnv): the embedded one and
 // PostgreSQL (a throwaway cluster). Its output goes to the test log.
 func TestDataAPISDK(t *testing.T) {
+	t.Parallel()
 	for _, store := range sdkStores(t) {
 		t.Run(store, func(t *testing.T) {
 			config := dataConfig

@@ -33,6 +33,7 @@ modules: []
 // a started answer cut at the timeout, a crash (503 while the plugin
 // restarts), a body over the cap (413), a malformed status (502).
 func TestDataSocket(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{
 		Config: dataSocketFaultConfig, PluginDir: nodetest.PluginDirWith(t, "internal/faultvm/cmd/faultvm"),
 		Args: []string{"--plugin-request-timeout=1s", "--http-write-timeout=5s", "--http-max-body-size=4096"},

@@ -43,6 +43,7 @@ func get(ctx context.Context, n *nodetest.Node, key string) (string, error) {
 // TestDefaultNode: the embedded default config starts, /ext/health says the
 // example chain is healthy, and its JSON-RPC is served by a plugin process.
 func TestDefaultNode(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx := context.Background()
 
@@ -140,6 +141,7 @@ func TestDefaultNode(t *testing.T) {
 // TestPluginCrash: SIGKILL of the plugin gets an error answer within a
 // second, the host restarts it, and nothing acknowledged is lost.
 func TestPluginCrash(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx := context.Background()
 	const before = 20
@@ -198,6 +200,7 @@ func TestPluginCrash(t *testing.T) {
 
 // TestHostKill: no plugin outlives a SIGKILLed host.
 func TestHostKill(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	children := n.ChildPIDs()
 	if len(children) == 0 {
@@ -210,6 +213,7 @@ func TestHostKill(t *testing.T) {
 // TestWebSocketSubscription: a client connected through the host gets
 // blocks pushed by the plugin and can send requests on the same connection.
 func TestWebSocketSubscription(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx := context.Background()
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(n.URL, "http")+"/ext/bc/example/ws", nil)
@@ -266,6 +270,7 @@ func TestWebSocketSubscription(t *testing.T) {
 // TestConfigLayers runs the binary: an unknown key stops start-up naming
 // the key; the environment overrides the file and flags the environment.
 func TestConfigLayers(t *testing.T) {
+	t.Parallel()
 	hostBin, _ := nodetest.Binaries(t)
 	dir := t.TempDir()
 	file := dir + "/c.yaml"

@@ -190,6 +190,7 @@ func intTopic(n int64) common.Hash { return common.BigToHash(big.NewInt(n)) }
 // personal accounts; dev methods; the administration and chain-native
 // endpoints; and a second EVM chain with its own ID, endpoints and index.
 func TestEVMChainAPIs(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: evmTwoChains()})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -180,6 +180,7 @@ func readKnownFailures(t testing.TB) map[string]string {
 // cases pass, and every failure is a known one (listed with its reason in
 // testdata/evm_conformance_known_failures.txt).
 func TestEVMConformance(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.Abs(conformanceDir)
 	if err != nil {
 		t.Fatal(err)

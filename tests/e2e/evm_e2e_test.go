@@ -123,6 +123,7 @@ func evmCheckIndex(t testing.TB, ctx context.Context, n *nodetest.Node, chain st
 // transfer signed with the local key is mined with a receipt, a WebSocket
 // newHeads subscription sees the block, and the index holds every block.
 func TestEVMDefaultNode(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -197,6 +198,7 @@ func chainIDOf(t testing.TB, n *nodetest.Node, alias string) string {
 // stream in is restarted; no accepted block is lost and the index holds
 // every block in order.
 func TestEVMPluginKillUnderLoad(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -34,6 +34,7 @@ const traceMaxSize = 4096
 // the caller asks for more), eth_call's (rpc-evm-timeout), and, on a second
 // chain, the size of a trace's answer (rpc-trace-max-size).
 func TestEVMLimits(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: fmt.Sprintf(`
 chains:
   - alias: C

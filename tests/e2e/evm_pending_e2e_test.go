@@ -43,6 +43,7 @@ type evmPendingTx struct {
 // the full form carries the transaction itself, signed as sent, with no
 // block yet. Mining them notifies nothing more.
 func TestEVMPendingTransactions(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: evmManualChain()})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -127,6 +127,7 @@ func (l *evmLoad) stop() []evmSeen {
 // receipt the node returned before a kill is still there, in the same
 // block.
 func TestEVMPruneCrash(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: evmPruneChain(),
 		Args: []string{"--plugin-restart-backoff=5ms", "--plugin-restart-max-backoff=50ms"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

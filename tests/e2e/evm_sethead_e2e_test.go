@@ -93,6 +93,7 @@ func setHead(ctx context.Context, eth *ethclient.Client, number uint64) error {
 // head; a rewind past a block with atomic transactions is refused; a
 // restart keeps the new chain, and the chain goes on.
 func TestEVMSetHead(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: atomicXC(""), Args: []string{"--index-enabled=false"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -185,6 +186,7 @@ func TestEVMSetHead(t *testing.T) {
 // it, on the embedded default config (its node keeps an index) and on a
 // node without an index whose chain has the dev API off.
 func TestEVMSetHeadRefused(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, tc := range []struct {
@@ -226,6 +228,7 @@ chains:
 // reorg of depth 10 rewinds to a recent state, and a restart keeps the new
 // chain.
 func TestEVMSetHeadPruning(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Args: []string{"--index-enabled=false"}, Config: fmt.Sprintf(`
 chains:
   - alias: C

@@ -46,6 +46,7 @@ const explorerScreenshots = "../../build/explorer-screenshots"
 // playwright-core, checks every page against the APIs
 // (tests/explorer/explorer.test.mjs).
 func TestExplorer(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -58,6 +58,7 @@ func wsOf(base string) string { return "ws" + strings.TrimPrefix(base, "http") }
 // block made on A arrives on the chain page over A's WebSocket; then, B
 // restarted without the chain's ws-url, by polling.
 func TestExplorerExternalChain(t *testing.T) {
+	t.Parallel()
 	bAddr := freeAddr(t)
 	_, bPort, err := net.SplitHostPort(bAddr)
 	if err != nil {

@@ -69,6 +69,7 @@ func trickle(t *testing.T, n *nodetest.Node, c net.Conn, pieces []string) string
 // that reads a big answer slowly holds up no one, not even requests to the
 // same handler, and is cut off by the write timeout.
 func TestSlowClients(t *testing.T) {
+	t.Parallel()
 	n := startFaultNode(t, slowClientArgs...)
 	echoOK(t, n)
 	base := hostGoroutines(t, n)
@@ -134,6 +135,7 @@ func TestSlowClients(t *testing.T) {
 // connections among them), leave the host's goroutines and descriptors
 // where they were once its timeouts have run.
 func TestAbandonedConnections(t *testing.T) {
+	t.Parallel()
 	// Timeouts long enough for every connection to be open at once, short
 	// enough to act soon after.
 	n := startFaultNode(t, "--http-read-header-timeout=5s", "--http-read-timeout=6s", "--http-write-timeout=8s",

@@ -36,6 +36,7 @@ func startFaultNode(t *testing.T, args ...string) *nodetest.Node {
 // plugin keeps serving; many hung requests leave no goroutine behind in
 // the host.
 func TestPluginRequestTimeout(t *testing.T) {
+	t.Parallel()
 	n := startFaultNode(t, "--plugin-request-timeout=1s", "--http-write-timeout=5s")
 	rpc := n.URL + "/ext/bc/F/rpc"
 	if status, body := postJSON(t, rpc, rpcRequest("fault.echo", `{"text":"hi"}`)); status != 200 || body != `{"jsonrpc":"2.0","result":"hi","id":1}` {

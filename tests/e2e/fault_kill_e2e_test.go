@@ -163,6 +163,7 @@ func checkAcks(t *testing.T, n *nodetest.Node, evm []evmSeen, xs []ids.ID, when 
 // (the data API's cumulative transaction count and the metrics API's
 // daily counts equal what the chains hold).
 func TestHostKillLoop(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random delays from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

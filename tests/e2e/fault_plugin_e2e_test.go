@@ -40,6 +40,7 @@ func echoOK(t *testing.T, n *nodetest.Node) {
 // the reason, keeps answering so while it is down, is restarted, and then
 // serves again from a new process.
 func TestPluginCrashFault(t *testing.T) {
+	t.Parallel()
 	n := startFaultNode(t, "--plugin-restart-backoff=3s")
 	rpc := n.URL + "/ext/bc/F/rpc"
 	echoOK(t, n)
@@ -75,6 +76,7 @@ func readCut(t *testing.T, resp *http.Response) (string, bool) {
 // (a panic, or the process dying) has the client's answer cut, not
 // completed; neither takes the host or the other requests down.
 func TestPluginGarbageAndCut(t *testing.T) {
+	t.Parallel()
 	n := startFaultNode(t, "--plugin-restart-backoff=100ms")
 	for path, want := range map[string]string{
 		"/status": `{"jsonrpc":"2.0","error":{"code":-32000,"message":"bad response from plugin: handler garbage: status 7"},"id":null}`,
@@ -153,6 +155,7 @@ func floodLines(t *testing.T, path, marker string) int {
 // dropped, and its memory, goroutines and descriptors come back to where
 // they were.
 func TestPluginStderrFlood(t *testing.T) {
+	t.Parallel()
 	begin := time.Now()
 	n := startFaultNode(t)
 	rpc := n.URL + "/ext/bc/F/rpc"

@@ -63,6 +63,7 @@ modules: []
 // integer of 26 digits starts the chain, and the address holds exactly
 // that many wei.
 func TestYAMLGenesisBigInteger(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: bigBalanceConfig})
 	n.WaitHealthy(t)
 	c := evmDial(t, n, "C", "rpc")
@@ -112,6 +113,7 @@ func banner(t *testing.T, n *nodetest.Node) string {
 // reads the C-Chain's chain ID over it, and a plain WebSocket client gets
 // a JSON-RPC answer from every chain's.
 func TestBannerWebSocketURLs(t *testing.T) {
+	t.Parallel()
 	cert, key, pool := nodetest.SelfSignedCert(t)
 	for _, tc := range []struct {
 		name   string
@@ -199,6 +201,7 @@ func wsRoundTrip(t *testing.T, dialer *websocket.Dialer, u string) {
 // C-Chain (by EVM chain ID), the X-Chain and the P-Chain carries lastRun,
 // a time of this run of the node.
 func TestAvgTPSLastRunFromStart(t *testing.T) {
+	t.Parallel()
 	started := time.Now().Unix()
 	n := nodetest.Start(t, nodetest.Options{})
 	for _, chain := range []string{"43112", "X", "P"} {

@@ -14,6 +14,7 @@ import (
 // banner says so), and with an allowed origin in the environment browsers
 // of that origin get CORS headers, others none.
 func TestTLSAndCORS(t *testing.T) {
+	t.Parallel()
 	cert, key, pool := nodetest.SelfSignedCert(t)
 	n := nodetest.Start(t, nodetest.Options{
 		Config: "modules: []\n",

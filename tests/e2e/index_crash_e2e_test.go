@@ -75,6 +75,7 @@ func (p *ixPutters) stop() ([]putAck, int) {
 // contiguous from 0, has no duplicate ID, equals the VM's accepted history
 // block for block, and holds every acknowledged put.
 func TestIndexCrashHost(t *testing.T) {
+	t.Parallel()
 	rng := crashSeed(t)
 	opts := nodetest.Options{DataDir: t.TempDir(), Config: ixOneChain}
 	var acks []putAck
@@ -118,6 +119,7 @@ func TestIndexCrashHost(t *testing.T) {
 // it each time. Afterwards the index equals the VM's history as in
 // TestIndexCrashHost.
 func TestIndexCrashPlugin(t *testing.T) {
+	t.Parallel()
 	rng := crashSeed(t)
 	n := nodetest.Start(t, nodetest.Options{Config: ixOneChain,
 		Args: []string{"--plugin-restart-backoff=5ms", "--plugin-restart-max-backoff=20ms"}})

@@ -200,6 +200,7 @@ func ixVMBlock(ctx context.Context, n *nodetest.Node, chain string, height uint6
 // getContainerRange, getContainerByID, getIndex, isAccepted and
 // getLastAccepted all agree.
 func TestIndexWalk(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: ixTwoChains})
 	const path, count = "/ext/index/example/block", 40
 	acks := ixPutN(t, n, "walk", count)
@@ -273,6 +274,7 @@ func ixSame(a, b indexedContainer) bool {
 // TestIndexRules: each rule of docs/index.md over
 // HTTP against the running host.
 func TestIndexRules(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: ixTwoChains})
 	const path, emptyPath, count = "/ext/index/example/block", "/ext/index/empty/block", 10
 	acks := ixPutN(t, n, "rule", count)
@@ -446,6 +448,7 @@ type ixRule struct {
 // it starts and the index is marked incomplete: index reads carry the
 // incomplete header until every chain has been backfilled from its VM.
 func TestIndexRestartRules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A chain whose VM is not installed can never be backfilled, so the
 	// index stays incomplete while it is configured.
@@ -541,6 +544,7 @@ chains:
 // time; containers accepted later carry their own acceptance time. A host
 // killed in the middle of a backfill completes it at the next start.
 func TestIndexBackfill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opts := nodetest.Options{DataDir: dir, Config: ixOneChain}
 	offOpts := opts
@@ -655,6 +659,7 @@ func ixPutConcurrently(t *testing.T, n *nodetest.Node, prefix string, workers, e
 // the history the index holds, also while the chain is not running, and
 // never appended to: the host refuses the VM's appends.
 func TestIndexLegacyKind(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first := nodetest.Start(t, nodetest.Options{DataDir: dir, Config: ixOneChain})
 	acks := ixPutN(t, first, "hist", 4)

@@ -54,6 +54,7 @@ chains:
 // errors as the shared listener, WebSocket subscriptions included, and
 // its requests show in /ext/metrics labelled with the chain.
 func TestChainListener(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	n := nodetest.Start(t, nodetest.Options{
 		Config: listenerConfig(addr),
@@ -163,6 +164,7 @@ func TestChainListener(t *testing.T) {
 // serves the socket wait in its backlog and are answered by the next
 // process.
 func TestChainListenerSurvivesKill(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	n := nodetest.Start(t, nodetest.Options{Config: listenerConfig(addr), Args: []string{"--plugin-restart-backoff=1s"}})
 	url := "http://" + addr + "/rpc"
@@ -244,6 +246,7 @@ func TestChainListenerSurvivesKill(t *testing.T) {
 // start-up with an error naming the key; so does one that names the
 // address of another listener of the node.
 func TestChainListenerClash(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

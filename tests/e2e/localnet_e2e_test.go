@@ -44,6 +44,7 @@ const (
 // local-network identifiers wherever a client reads them, and the aliases
 // X, P and C still name the chains.
 func TestLocalNetworkIDs(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	n.WaitHealthy(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -174,6 +175,7 @@ const (
 // config no longer gives them is refused at start, saying what changed
 // and what to do, rather than run the chains afresh beside the old state.
 func TestDataDirOfEarlierIDs(t *testing.T) {
+	t.Parallel()
 	// A data dir of an earlier chainhost: the default chains' state under
 	// their earlier IDs (where the host keeps a chain's state), no record
 	// of the chains' IDs.

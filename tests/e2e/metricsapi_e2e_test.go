@@ -80,6 +80,7 @@ func waitAvgTPS(t *testing.T, n *nodetest.Node, chain string, want dayTxs) api.A
 // X-Chain's and the P-Chain's, and serves them by EVM chain ID, alias and
 // blockchain ID.
 func TestMetricsAvgTPS(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: metricsConfig})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -69,6 +69,7 @@ func waitOK(t *testing.T, ctx context.Context, url string) {
 // module's messageArrayPrefixes); on its v2 routes and on the data API's
 // they stay a string.
 func TestMetricsHostErrors(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: hostErrorsConfig, Args: []string{
 		"--http-max-body-size=4096", "--plugin-request-timeout=2s", "--plugin-restart-backoff=10s", "--plugin-restart-max-backoff=10s",
 	}})

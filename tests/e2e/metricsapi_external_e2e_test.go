@@ -23,6 +23,7 @@ import (
 // not answer is failing in /ext/health while the node stays healthy
 // (docs/metrics-api.md, "External chains").
 func TestMetricsExternalChain(t *testing.T) {
+	t.Parallel()
 	a := nodetest.Start(t, nodetest.Options{Config: metricsConfig})
 	b := nodetest.Start(t, nodetest.Options{Config: fmt.Sprintf(`
 modules:

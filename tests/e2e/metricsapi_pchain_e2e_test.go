@@ -274,6 +274,7 @@ func checkMetricsSeries(t *testing.T, n *nodetest.Node, sc *metricsScenario) {
 // of the module, which the host restarts, and after a restart of the node
 // the series are whole and go on.
 func TestMetricsStakingAndFees(t *testing.T) {
+	t.Parallel()
 	opts := nodetest.Options{Config: metricsPConfig(), DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -13,6 +13,7 @@ import (
 // through the staking series, and every value is checked against the
 // P-Chain's own reads (docs/metrics-api.md, "Conformance suite").
 func TestMetricsAPISDK(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: metricsPConfig()})
 	w := pchainWallet(t, n)
 	sc := metricsPrimary(t, w)

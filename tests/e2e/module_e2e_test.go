@@ -59,6 +59,7 @@ func ownListener(t *testing.T, n *nodetest.Node) string {
 // metrics and health details reach the host; it calls the EVM's internal
 // handler, which answers 404 from outside.
 func TestModules(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: moduleConfig, Args: []string{"--api-admin-enabled=true", "--plugin-restart-backoff=2s"}})
 	ctx := context.Background()
 	own := ownListener(t, n)
@@ -282,6 +283,7 @@ func TestModules(t *testing.T) {
 // TestModuleStartupErrors: a module config the node cannot serve stops
 // start-up, and the message says why.
 func TestModuleStartupErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, config string
 		want         []string
@@ -336,6 +338,7 @@ func TestModuleStartupErrors(t *testing.T) {
 // 503 on the prefixes its config names, then serves once the plugin is
 // copied into the plugin dir and admin.loadVMs is called, which lists it.
 func TestModuleHotLoad(t *testing.T) {
+	t.Parallel()
 	_, built := nodetest.Binaries(t)
 	pluginDir := examplePluginDir(t)
 	n := nodetest.Start(t, nodetest.Options{

@@ -16,6 +16,7 @@ import (
 // validator, tops one up, sets a weight and disables one; bad input says
 // what is wrong.
 func TestPChainCLI(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: pchainConfig("manual")})
 	hostBin, _ := nodetest.Binaries(t)
 	exec1 := func(args ...string) (string, error) {
@@ -102,6 +103,7 @@ func TestPChainCLI(t *testing.T) {
 // memory (p balance --from X shows it) until the import, and each chain's
 // balance moves by exactly the amounts and fees.
 func TestPChainCLIImportExport(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{})
 	n.WaitHealthy(t)
 	hostBin, _ := nodetest.Binaries(t)

@@ -117,6 +117,7 @@ func (s *pStream) step(ctx context.Context, k int) {
 // in the balances; and the fees per UTC day and per validator are exactly
 // the configured rate for every second each validator was active.
 func TestPChainCrash(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random delays from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

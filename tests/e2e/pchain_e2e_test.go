@@ -83,6 +83,7 @@ func pCheckTotals(t *testing.T, w *client.Wallet, subnet ids.ID, want map[uint64
 // configured rate, across midnight and across a clean restart and a
 // SIGKILL. Every block is in P/block, in order.
 func TestPChainStakingAndL1Fees(t *testing.T) {
+	t.Parallel()
 	opts := nodetest.Options{Config: pchainConfig("manual"), DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx := context.Background()
@@ -309,6 +310,7 @@ func TestPChainStakingAndL1Fees(t *testing.T) {
 // balance, a bad signature and a replay are refused with a clear error and
 // change nothing: no balance, no block, nothing in the index.
 func TestPChainRefused(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: pchainConfig("manual")})
 	ctx := context.Background()
 	w := pchainWallet(t, n)
@@ -398,6 +400,7 @@ func TestPChainRefused(t *testing.T) {
 // chain: the test watches the host's index), and pvm.increaseTime moves the
 // clock forward for good, across a restart.
 func TestPChainWallClock(t *testing.T) {
+	t.Parallel()
 	opts := nodetest.Options{Config: pchainConfig("wall"), DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
 	ctx := context.Background()

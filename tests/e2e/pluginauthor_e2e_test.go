@@ -71,6 +71,7 @@ func (g authorGo) build(dir, version, pluginDir, name string) {
 // the node runs: the answer reports the upgrade, info.getNodeVersion the
 // new version, and the chain keeps its state (docs/plugin-sdk.md).
 func TestPluginAuthorPath(t *testing.T) {
+	t.Parallel()
 	hostBin, _ := nodetest.Binaries(t)
 	repo, err := filepath.Abs("../..")
 	if err != nil {
@@ -193,6 +194,7 @@ func removeFromModCache(t *testing.T, version string) {
 // the previous plugin protocol, kept as a fixture with the release in a
 // module proxy, loads and runs (docs/plugin-sdk.md, "Compatibility").
 func TestPluginOnPreviousProtocol(t *testing.T) {
+	t.Parallel()
 	proxy, err := filepath.Abs("testdata/goproxy")
 	if err != nil {
 		t.Fatal(err)
@@ -236,6 +238,7 @@ func TestPluginOnPreviousProtocol(t *testing.T) {
 // --sdk-version or --sdk-dir, a release requires itself and a development
 // build says what to give.
 func TestNewPluginRefuses(t *testing.T) {
+	t.Parallel()
 	hostBin, _ := nodetest.Binaries(t)
 	dir := filepath.Join(t.TempDir(), "myvm")
 	run := func(args ...string) (int, string) {

@@ -100,6 +100,7 @@ func portOf(t *testing.T, raw string) string {
 // WebSocket on the C-Chain only, runs no example chain and no admin API,
 // keeps batches to 40 items and rate-limits the data API.
 func TestPublicNode(t *testing.T) {
+	t.Parallel()
 	cfg, err := os.ReadFile(publicNodeConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -210,6 +211,7 @@ func wantLine(t *testing.T, out string, parts ...string) {
 // (listening on 0.0.0.0, reached on 127.0.0.1) and serves every method the
 // public node refuses.
 func TestPublicRefusesUnsafeAPIs(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	out := startRefused(t, nodetest.Options{Args: []string{"--http-host=0.0.0.0", "--http-port=" + port}}, func() error {
@@ -246,6 +248,7 @@ func TestPublicRefusesUnsafeAPIs(t *testing.T) {
 // checked too: the node exits non-zero naming the listener's key, and no
 // request to that listener is ever answered.
 func TestPublicRefusesChainListener(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	client := &http.Client{Timeout: 500 * time.Millisecond}
@@ -269,6 +272,7 @@ func TestPublicRefusesChainListener(t *testing.T) {
 // why in the same words, the node keeps serving, and the chain's own
 // listener beyond loopback never answers.
 func TestPublicRefusesHotLoadedChain(t *testing.T) {
+	t.Parallel()
 	_, built := nodetest.Binaries(t)
 	pluginDir := t.TempDir()
 	addr := freeAddr(t)

@@ -88,6 +88,7 @@ func vmVersion(t *testing.T, n *nodetest.Node, vm string) string {
 // plugin killed after its file was replaced, without admin.loadVMs,
 // restarts on the bytes registered.
 func TestPluginUpgrade(t *testing.T) {
+	t.Parallel()
 	vm1, vm1Sum := buildPlugin(t, "./testdata/hotvm", "")
 	vm2, vm2Sum := buildPlugin(t, "./testdata/hotvm", "-X main.version=0.0.2")
 	vmBad, _ := buildPlugin(t, "./testdata/hotvm", "-X main.version=0.0.3 -X main.exitAtStart=broken-build")
@@ -203,6 +204,7 @@ func TestPluginUpgrade(t *testing.T) {
 // replaced by one that does not match its pin is not upgraded: the answer
 // says why, the pinned build serves on.
 func TestPluginUpgradePinned(t *testing.T) {
+	t.Parallel()
 	vm1, vm1Sum := buildPlugin(t, "./testdata/hotvm", "")
 	vm2, vm2Sum := buildPlugin(t, "./testdata/hotvm", "-X main.version=0.0.2")
 	pluginDir := t.TempDir()

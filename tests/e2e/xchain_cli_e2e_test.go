@@ -13,6 +13,7 @@ import (
 // TestXChainCLI: a user moves funds with the chainhost x commands: a
 // transfer, an export from X to X2, what waits on X2, and its import.
 func TestXChainCLI(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: twoXChainsConfig("{tx-fee: 1000000}")})
 	hostBin, _ := nodetest.Binaries(t)
 	run := func(args ...string) string {

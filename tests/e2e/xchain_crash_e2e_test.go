@@ -90,6 +90,7 @@ func xSupply(t *testing.T, n *nodetest.Node, infos []xChainInfo, addrs []avax.Sh
 // genesis amounts: an accepted block, its transactions, its index entries
 // and its shared-memory writes commit together or not at all.
 func TestXChainCrashSupply(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random delays from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

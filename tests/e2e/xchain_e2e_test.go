@@ -49,6 +49,7 @@ type xContainer struct {
 // Every step is in getTx, getTxStatus and the X indexes, which a walk of
 // X/tx by index (docs/api/index.md) followed by getTx for each ID reproduces.
 func TestXChainTransfersAndAtomic(t *testing.T) {
+	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: twoXChainsConfig("{tx-fee: 1000000}")})
 	ctx := context.Background()
 	x := xchainWallet(t, n, "X", ewoqKey)
@@ -202,6 +203,7 @@ chains:
 // X/vtx stops growing, across a restart too, and stays readable, also
 // through the data API's vertices endpoint.
 func TestXChainVertexPhase(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	opts := nodetest.Options{Config: xVertexConfig + dataConfig, DataDir: t.TempDir()}
 	n := nodetest.Start(t, opts)
