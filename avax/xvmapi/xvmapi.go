@@ -19,6 +19,23 @@ const IndexerHandler = "indexer"
 // An unknown vertex is error CodeVertexNotFound.
 const GetVertexMethod = "indexer.getVertex"
 
+// ListVerticesMethod returns accepted vertices newest first: those below
+// position "before" in the chain's vtx index (absent: all), at most
+// "limit" (1 to MaxListVertices). Result: VertexList.
+const ListVerticesMethod = "indexer.listVertices"
+
+// MaxListVertices is the most vertices one ListVerticesMethod call returns.
+const MaxListVertices = 1000
+
+// VertexList is the result of ListVerticesMethod.
+type VertexList struct {
+	// Vertices are newest first.
+	Vertices []Vertex `json:"vertices"`
+	// Count is how many vertices the chain accepted (the stop vertex
+	// included): the position the next one would take.
+	Count uint64 `json:"count"`
+}
+
 // CodeVertexNotFound is the JSON-RPC error code of GetVertexMethod for a
 // vertex the chain never accepted.
 const CodeVertexNotFound = -32004

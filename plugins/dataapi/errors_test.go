@@ -48,6 +48,8 @@ func TestBadRequests(t *testing.T) {
 		{"/v1/address/0x1/chains", `address: must be an address, 0x and 40 hex digits, got "0x1"`},
 		{"/v1/networks/moon/blockchains/x-chain/vertices/abc", `network: must be one of mainnet|fuji|testnet, got "moon"`},
 		{"/v1/networks/fuji/blockchains/x-chain/vertices/abc", `vertexHash: must be a vertex ID (CB58), got "abc"`},
+		{"/v1/networks/fuji/blockchains/x-chain/vertices?pageSize=0", `pageSize: must be an integer from 1 to 100, got "0"`},
+		{"/v1/networks/fuji/blockchains/x-chain/vertices:listByHeight", `vertexHeight: must be given, a non-negative integer`},
 		{a + "transactions?pageToken=AAAA", `pageToken: not a valid page token for this request`},
 	} {
 		e.wantError(tc.path, http.StatusBadRequest, tc.message)
@@ -128,6 +130,8 @@ func TestNotFound(t *testing.T) {
 	v := chainC.ID.String()
 	e.wantError("/v1/networks/fuji/blockchains/x-chain/vertices/"+v, 503, "the X-Chain does not answer: the vertex cannot be read")
 	e.wantError("/v1/networks/fuji/blockchains/"+x.ID.String()+"/vertices/"+v, 503, "the X-Chain does not answer: the vertex cannot be read")
+	e.wantError("/v1/networks/fuji/blockchains/x-chain/vertices", 503, "the X-Chain does not answer: the vertices cannot be read")
+	e.wantError("/v1/networks/fuji/blockchains/x-chain/vertices:listByHeight?vertexHeight=1", 503, "the X-Chain does not answer: the vertices cannot be read")
 	e.wantError("/v1/networks/fuji/blockchains/2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM/vertices/"+v, 404,
 		`blockchain "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM" is not this node's X-Chain (x-chain or `+x.ID.String()+`)`)
 

@@ -19,6 +19,7 @@ import (
 func (vm *VM) newIndexerServer() *jsonrpc.Server {
 	s := jsonrpc.NewServer(jsonrpc.Options{})
 	s.Register(xvmapi.GetVertexMethod, jsonrpc.Method(vm.getVertex))
+	s.Register(xvmapi.ListVerticesMethod, jsonrpc.Method(vm.listVertices))
 	s.Register(blockinfo.Method, jsonrpc.Method(vm.GetBlockInfo))
 	return s
 }
@@ -49,10 +50,46 @@ func (vm *VM) getVertex(ctx context.Context, a getVertexArgs) (xvmapi.Vertex, er
 	default:
 		return xvmapi.Vertex{}, jsonrpc.InvalidParams(`"vertexID" or "index" is required`)
 	}
-	v, rec, err := vm.vertex(ctx, pos)
+	out, err := vm.apiVertex(ctx, pos)
 	if errors.Is(err, host.ErrNotFound) {
 		return xvmapi.Vertex{}, jsonrpc.NewError(xvmapi.CodeVertexNotFound, "vertex at index %d not found", pos)
 	}
+	return out, err
+}
+
+type listVerticesArgs struct {
+	Before *jsonrpc.Uint64 `json:"before"`
+	Limit  jsonrpc.Uint64  `json:"limit"`
+}
+
+// listVertices returns the vertices below position Before, newest first.
+func (vm *VM) listVertices(ctx context.Context, a listVerticesArgs) (xvmapi.VertexList, error) {
+	if a.Limit < 1 || a.Limit > xvmapi.MaxListVertices {
+		return xvmapi.VertexList{}, jsonrpc.InvalidParams(`"limit" must be 1 to %d, got %d`, xvmapi.MaxListVertices, a.Limit)
+	}
+	m, _, err := vm.readMeta(ctx)
+	if err != nil {
+		return xvmapi.VertexList{}, err
+	}
+	end := m.VtxCount
+	if a.Before != nil {
+		end = min(end, uint64(*a.Before))
+	}
+	out := xvmapi.VertexList{Vertices: []xvmapi.Vertex{}, Count: m.VtxCount}
+	for pos := end; pos > 0 && len(out.Vertices) < int(a.Limit); pos-- {
+		v, err := vm.apiVertex(ctx, pos-1)
+		if err != nil {
+			return xvmapi.VertexList{}, err
+		}
+		out.Vertices = append(out.Vertices, v)
+	}
+	return out, nil
+}
+
+// apiVertex returns the vertex at a position of X/vtx as xvmapi shows it;
+// an error matches host.ErrNotFound when there is none.
+func (vm *VM) apiVertex(ctx context.Context, pos uint64) (xvmapi.Vertex, error) {
+	v, rec, err := vm.vertex(ctx, pos)
 	if err != nil {
 		return xvmapi.Vertex{}, err
 	}

@@ -363,6 +363,33 @@ func TestVertexPhase(t *testing.T) {
 	if err != nil || vx.Index != 1 || vx.Height != 1 || len(vx.TxIDs) != 1 || vx.TxIDs[0] != txIDs[1] || vx.Size != len(vtx[1].Bytes) || vx.ParentIDs[0] != first.ID() || vx.Timestamp == 0 {
 		t.Fatalf("getVertex: %+v %v", vx, err)
 	}
+	// It lists them newest first, below a position and up to a limit.
+	url := c.h.URL(xvmapi.IndexerHandler)
+	var all, below xvmapi.VertexList
+	if err := jsonrpc.Call(ctx, nil, url, xvmapi.ListVerticesMethod, map[string]any{"limit": 10}, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Count != 3 || len(all.Vertices) != 3 {
+		t.Fatalf("listVertices: count %d, %d vertices, want 3", all.Count, len(all.Vertices))
+	}
+	for i, v := range all.Vertices {
+		if want := vtx[2-i].ID; v.ID != want || v.Index != uint64(2-i) {
+			t.Fatalf("listVertices[%d]: %s at %d, want %s at %d", i, v.ID, v.Index, want, 2-i)
+		}
+	}
+	if err := jsonrpc.Call(ctx, nil, url, xvmapi.ListVerticesMethod, map[string]any{"before": 2, "limit": 1}, &below); err != nil {
+		t.Fatal(err)
+	}
+	if len(below.Vertices) != 1 || below.Vertices[0].ID != second.ID() {
+		t.Fatalf("listVertices below 2, limit 1: %+v", below.Vertices)
+	}
+	for _, limit := range []int{0, xvmapi.MaxListVertices + 1} {
+		err := jsonrpc.Call(ctx, nil, url, xvmapi.ListVerticesMethod, map[string]any{"limit": limit}, &below)
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, `"limit"`) {
+			t.Fatalf("listVertices limit %d: %v, want -32602 naming limit", limit, err)
+		}
+	}
 	if n, err := c.h.AcceptedCount(ctx, xvm.KindVertex); err != nil || n != 3 {
 		t.Fatalf("accepted vertices %d, %v", n, err)
 	}

@@ -17,6 +17,8 @@ import (
 // checkDataVertices: the data API's vertices endpoint answers every vertex
 // of X/vtx, by the alias x-chain and by the X-Chain's ID, with the fields
 // of the vertex's own bytes; an unknown vertex, or another chain, is 404.
+// The lists (latest, by height) answer the same vertices through the SDK
+// (tests/dataapi-sdk/vertices.test.js); bad parameters are 400.
 func checkDataVertices(t *testing.T, n *nodetest.Node, vtx []xContainer, since time.Time) {
 	t.Helper()
 	var info struct {
@@ -63,4 +65,32 @@ func checkDataVertices(t *testing.T, n *nodetest.Node, vtx []xContainer, since t
 	wantRESTError(t, "bad hash", status, body, http.StatusBadRequest, `vertexHash: must be a vertex ID (CB58), got "nothex"`)
 	var raw json.RawMessage
 	dataGet(t, n, "/v1/networks/testnet/blockchains/x-chain/vertices/"+vtx[0].ID.String(), &raw)
+
+	// The lists, through the official SDK with validation on.
+	vertexIDs := make([]string, len(vtx))
+	for i, c := range vtx {
+		vertexIDs[i] = c.ID.String()
+	}
+	list, err := json.Marshal(vertexIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSDKSuite(t, "vertices.test.js", "DATAAPI_NODE_URL="+n.URL, "DATAAPI_VERTICES="+string(list))
+	var page api.ListXChainVerticesResponse
+	dataGet(t, n, "/v1/networks/fuji/blockchains/x-chain/vertices?pageSize=1", &page)
+	base := n.URL + "/v1/networks/fuji/blockchains/x-chain/"
+	for _, tc := range []struct{ path, want string }{
+		{"vertices?pageSize=0", "pageSize: must be"},
+		{"vertices?pageSize=101", "pageSize: must be"},
+		{"vertices?pageToken=nope", "pageToken"},
+		{"vertices:listByHeight", "vertexHeight: must be given"},
+		{"vertices:listByHeight?vertexHeight=-1", "vertexHeight: must be a non-negative"},
+		{"vertices:listByHeight?vertexHeight=0&sortOrder=up", "sortOrder: must be"},
+		{"vertices:listByHeight?vertexHeight=0&pageToken=" + page.NextPageToken, "pageToken: not a valid page token"},
+	} {
+		status, body := restGet(t, t.Context(), base+tc.path)
+		wantRESTError(t, tc.path, status, body, http.StatusBadRequest, tc.want)
+	}
+	status, body = restGet(t, t.Context(), fmt.Sprintf("%s/v1/networks/fuji/blockchains/%s/vertices", n.URL, ids.ID{9}))
+	wantRESTError(t, "another chain's vertices", status, body, http.StatusNotFound, "is not this node's X-Chain")
 }

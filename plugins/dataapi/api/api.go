@@ -90,6 +90,8 @@ func (s *Server) Handler() http.Handler {
 		"/v1/chains/{chainId}/blocks/{blockId}":                                   s.getBlock,
 		"/v1/address/{address}/chains":                                            s.listAddressChains,
 		"/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}": s.getVertex,
+		"/v1/networks/{network}/blockchains/{blockchainId}/vertices":              s.listVertices,
+		"/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight": s.listVerticesByHeight,
 	} {
 		mux.Handle(path, h)
 	}
