@@ -169,8 +169,8 @@ proto: tools
 
 # gofmt, go vet, staticcheck, paralleltest on the end-to-end tests (each
 # starts its own node on its own ports and data dir, so they run side by
-# side: docs/testing.md), the check that every document a file cites is in
-# the repository, and the check of the arrows between folders
+# side: docs/decisions.md, "Tests"), the check that every document a file
+# cites is in the repository, and the check of the arrows between folders
 # (internal/layout; docs/decisions.md, "Layout"); make test runs it first.
 lint: $(TOOLS)/staticcheck $(TOOLS)/paralleltest explorer
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
