@@ -45,10 +45,10 @@ func CheckPrefix(p string) error {
 
 // isWildcard reports whether a prefix segment is {name}.
 func isWildcard(seg string) bool {
-	name, ok := strings.CutPrefix(seg, "{")
-	if name, ok = strings.CutSuffix(name, "}"); !ok || name == "" {
+	if len(seg) < 3 || seg[0] != '{' || seg[len(seg)-1] != '}' {
 		return false
 	}
+	name := seg[1 : len(seg)-1]
 	for _, c := range name {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
 			return false

@@ -41,7 +41,7 @@ func TestCheckSegments(t *testing.T) {
 func TestWildcardPrefixes(t *testing.T) {
 	for p, ok := range map[string]bool{
 		"/v2/chains/{chainId}/addresses": true, "/v2/{a_1}": true,
-		"/{x}": false, "/v2/{}": false, "/v2/x{y}": false, "/v2/{y": false, "/v2/{a-b}": false,
+		"/{x}": false, "/v2/{}": false, "/v2/x{y}": false, "/v2/{y": false, "/v2/y}": false, "/v2/{a-b}": false,
 	} {
 		if err := CheckPrefix(p); (err == nil) != ok {
 			t.Errorf("CheckPrefix(%q) = %v, want ok %v", p, err, ok)
