@@ -175,7 +175,10 @@ func (s *Server) queueReindex(r *http.Request) error {
 	if s.opts.Reindex == nil {
 		return rest.Unavailable("this instance does not index (role api): reindex on the indexer's instance")
 	}
-	return s.opts.Reindex.Reindex(r.Context(), c.Info.ID, tok, n)
+	if err := s.opts.Reindex.Reindex(r.Context(), c.Info.ID, tok, n); err != nil {
+		return rest.Unavailable("token %s of %s cannot be queued: %v", n.TokenID, address(tok.Address), err)
+	}
+	return nil
 }
 
 // ListErc721BalancesResponse is the answer of balances:listErc721.
