@@ -10,9 +10,11 @@ import (
 	"github.com/chainhost/chainhost/transport/route"
 )
 
-// Prefixes routes URL path prefixes to REST modules (docs/modules.md). No
-// two of its prefixes overlap, so a path falls under at most one. It is
-// safe for concurrent use; modules may be mounted while it serves.
+// Prefixes routes URL path prefixes to REST modules (docs/modules.md). A
+// path goes to the most specific prefix it falls under (route.MoreSpecific:
+// a literal segment beats a wildcard, longer beats shorter), so prefixes
+// may nest, but no two match the same paths. It is safe for concurrent
+// use; modules may be mounted while it serves.
 type Prefixes struct {
 	mu     sync.RWMutex
 	routes []prefixRoute
@@ -30,8 +32,8 @@ type prefixRoute struct {
 // Mount routes each of prefixes to h, for the module called module;
 // onError writes the errors the host answers on them before h (a path
 // with a dot segment). It mounts all of them or none: a prefix that
-// another module claims, or that holds or falls under one of another
-// module's, is refused with an error naming both modules.
+// matches the same paths as another module's (equal but for the names of
+// wildcards) is refused with an error naming both modules.
 func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onError httpwire.ErrorWriter) error {
 	if len(prefixes) == 0 {
 		return fmt.Errorf("module %s: no path prefixes to serve (set prefixes in its config)", module)
@@ -43,12 +45,12 @@ func (p *Prefixes) Mount(module string, prefixes []string, h http.Handler, onErr
 			return fmt.Errorf("module %s: %w", module, err)
 		}
 		for _, other := range prefixes[:i] {
-			if overlap(prefix, other) {
-				return fmt.Errorf("module %s: path prefixes %s and %s overlap", module, other, prefix)
+			if route.SamePaths(prefix, other) {
+				return fmt.Errorf("module %s: path prefixes %s and %s match the same paths", module, other, prefix)
 			}
 		}
 		for _, r := range p.routes {
-			if overlap(prefix, r.prefix) {
+			if route.SamePaths(prefix, r.prefix) {
 				return fmt.Errorf("modules %s and %s both claim path prefix %s (%s claims %s)", r.module, module, prefix, r.module, r.prefix)
 			}
 		}
@@ -105,27 +107,27 @@ func (p *Prefixes) serveHome(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// overlap reports whether a path can fall under both prefixes.
-func overlap(a, b string) bool {
-	return route.PrefixMatches(a, b) || route.PrefixMatches(b, a)
-}
-
-// Lookup returns the handler of the prefix that path falls under.
+// Lookup returns the handler of the most specific prefix path falls
+// under.
 func (p *Prefixes) Lookup(path string) (http.Handler, bool) {
 	r, ok := p.route(path)
 	return r.h, ok
 }
 
-// route returns the route of the prefix that path falls under.
+// route returns the route of the most specific prefix path falls under.
 func (p *Prefixes) route(path string) (prefixRoute, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
+	var (
+		best  prefixRoute
+		found bool
+	)
 	for _, r := range p.routes {
-		if route.PrefixMatches(r.prefix, path) {
-			return r, true
+		if route.PrefixMatches(r.prefix, path) && (!found || route.MoreSpecific(r.prefix, best.prefix)) {
+			best, found = r, true
 		}
 	}
-	return prefixRoute{}, false
+	return best, found
 }
 
 // errorWriter returns the writer of the host's errors on path: its

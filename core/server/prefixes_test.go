@@ -32,10 +32,11 @@ func TestPrefixesMount(t *testing.T) {
 	}{
 		{"disjoint", "metrics", []string{"/v1/avg_tps", "/v2/networks"}, ""},
 		{"same prefix", "other", []string{"/v1/chains"}, "modules data and other both claim path prefix /v1/chains"},
-		{"under another's", "other", []string{"/v1/chains/43112"}, "modules data and other both claim path prefix /v1/chains/43112"},
-		{"holding another's", "other", []string{"/v1"}, "modules data and other both claim path prefix /v1"},
+		{"same but the wildcard's name", "other", []string{"/v1/networks/{id}/x"}, ""},
+		{"same paths as another's", "third", []string{"/v1/networks/{network}/x"}, "modules other and third both claim path prefix /v1/networks/{network}/x"},
 		{"one clash fails all", "other", []string{"/v9", "/v1/address"}, "both claim path prefix /v1/address"},
-		{"overlapping own", "other", []string{"/v7", "/v7/x"}, "path prefixes /v7 and /v7/x overlap"},
+		{"same paths twice", "other", []string{"/v7/{a}", "/v7/{b}"}, "path prefixes /v7/{a} and /v7/{b} match the same paths"},
+		{"bad wildcard", "other", []string{"/v7/{a"}, "a wildcard is a whole segment"},
 		{"none", "other", nil, "no path prefixes"},
 		{"not a prefix", "other", []string{"v8"}, "must start with /"},
 		{"under /ext", "other", []string{"/ext/bc"}, "/ext is the host's"},
@@ -55,7 +56,7 @@ func TestPrefixesMount(t *testing.T) {
 	if _, ok := p.Lookup("/v9/x"); ok {
 		t.Error("a refused Mount left /v9 routed")
 	}
-	if got := strings.Join(p.List(), " "); got != "/v1/address /v1/avg_tps /v1/chains /v1/networks /v2/networks" {
+	if got := strings.Join(p.List(), " "); got != "/v1/address /v1/avg_tps /v1/chains /v1/networks /v1/networks/{id}/x /v2/networks" {
 		t.Errorf("List = %s", got)
 	}
 	// A listener of modules alone refuses dot segments like the main one.
@@ -208,6 +209,37 @@ func TestModuleErrorStyle(t *testing.T) {
 		arrays(w, httptest.NewRequest(http.MethodGet, path, nil), http.StatusServiceUnavailable, errors.New("module metrics is restarting"))
 		if got := strings.TrimSpace(w.Body.String()); w.Code != 503 || got != want {
 			t.Errorf("%s: %d %s, want 503 %s", path, w.Code, got, want)
+		}
+	}
+}
+
+// A path goes to the most specific prefix it falls under, whichever module
+// mounted first: the metrics module's /v2/chains keeps what the data
+// module's /v2/chains/{chainId}/addresses does not take.
+func TestPrefixesMostSpecific(t *testing.T) {
+	for _, order := range [][]string{{"metrics", "data"}, {"data", "metrics"}} {
+		var p Prefixes
+		claims := map[string][]string{"metrics": {"/v2/chains"}, "data": {"/v2/chains/{chainId}/addresses", "/v2/chains/{chainId}/x/{y}/z"}}
+		for _, m := range order {
+			if err := p.Mount(m, claims[m], named(m), WriteRESTError); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for path, want := range map[string]string{
+			"/v2/chains":                                   "metrics",
+			"/v2/chains/43114":                             "metrics",
+			"/v2/chains/43114/metrics/txCount":             "metrics",
+			"/v2/chains/43114/addresses/0xab/transactions": "data",
+			"/v2/chains/43114/addresses":                   "data",
+			"/v2/chains/43114/addressesX":                  "metrics",
+			"/v2/chains/1/x/2/z/3":                         "data",
+			"/v2/chains/1/x/2/w":                           "metrics",
+		} {
+			w := httptest.NewRecorder()
+			p.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+			if got, _, _ := strings.Cut(w.Body.String(), " "); got != want {
+				t.Errorf("mounted %v: %s went to %q, want %s", order, path, w.Body, want)
+			}
 		}
 	}
 }

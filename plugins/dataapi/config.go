@@ -86,6 +86,9 @@ type NFTMetadataConfig struct {
 	IPFSGateway string `json:"ipfs-gateway"`
 	// Parallel is how many documents are fetched at once.
 	Parallel int `json:"parallel"`
+	// AllowPrivateAddresses lets fetches reach private, loopback and
+	// link-local addresses (docs/data-api.md, "NFT metadata").
+	AllowPrivateAddresses bool `json:"allow-private-addresses"`
 }
 
 // StoreConfig configures the store.

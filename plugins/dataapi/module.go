@@ -23,7 +23,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
+	"github.com/chainhost/chainhost/plugins/dataapi/evmrpc"
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/price"
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
@@ -31,6 +34,7 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/tokens"
 	"github.com/chainhost/chainhost/sdk"
+	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -61,6 +65,9 @@ type Module struct {
 
 	stopPublish context.CancelFunc
 	published   chan struct{}
+	refetcher   *tokens.Refetcher // reindexNft's worker; nil in the API role
+	stopRefetch context.CancelFunc
+	refetched   chan struct{}
 	stopOnce    sync.Once
 	stopErr     error
 }
@@ -89,7 +96,7 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err != nil {
 		return fmt.Errorf("module %s config: rate-limit: %w", env.Name, err)
 	}
-	if err := m.openStore(ctx, env.DataDir); err != nil {
+	if err := m.openStore(ctx, env.DataDir, env.Logger); err != nil {
 		return err
 	}
 	defer func() {
@@ -130,10 +137,14 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if chainsURL == "" && cfg.Role == roleAPI {
 		chainsURL = cfg.UpstreamURL
 	}
-	server, err := api.New(api.Options{
+	opts := api.Options{
 		Store: m.store, Chains: chains, Host: services, Tokens: pageTokens, Prices: m.opts.Prices,
 		Network: network, PublicURL: chainsURL, ChainConfig: cfg.Chains, Logger: env.Logger, Metrics: env.Metrics,
-	})
+	}
+	if m.refetcher != nil {
+		opts.Reindex = m.refetcher
+	}
+	server, err := api.New(opts)
 	if err != nil {
 		return fmt.Errorf("register API metrics: %w", err)
 	}
@@ -159,10 +170,10 @@ const verticesPrefix = "/v1/networks/"
 
 // openStore opens the store the config names: an embedded engine in the
 // data directory, or PostgreSQL (read-only in the API role).
-func (m *Module) openStore(ctx context.Context, dataDir string) (err error) {
+func (m *Module) openStore(ctx context.Context, dataDir string, log hclog.Logger) (err error) {
 	sc := m.cfg.Store
 	if sc.Engine != enginePostgres {
-		m.store, err = kvstore.Open(filepath.Join(dataDir, "store"), kvstore.Options{Engine: sc.Engine, CacheMB: sc.CacheMB})
+		m.store, err = kvstore.Open(filepath.Join(dataDir, "store"), kvstore.Options{Engine: sc.Engine, CacheMB: sc.CacheMB, Logger: log})
 		return err
 	}
 	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == roleAPI, MaxConns: sc.MaxConns})
@@ -181,13 +192,7 @@ func (m *Module) startIndexer(ctx context.Context, env *sdk.Env) (err error) {
 		Host: env.Host, Store: m.store, Logger: env.Logger, Metrics: env.Metrics,
 		BlocksPerRequest: cfg.Indexer.BlocksPerRequest, InFlight: cfg.Indexer.RequestsInFlight,
 		External: cfg.ExternalChains,
-		Tokens: tokens.Options{
-			Parallel: cfg.NFTMetadata.Parallel, Now: m.opts.Now,
-			Fetch: tokens.FetchOptions{
-				Enabled: cfg.NFTMetadata.Fetch, Timeout: cfg.NFTMetadata.Timeout.D(),
-				MaxBytes: cfg.NFTMetadata.MaxBytes, IPFSGateway: cfg.NFTMetadata.IPFSGateway, Client: m.opts.HTTPClient,
-			},
-		},
+		Tokens:   m.tokenOptions(),
 	})
 	if err != nil {
 		return err
@@ -195,6 +200,13 @@ func (m *Module) startIndexer(ctx context.Context, env *sdk.Env) (err error) {
 	if err = m.indexer.Start(ctx); err != nil {
 		return err
 	}
+	m.refetcher = tokens.NewRefetcher(m.store, m.chainCaller(env), m.tokenOptions(), env.Logger)
+	refetchCtx, stopRefetch := context.WithCancel(context.Background())
+	m.stopRefetch, m.refetched = stopRefetch, make(chan struct{})
+	go func() {
+		defer close(m.refetched)
+		m.refetcher.Run(refetchCtx)
+	}()
 	if m.pg != nil {
 		pubCtx, stop := context.WithCancel(context.Background())
 		m.stopPublish, m.published = stop, make(chan struct{})
@@ -253,6 +265,10 @@ func (m *Module) stop() error {
 			m.stopPublish()
 			<-m.published
 		}
+		if m.stopRefetch != nil {
+			m.stopRefetch()
+			<-m.refetched
+		}
 		if m.indexer != nil {
 			m.indexer.Stop()
 		}
@@ -264,4 +280,33 @@ func (m *Module) stop() error {
 		}
 	})
 	return m.stopErr
+}
+
+// tokenOptions are how token data and NFT metadata are read.
+func (m *Module) tokenOptions() tokens.Options {
+	cfg := m.cfg.NFTMetadata
+	return tokens.Options{
+		Parallel: cfg.Parallel, Now: m.opts.Now,
+		Fetch: tokens.FetchOptions{
+			Enabled: cfg.Fetch, Timeout: cfg.Timeout.D(), MaxBytes: cfg.MaxBytes, IPFSGateway: cfg.IPFSGateway,
+			AllowPrivate: cfg.AllowPrivateAddresses, Client: m.opts.HTTPClient,
+		},
+	}
+}
+
+// chainCaller returns the eth_call client of each chain the indexer
+// indexes.
+func (m *Module) chainCaller(env *sdk.Env) func(ids.ID) (tokens.Caller, bool) {
+	return func(chain ids.ID) (tokens.Caller, bool) {
+		for _, c := range m.indexer.Chains() {
+			if c.Info.ID == chain {
+				calls := env.Host.Calls
+				if c.Calls != nil {
+					calls = c.Calls
+				}
+				return evmrpc.New(calls, chain.String()), true
+			}
+		}
+		return nil, false
+	}
 }

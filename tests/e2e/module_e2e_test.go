@@ -290,8 +290,8 @@ func TestModuleStartupErrors(t *testing.T) {
 	}{
 		{"two modules claim one prefix", "modules:\n  - {name: a, plugin: exampleapi}\n  - {name: b, plugin: exampleapi}\n",
 			[]string{"modules a and b both claim path prefix /v1/example"}},
-		{"a prefix under another module's", "modules:\n  - {name: a, plugin: exampleapi}\n  - {name: b, plugin: exampleapi, prefixes: [/v1/example/chains]}\n",
-			[]string{"modules a and b both claim path prefix /v1/example/chains"}},
+		{"prefixes matching the same paths", "modules:\n  - {name: a, plugin: exampleapi, prefixes: ['/v1/example/{id}']}\n  - {name: b, plugin: exampleapi, prefixes: ['/v1/example/{chain}']}\n",
+			[]string{"modules a and b both claim path prefix /v1/example/{chain}"}},
 		{"a module named like a chain", "modules:\n  - {name: C, plugin: exampleapi}\n",
 			[]string{`modules[0].name: "C" is already used by chains[1].alias`}},
 		{"a module named like the node's logger", "modules:\n  - {name: main, plugin: exampleapi}\n",

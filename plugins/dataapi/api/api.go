@@ -19,7 +19,8 @@ import (
 )
 
 // The module's path prefixes.
-var Prefixes = []string{"/v1/chains", "/v1/address", "/v1/networks", "/v1/health-check", "/v1/live-check", "/v1/primaryNetworkRpcUsageMetrics"}
+var Prefixes = []string{"/v1/chains", "/v1/address", "/v1/networks", "/v1/health-check", "/v1/live-check", "/v1/primaryNetworkRpcUsageMetrics",
+	"/v2/chains/{chainId}/addresses"}
 
 // Options configures a Server.
 type Options struct {
@@ -43,6 +44,9 @@ type Options struct {
 	// ChainConfig describes chains, by alias, blockchain ID or EVM chain
 	// ID.
 	ChainConfig map[string]ChainConfig
+	// Reindex refetches NFT metadata; nil (an API-only instance) answers
+	// reindex requests 503.
+	Reindex Reindexer
 	// Logger; nil discards.
 	Logger hclog.Logger
 	// Metrics takes the request counter; nil registers none.
@@ -92,9 +96,21 @@ func (s *Server) Handler() http.Handler {
 		"/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}": s.getVertex,
 		"/v1/networks/{network}/blockchains/{blockchainId}/vertices":              s.listVertices,
 		"/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight": s.listVerticesByHeight,
+		"/v1/chains/{chainId}/addresses/{address}":                                s.getContractMetadata,
+		"/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment":     s.getDeployment,
+		"/v1/chains/{chainId}/tokens/{address}/transfers":                         s.listTokenTransfers,
+		collectionPath:                                          s.listCollectionTokens,
+		collectionPath + "/{tokenId}":                           s.getTokenDetails,
+		addr + "balances:listErc721":                            s.listErc721Balances,
+		"/v1/chains/{chainId}/{address}":                        s.chainsOfAddress,
+		"/v2/chains/{chainId}/addresses/{address}/transactions": s.v2Transactions,
 	} {
 		mux.Handle(path, h)
 	}
 	s.handleService(mux)
-	return mux
+	// reindexNft is the one POST: routed before the GET-only mux.
+	outer := http.NewServeMux()
+	outer.Handle("/", mux)
+	outer.HandleFunc("POST "+collectionPath+"/{tokenId}", s.reindex)
+	return outer
 }

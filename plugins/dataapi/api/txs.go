@@ -153,8 +153,13 @@ func (s *Server) getTransaction(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.transaction(r, c, &tx, "usd"), nil
+}
+
+// transaction returns the complete answer about tx, prices in currency.
+func (s *Server) transaction(r *http.Request, c indexer.Chain, tx *store.Tx, currency string) GetTransactionResponse {
 	full := FullNativeTransaction{
-		NativeTransaction: nativeTx(&tx, c.EVMChainID),
+		NativeTransaction: nativeTx(tx, c.EVMChainID),
 		Input:             "0x" + common.Bytes2Hex(tx.Input),
 		BaseFeePerGas:     decBig(tx.BaseFee),
 	}
@@ -162,14 +167,14 @@ func (s *Server) getTransaction(r *http.Request) (any, error) {
 		full.MaxFeePerGas, full.MaxPriorityFeePerGas = decBig(tx.MaxFeePerGas), decBig(tx.MaxPriorityFeePerGas)
 	}
 	out := GetTransactionResponse{
-		Erc20Transfers:      s.erc20Transfers(r, c, &tx),
+		Erc20Transfers:      s.erc20Transfers(r, c, tx),
 		NetworkTokenDetails: NetworkTokenDetails{NetworkToken: s.networkToken(c)},
 		NativeTransaction:   full,
 	}
-	out.Erc721Transfers, out.Erc1155Transfers, out.InternalTransactions = nftTransfers(&tx)
-	out.NetworkTokenDetails.CurrentPrice = s.price(r.Context(), c, common.Address{}, "usd", 0)
-	out.NetworkTokenDetails.HistoricalPrice = s.price(r.Context(), c, common.Address{}, "usd", tx.BlockTimestamp)
-	return out, nil
+	out.Erc721Transfers, out.Erc1155Transfers, out.InternalTransactions = nftTransfers(tx)
+	out.NetworkTokenDetails.CurrentPrice = s.price(r.Context(), c, common.Address{}, currency, 0)
+	out.NetworkTokenDetails.HistoricalPrice = s.price(r.Context(), c, common.Address{}, currency, tx.BlockTimestamp)
+	return out
 }
 
 // getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: blockId is
@@ -248,20 +253,7 @@ func (s *Server) listDeployments(r *http.Request) (any, error) {
 	}
 	out := ListContractsResponse{Contracts: make([]DeployedContract, 0, len(contracts))}
 	for _, k := range contracts {
-		d := DeployedContract{
-			Name: k.Name, Address: address(k.Address), ErcType: k.Kind.String(), Symbol: k.Symbol,
-			DeploymentDetails: &ContractDeploymentDetails{TxHash: hash(k.TxHash), DeployerAddress: address(k.Deployer)},
-		}
-		if k.Factory != (common.Address{}) {
-			d.DeploymentDetails.DeployerContractAddress = address(k.Factory)
-		}
-		if k.Kind == store.KindERC20 {
-			d.Decimals = &k.Decimals
-		}
-		if k.Kind == store.KindUnknown {
-			d.Symbol = "" // UnknownContract has no symbol
-		}
-		out.Contracts = append(out.Contracts, d)
+		out.Contracts = append(out.Contracts, deployedContract(k))
 	}
 	out.NextPageToken, err = s.sealToken(scope, next, nil)
 	return out, err

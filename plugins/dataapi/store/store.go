@@ -46,6 +46,10 @@ type Store interface {
 	// without Undo or its undo record was pruned; then nothing changes.
 	// Nothing to remove (`from` at or past the chain's Next) is no error.
 	Rollback(ctx context.Context, chain ids.ID, from uint64) (ChainState, error)
+	// UpdateNFTs replaces the metadata of NFTs already recorded (a refetch
+	// of their documents, docs/data-api.md "NFT metadata"), outside any
+	// block: the chain's state and undo records stay as they are.
+	UpdateNFTs(ctx context.Context, chain ids.ID, nfts []NFTRecord) error
 	// Close releases the backend.
 	Close() error
 }
@@ -98,6 +102,16 @@ type Reader interface {
 	// Balance returns holder's latest balance of token (ERC-20: id nil;
 	// ERC-1155: the token ID), zero when it has none.
 	Balance(ctx context.Context, chain ids.ID, holder, token common.Address, id *big.Int) (*big.Int, error)
+
+	// Contracts, token transfers and NFT collections (contracts.go).
+	// Contract returns the deployment of the contract at addr.
+	Contract(ctx context.Context, chain ids.ID, addr common.Address) (Contract, error)
+	// TokenTransfers lists the transfers of a token contract, of any
+	// standard, ordered by (block, transaction, log, batch item).
+	TokenTransfers(ctx context.Context, chain ids.ID, token common.Address, p Page) ([]TokenTransfer, []byte, error)
+	// CollectionNFTs lists the NFTs of a contract the indexer recorded, by
+	// token ID; only p.Limit and p.Cursor apply.
+	CollectionNFTs(ctx context.Context, chain ids.ID, token common.Address, p Page) ([]NFT, []byte, error)
 }
 
 // Page selects one page of a list of rows ordered by (block, position).

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
@@ -45,8 +48,49 @@ type FetchOptions struct {
 	// IPFSGateway is the URL prefix ipfs://<cid>/<path> is fetched from,
 	// like "https://ipfs.io/ipfs/".
 	IPFSGateway string
-	// Client makes the requests; nil: a client with Timeout.
+	// AllowPrivate lets fetches reach private, loopback and link-local
+	// addresses; off, a URI (or a redirect, or a name resolving) to one is
+	// UNREACHABLE_TOKEN_URI: a token's URI is anyone's to choose, and must
+	// not make the node a proxy into its own network.
+	AllowPrivate bool
+	// Client makes the requests; nil (NewReader): a client with Timeout
+	// that dials only what AllowPrivate allows.
 	Client *http.Client
+}
+
+// errPrivate refuses a connection to a private address.
+var errPrivate = errors.New("refused: a private, loopback or link-local address (nft-metadata.allow-private-addresses is off)")
+
+// publicOnly is a dialer's Control refusing what AllowPrivate does not
+// allow: it sees the address actually dialled, after name resolution and
+// on every redirect.
+func publicOnly(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return err
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() ||
+		ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+		return errPrivate
+	}
+	return nil
+}
+
+// newClient returns the client of FetchOptions without one.
+func newClient(o FetchOptions) *http.Client {
+	d := &net.Dialer{Timeout: o.Timeout}
+	if !o.AllowPrivate {
+		d.Control = publicOnly
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil // a proxy would dial for us, unchecked
+	t.DialContext = d.DialContext
+	return &http.Client{Timeout: o.Timeout, Transport: t}
 }
 
 // metadataReader reads NFT metadata documents.
@@ -140,7 +184,7 @@ func (m *metadataReader) fetch(ctx context.Context, u *url.URL) ([]byte, string)
 	req.Header.Set("Accept", "application/json")
 	client := m.opts.Client
 	if client == nil {
-		client = &http.Client{Timeout: m.opts.Timeout}
+		client = newClient(m.opts)
 	}
 	resp, err := client.Do(req)
 	if err != nil {

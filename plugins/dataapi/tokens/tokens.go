@@ -54,6 +54,9 @@ func NewReader(rpc Caller, opts Options) *Reader {
 	if opts.Fetch.Timeout <= 0 {
 		opts.Fetch.Timeout = 5 * time.Second
 	}
+	if opts.Fetch.Client == nil {
+		opts.Fetch.Client = newClient(opts.Fetch)
+	}
 	return &Reader{rpc: rpc, meta: metadataReader{opts: opts.Fetch, now: opts.Now}, parallel: opts.Parallel}
 }
 

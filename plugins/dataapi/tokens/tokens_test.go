@@ -38,7 +38,12 @@ func TestMetadataDocuments(t *testing.T) {
 	}))
 	defer srv.Close()
 	now := func() time.Time { return time.Unix(1_800_000_000, 0) }
-	on := metadataReader{opts: FetchOptions{Enabled: true, Timeout: 100 * time.Millisecond, MaxBytes: 250, IPFSGateway: srv.URL + "/ipfs/"}, now: now}
+	on := metadataReader{opts: FetchOptions{Enabled: true, Timeout: 100 * time.Millisecond, MaxBytes: 250, IPFSGateway: srv.URL + "/ipfs/", AllowPrivate: true}, now: now}
+	// guarded is the default: the test server, on loopback, is refused,
+	// named by address or by a name resolving to it, directly or through
+	// the gateway.
+	guarded := metadataReader{opts: FetchOptions{Enabled: true, Timeout: time.Second, MaxBytes: 250, IPFSGateway: srv.URL + "/ipfs/"}, now: now}
+	byName := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
 	off := metadataReader{opts: FetchOptions{Timeout: time.Second, MaxBytes: 250}, now: now}
 	b64 := func(s string) string {
 		return "data:application/json;base64," + base64.StdEncoding.EncodeToString([]byte(s))
@@ -73,6 +78,11 @@ func TestMetadataDocuments(t *testing.T) {
 		{&on, srv.URL + "/slow", statusUnreachable, ""},
 		{&on, srv.URL + "/notjson", statusInvalidMetadataJSON, ""},
 		{&on, "http://127.0.0.1:1/nothing", statusUnreachable, ""},
+		{&guarded, srv.URL + "/ok", statusUnreachable, ""},
+		{&guarded, byName + "/ok", statusUnreachable, ""},
+		{&guarded, "ipfs://cid/1.json", statusUnreachable, ""},
+		{&guarded, "http://169.254.169.254/latest/meta-data", statusUnreachable, ""},
+		{&guarded, "http://[::1]:1/x", statusUnreachable, ""},
 	} {
 		md := tc.r.read(context.Background(), tc.uri)
 		if md.Status != tc.status || md.Name != tc.name {
@@ -193,5 +203,34 @@ func TestReader(t *testing.T) {
 	toks, err = r.Tokens(ctx, map[common.Address]derive.TokenNeed{erc20: {Kind: store.KindERC20, Block: 0}})
 	if err != nil || toks[erc20].Name != "Twenty" {
 		t.Errorf("Tokens at a pruned block: %+v, %v", toks, err)
+	}
+}
+
+// TestFetchGuard: the default client refuses private addresses at the
+// dial, so that a redirect from a public host cannot reach one either;
+// with AllowPrivate it reaches them.
+func TestFetchGuard(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		_, _ = w.Write([]byte(`{"name":"private"}`))
+	}))
+	defer srv.Close()
+	for _, allow := range []bool{false, true} {
+		c := newClient(FetchOptions{Timeout: time.Second, AllowPrivate: allow})
+		resp, err := c.Get(srv.URL)
+		if allow {
+			if err != nil {
+				t.Fatalf("allowed: %v", err)
+			}
+			resp.Body.Close()
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), errPrivate.Error()) {
+			t.Fatalf("a loopback fetch: %v, want refused", err)
+		}
+	}
+	if hits != 1 {
+		t.Errorf("the server was reached %d times, want once (allowed)", hits)
 	}
 }

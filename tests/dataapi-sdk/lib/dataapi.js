@@ -58,6 +58,9 @@ export class DataAPI {
       deployments: [(r, o) => evm.address.contracts.listDeployments(r, o), "contracts"],
       blocks: [(r, o) => evm.blocks.listLatest(r, o), "blocks"],
       allBlocks: [(r, o) => evm.chains.listAllLatestBlocks(r, o), "blocks"],
+      tokenTransfers: [(r, o) => evm.contracts.listTransfers(r, o), "transfers"],
+      nftTokens: [(r, o) => sdk.data.nfts.list(r, o), "tokens"],
+      erc721Balances: [(r, o) => evm.address.balances.listErc721(r, o), "erc721TokenBalances"],
     };
   }
 
@@ -97,5 +100,30 @@ export class DataAPI {
   /** Endpoint 12. */
   async addressChains(address) {
     return this.sdk.data.evm.address.chains.list({ address }, this.call);
+  }
+
+  /** Endpoint 19. */
+  async contractMetadata(chainId, address) {
+    return this.sdk.data.evm.contracts.getMetadata({ chainId, address }, this.call);
+  }
+
+  /** Endpoint 20. */
+  async deployment(chainId, address) {
+    return this.sdk.data.evm.contracts.getDeploymentTransaction({ chainId, address }, this.call);
+  }
+
+  /** Endpoint 23. */
+  async nft(chainId, address, tokenId) {
+    return this.sdk.data.nfts.get({ chainId, address, tokenId }, this.call);
+  }
+
+  /** Endpoint 24. */
+  async reindex(chainId, address, tokenId) {
+    return this.sdk.data.nfts.reindex({ chainId, address, tokenId }, this.call);
+  }
+
+  /** Endpoint 26: endpoint 12 under the path of getAddressChains. */
+  async addressChainsByChains(address) {
+    return this.sdk.data.evm.chains.getAddressChains({ address }, this.call);
   }
 }

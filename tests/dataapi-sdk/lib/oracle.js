@@ -75,7 +75,7 @@ const cmpAddress = (a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
  * Reads a view function; returns the decoded answer, or null when the call
  * fails or answers something that does not decode.
  */
-async function read(chain, to, functionName, args, blockNumber) {
+export async function read(chain, to, functionName, args, blockNumber) {
   const data = encodeFunctionData({ abi: READS, functionName, args });
   const out = await chain.call(to, data, blockNumber);
   if (out === null) {
@@ -104,7 +104,7 @@ function dataDocument(uri) {
  * metadata"): a data: URI is read, a remote one is not (fetching is off by
  * default). The statuses of fetching are not modelled.
  */
-function metadataOf(uri, kind) {
+export function metadataOf(uri, kind) {
   if (uri.trim() === "") {
     return { indexStatus: "INVALID_TOKEN_URI" };
   }

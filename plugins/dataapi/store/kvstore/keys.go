@@ -12,6 +12,7 @@ import (
 // their values.
 const (
 	tChainTag  byte = 0x00 // chain ID (32) → tag (4)
+	tDone      byte = 0x01 // a backfill's name → nothing: it ran (contracts.go)
 	tState     byte = 0x02 // tag → ChainState
 	tBlock     byte = 0x10 // tag, number (8) → Block
 	tBlockHash byte = 0x11 // tag, hash (32) → number (8)
@@ -31,6 +32,7 @@ const (
 	tContract  byte = 0x41 // tag, contract → Contract
 	tToken     byte = 0x42 // tag, token → Token
 	tNFT       byte = 0x43 // tag, token, token ID → NFT
+	tTokenXfer byte = 0x44 // tag, token, number, tx index, log index, batch index (4) → TokenTransfer
 	tAddrChain byte = 0x50 // address, tag → nothing
 	tUndo      byte = 0x60 // tag, number → undo record: the keys the block's write changed, with their values before
 )

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rlp"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -25,6 +26,8 @@ type Options struct {
 	Engine string
 	// CacheMB is the block cache size; 0 means 64.
 	CacheMB int
+	// Logger logs the progress of a backfill on open; nil discards.
+	Logger hclog.Logger
 }
 
 // Store is the embedded store.Store.
@@ -53,6 +56,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s := &Store{eng: eng, tags: map[ids.ID]tag{}, chains: map[tag]ids.ID{}}
 	if err := s.loadTags(); err != nil {
+		_ = eng.close()
+		return nil, err
+	}
+	if err := s.backfillTokenTransfers(opts.Logger); err != nil {
 		_ = eng.close()
 		return nil, err
 	}
@@ -207,6 +214,7 @@ func writeTx(wb writer, t tag, tx *store.Tx, active map[common.Address]struct{})
 		active[v.Address] = struct{}{}
 		wb.put(newKey(tAddrTx, t, addrLen+posLen).addr(v.Address).u64(tx.BlockNumber).u32(tx.Index), encode(&v.Tx))
 	}
+	writeTokenTransfers(wb, t, tx)
 	ref := tx.Ref()
 	for _, x := range tx.ERC721 {
 		v := encode(&store.ERC721Item{Ref: ref, Transfer: x})

@@ -23,6 +23,13 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// migrationSteps are the Go steps of migrations, by name, run in the
+// migration's transaction after its SQL: filling a new table from records
+// SQL cannot read.
+var migrationSteps = map[string]func(ctx context.Context, tx pgx.Tx) error{
+	"contracts": backfillTokenTransfers,
+}
+
 // migration is one version of the schema.
 type migration struct {
 	version int
@@ -103,6 +110,11 @@ func (s *Store) apply(ctx context.Context, m migration) error {
 	}
 	if _, err := tx.Exec(ctx, m.sql); err != nil {
 		return fmt.Errorf("pgstore: apply migration %d (%s): %w", m.version, m.name, err)
+	}
+	if step := migrationSteps[m.name]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return fmt.Errorf("pgstore: apply migration %d (%s): %w", m.version, m.name, err)
+		}
 	}
 	if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
 		return fmt.Errorf("pgstore: record migration %d: %w", m.version, err)

@@ -145,6 +145,7 @@ type rowSet struct {
 	txs                          keyed[common.Hash, []byte]
 	addrTxs, erc721, erc1155     keyed[pos, []byte]
 	internal, deployments        keyed[pos, []byte]
+	tokenTransfers               keyed[pos, []byte]
 	active                       keyed[common.Address, struct{}]
 	erc20, erc1155Held           keyed[holding, balanceRow]
 	erc20History, erc1155History keyed[atBlock, *big.Int]
@@ -199,6 +200,7 @@ func collect(b *store.Batch) *rowSet {
 // lists of their senders and recipients.
 func (r *rowSet) addTx(tx *store.Tx) {
 	r.txs.put(tx.Hash, encode(tx))
+	r.addTokenTransfers(tx)
 	for _, v := range tx.Views() {
 		r.active.put(v.Address, struct{}{})
 		r.addrTxs.put(pos{v.Address, tx.BlockNumber, tx.Index, 0, 0}, encode(&v.Tx))
@@ -437,7 +439,7 @@ type listRows struct {
 // lists returns the list tables with their rows.
 func (r *rowSet) lists() []listRows {
 	return []listRows{{addressTxsTable, &r.addrTxs}, {erc721Table, &r.erc721}, {erc1155Table, &r.erc1155},
-		{internalTable, &r.internal}, {deploymentsTable, &r.deployments}}
+		{internalTable, &r.internal}, {deploymentsTable, &r.deployments}, {tokenTransfersTable, &r.tokenTransfers}}
 }
 
 // copy writes, with COPY, the rows of the tables whose rows a write only

@@ -108,6 +108,7 @@ func Reads(t *testing.T, s store.Reader, sc *Scenario) map[string]string {
 			add(fmt.Sprint("balance ", name, " 1155 ", id), bal, err)
 		}
 	}
+	contractReads(t, s, addrs, append(slices.Clone(tokens), sc.Created...), add)
 	for _, tok := range append(tokens, sc.Created...) {
 		v, err := s.Token(ctx, chain, tok)
 		add("token "+tok.Hex(), v, err)
