@@ -111,6 +111,8 @@ func (s *Server) Handler() http.Handler {
 	v2.Handle("/v2/networks/{network}/metrics/{metric}", s.staking)
 	v2.Handle("/v2/validation/{l1ValidationId}/metrics/{metric}", s.validationFees)
 	v2.Handle("/v2/validators/metrics/{metric}", s.totalFees)
+	v2.Handle("/v2/chains/{chainId}/metrics/{metric}", s.chainMetric)
+	v2.Handle("/v2/chains/{chainId}/rollingWindowMetrics/{metric}", s.rollingWindow)
 	s.handleService(v2)
 	mux := http.NewServeMux()
 	mux.Handle(v1Prefix+"/", v1)

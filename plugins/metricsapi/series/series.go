@@ -21,6 +21,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
@@ -248,8 +249,9 @@ func blocks[T any](f *Follower, c *chain, read follow.Read[T]) follow.Blocks[T] 
 }
 
 // follow counts the chain's blocks from the stored progress on, live,
-// reading their times and transaction counts from the chain's VM. A chain
-// whose VM does not tell them has no series: follow returns nil.
+// reading their times and transaction counts from the chain's VM, and of
+// an EVM chain the whole blocks its chain metrics count. A chain whose VM
+// does not tell them has no series: follow returns nil.
 func (f *Follower) follow(ctx context.Context, c *chain) error {
 	p, err := f.opts.Store.Progress(c.id)
 	if err != nil {
@@ -257,15 +259,8 @@ func (f *Follower) follow(ctx context.Context, c *chain) error {
 	}
 	c.counted.Store(p.Next)
 	storeMax(&c.seen, p.Next)
-	read := func(ctx context.Context, from uint64, count int) ([]blockinfo.Block, error) {
-		return blockinfo.Get(ctx, f.opts.Host.Calls, c.id.String(), from, count)
-	}
-	counts := make([]store.Block, 0, f.opts.Batch)
-	err = blocks(f, c, read).Run(ctx, p.Next, func(_ uint64, got []blockinfo.Block) error {
-		counts = counts[:0]
-		for _, b := range got {
-			counts = append(counts, store.Block{Time: b.Time, Txs: b.Txs})
-		}
+	read := f.readCounts(c)
+	err = blocks(f, c, read).Run(ctx, p.Next, func(_ uint64, counts []store.Block) error {
 		if p, err = f.opts.Store.Add(c.id, p, counts, f.opts.Clock()); err != nil {
 			return err
 		}
@@ -279,6 +274,36 @@ func (f *Follower) follow(ctx context.Context, c *chain) error {
 		return nil
 	}
 	return err
+}
+
+// readCounts returns the reading of a chain's blocks at positions of its
+// index: an EVM chain's whole blocks (position p holds block p+1), the
+// light read of the others' (blockinfo).
+func (f *Follower) readCounts(c *chain) follow.Read[store.Block] {
+	if c.info.VMName == evmapi.VMName {
+		return func(ctx context.Context, from uint64, count int) ([]store.Block, error) {
+			got, err := getEVMBlocks(ctx, f.opts.Host.Calls, c.id.String(), from+1, count)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]store.Block, len(got))
+			for i := range got {
+				out[i] = evmCounts(&got[i])
+			}
+			return out, nil
+		}
+	}
+	return func(ctx context.Context, from uint64, count int) ([]store.Block, error) {
+		got, err := blockinfo.Get(ctx, f.opts.Host.Calls, c.id.String(), from, count)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]store.Block, len(got))
+		for i, b := range got {
+			out[i] = store.Block{Time: b.Time, Txs: b.Txs}
+		}
+		return out, nil
+	}
 }
 
 // storeMax raises a to v.
