@@ -243,3 +243,53 @@ func cumulativeDays() []string {
 	}
 	return append(out, "0=4")
 }
+
+// TestChainMetricsErrors: every refusal of the chain metrics, its exact
+// body; a page token of one chain metric is not one of another.
+func TestChainMetricsErrors(t *testing.T) {
+	e := start(t, t.TempDir(), noLimits, &clock{now: time.Unix(day0+10*secondsPerDay, 0)})
+	e.appendEVM(chainC.ID, metricsChain()[:5]...)
+	e.waitCounted("C", 5)
+	bad := func(msg string) string {
+		b, _ := json.Marshal(msg)
+		return `{"message":` + string(b) + `,"statusCode":400,"error":"Bad Request"}`
+	}
+	notFound := func(msg string) string {
+		b, _ := json.Marshal(msg)
+		return `{"message":` + string(b) + `,"statusCode":404,"error":"Not Found"}`
+	}
+	for path, want := range map[string]string{
+		"/v2/chains/C/metrics/uptime":                                                 bad(`metric: must be one of activeAddresses|activeSenders|cumulativeTxCount|cumulativeAddresses|cumulativeContracts|cumulativeDeployers|contracts|deployers|gasUsed|txCount|avgGps|maxGps|avgTps|maxTps|avgGasPrice|maxGasPrice|feesPaid, got "uptime"`),
+		"/v2/chains/C/rollingWindowMetrics/cumulativeTxCount":                         bad(`metric: must be one of gasUsed|txCount|avgGps|maxGps|avgTps|maxTps|avgGasPrice|maxGasPrice|feesPaid|contracts|deployers|activeAddresses|activeSenders, got "cumulativeTxCount"`),
+		"/v2/chains/C/metrics/txCount?timeInterval=year":                              bad(`timeInterval: must be one of hour|day|week|month, got "year"`),
+		"/v2/chains/C/metrics/txCount?startTimestamp=200&endTimestamp=100":            bad(`startTimestamp: 200 is after endTimestamp 100`),
+		"/v2/chains/C/metrics/txCount?startTimestamp=-1&pageSize=2161":                bad(`startTimestamp: must be an integer of at least 0, got "-1"; pageSize: must be an integer from 1 to 2160, got "2161"`),
+		"/v2/chains/C/metrics/txCount?endTimestamp=99999999999999999999":              bad(`endTimestamp: must be an integer of at least 0, got "99999999999999999999"`),
+		"/v2/chains/C/metrics/txCount?pageSize=0":                                     bad(`pageSize: must be an integer from 1 to 2160, got "0"`),
+		"/v2/chains/C/metrics/txCount?pageToken=abc":                                  bad(`pageToken: not a page token of this API, got "abc"; start again from the first page, without pageToken`),
+		"/v2/chains/C/metrics/txCount?pageToken=8a1d3c4e-0000-4000-8000-000000000000": bad(`pageToken: unknown or expired page token; start again from the first page, without pageToken`),
+		"/v2/chains/nope/metrics/txCount":                                             notFound(`chain "nope" not found: use a blockchain ID or alias of a chain with a block index, or an EVM chain ID`),
+		"/v2/chains/kv/metrics/txCount":                                               notFound(`chain "kv" not found: use a blockchain ID or alias of a chain with a block index, or an EVM chain ID`),
+		"/v2/chains/total/rollingWindowMetrics/txCount":                               notFound(`chain "total": the sums over a network's chains are not kept; ask for each chain of /v2/chains`),
+	} {
+		status := 400
+		if strings.Contains(want, `"statusCode":404`) {
+			status = 404
+		}
+		e.wantError(path, status, want)
+	}
+	// A token of the hourly txCount is not one of the daily, nor of gasUsed.
+	status, _, body := e.get("/v2/chains/C/metrics/txCount?timeInterval=hour&pageSize=1")
+	var page struct{ NextPageToken string }
+	if err := json.Unmarshal(body, &page); status != 200 || err != nil || page.NextPageToken == "" {
+		t.Fatalf("first page: %d %s", status, body)
+	}
+	for _, other := range []string{"txCount?timeInterval=day&", "gasUsed?timeInterval=hour&", "txCount?timeInterval=hour&startTimestamp=0&"} {
+		e.wantError("/v2/chains/C/metrics/"+other+"pageToken="+page.NextPageToken, 400,
+			bad(`pageToken: issued for another request; start again from the first page, without pageToken`))
+	}
+	// A range past the last hour the buckets count is empty.
+	if status, _, body := e.get("/v2/chains/C/metrics/txCount?startTimestamp=9000000000000000000"); status != 200 || strings.TrimSpace(string(body)) != `{"results":[]}` {
+		t.Errorf("a range past the buckets: %d %s", status, body)
+	}
+}

@@ -226,6 +226,9 @@ func (s *Server) chainMetric(r *http.Request) (any, error) {
 		top = int64(interval.Bucket(p.LastBlockTime))
 	}
 	bottom := int64(first)
+	if tr.HasStart && tr.Start > store.MaxTime {
+		return out, nil
+	}
 	if tr.HasStart {
 		b := int64(interval.Bucket(tr.Start))
 		if interval.Start(uint32(b)) < tr.Start {
@@ -321,8 +324,9 @@ func (r RollingWindowResponse) AppendJSON(b []byte) []byte {
 }
 
 // rollingWindow answers GET /v2/chains/{chainId}/rollingWindowMetrics/{metric}:
-// the metric over the hours before now, the hour in progress included,
-// and over the chain's whole history.
+// the metric over the hours before now (the module's clock, or the
+// chain's newest block when later), the hour in progress included, and
+// over the chain's whole history.
 func (s *Server) rollingWindow(r *http.Request) (any, error) {
 	metric, err := pathEnum(r, "metric", rollingMetricNames...)
 	if err != nil {
@@ -337,7 +341,11 @@ func (s *Server) rollingWindow(r *http.Request) (any, error) {
 	}
 	m := chainMetrics[metric]
 	kind, distinct := distinctKinds[metric]
-	now := store.Hour.Bucket(s.opts.Clock().Unix())
+	p, err := s.opts.Store.Progress(c.Info.ID)
+	if err != nil {
+		return nil, unreadable(c, err)
+	}
+	now := store.Hour.Bucket(max(s.opts.Clock().Unix(), p.LastBlockTime))
 	out := RollingWindowResponse{Result: map[string]Value{}}
 	for _, w := range windows {
 		if distinct && kind != store.Deployer && w.hours > 7*24 {

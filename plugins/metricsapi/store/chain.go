@@ -48,9 +48,14 @@ var Intervals = []Interval{Hour, Day, Week, Month}
 // epoch (a Thursday) lies before: week w starts on day 7w-3.
 const mondayOffset = 3
 
-// Bucket returns the number of the bucket that holds unix time t (at least
-// 0).
+// MaxTime is the last second the chain metrics' buckets hold: that of the
+// last hour a bucket number counts. A later block counts in its hour.
+const MaxTime = math.MaxUint32*SecondsPerHour - 1
+
+// Bucket returns the number of the bucket that holds unix time t, from 0
+// to MaxTime (a later time is in MaxTime's bucket).
 func (i Interval) Bucket(t int64) uint32 {
+	t = min(max(t, 0), MaxTime)
 	switch i {
 	case Hour:
 		return uint32(t / SecondsPerHour)
