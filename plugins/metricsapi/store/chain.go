@@ -256,13 +256,19 @@ type chainBatch struct {
 	batch   *leveldb.Batch
 	buckets map[[5]byte]*Bucket // interval, bucket
 	order   [][5]byte
-	members map[string]bool // keys looked up or added: true when stored
+	stored  map[[5]byte]bool // the buckets that had a record before
+	cache   *memberCache
+	pending map[memberKey]bool // members looked up or added: true when new
 	cum     Cumulative
+	// hasCum is set when the chain had counted a block before.
+	hasCum bool
 }
 
 func (s *Store) newChainBatch(chain ids.ID, batch *leveldb.Batch) (*chainBatch, error) {
-	cb := &chainBatch{s: s, chain: chain, batch: batch, buckets: map[[5]byte]*Bucket{}, members: map[string]bool{}}
+	cb := &chainBatch{s: s, chain: chain, batch: batch, buckets: map[[5]byte]*Bucket{}, stored: map[[5]byte]bool{},
+		cache: s.members(chain), pending: map[memberKey]bool{}}
 	v, err := s.db.Get(cumulativeKey(chain), nil)
+	cb.hasCum = err == nil
 	switch {
 	case errors.Is(err, leveldb.ErrNotFound):
 	case err != nil:
@@ -297,23 +303,8 @@ func (cb *chainBatch) bucket(i Interval, t int64) (*Bucket, uint32, error) {
 	}
 	cb.buckets[k] = b
 	cb.order = append(cb.order, k)
+	cb.stored[k] = b.Blocks > 0
 	return b, n, nil
-}
-
-// add records key as present and tells whether it is new.
-func (cb *chainBatch) add(key []byte) (bool, error) {
-	if _, seen := cb.members[string(key)]; seen {
-		return false, nil
-	}
-	has, err := cb.s.db.Has(key, nil)
-	if err != nil {
-		return false, err
-	}
-	cb.members[string(key)] = true
-	if !has {
-		cb.batch.Put(key, nil)
-	}
-	return !has, nil
 }
 
 // block counts one block at time t; prev is the time of the block before
@@ -332,7 +323,7 @@ func (cb *chainBatch) block(t, prev int64, hasPrev bool, blk *EVMBlock) error {
 		count *uint64
 	}{{active, Active, &cb.cum.Addresses}, {deployers, Deployer, &cb.cum.Deployers}} {
 		for _, a := range kind.set {
-			fresh, err := cb.add(everKey(cb.chain, kind.kind, a))
+			fresh, err := cb.add(memberKey{i: ever, kind: kind.kind, addr: a}, cb.hasCum)
 			if err != nil {
 				return err
 			}
@@ -346,6 +337,7 @@ func (cb *chainBatch) block(t, prev int64, hasPrev bool, blk *EVMBlock) error {
 		if err != nil {
 			return err
 		}
+		stored := cb.stored[[5]byte{byte(i), byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}]
 		if b.Blocks == 0 {
 			b.Since = prev
 		}
@@ -372,9 +364,8 @@ func (cb *chainBatch) block(t, prev int64, hasPrev bool, blk *EVMBlock) error {
 			kind  byte
 			count *uint64
 		}{{active, Active, &b.Active}, {senders, Sender, &b.Senders}, {deployers, Deployer, &b.Deployers}} {
-			prefix := memberPrefix(cb.chain, i, n, kind.kind)
 			for _, a := range kind.set {
-				fresh, err := cb.add(append(prefix, a[:]...))
+				fresh, err := cb.add(memberKey{i: i, bucket: n, kind: kind.kind, addr: a}, stored)
 				if err != nil {
 					return err
 				}

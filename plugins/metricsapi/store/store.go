@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -48,6 +49,9 @@ var ErrNotFound = errors.New("not found")
 // use; each chain has one writer (its follower).
 type Store struct {
 	db *leveldb.DB
+
+	mu     sync.Mutex
+	caches map[ids.ID]*memberCache // each chain's writer's
 }
 
 // Open opens (or creates) the store in dir.
@@ -215,6 +219,9 @@ func (s *Store) Add(chain ids.ID, p Progress, blocks []Block, now time.Time) (Pr
 	batch.Put(progressKey(chain), pb)
 	if err := s.db.Write(batch, nil); err != nil {
 		return p, fmt.Errorf("write the series of chain %s: %w", chain, err)
+	}
+	if cb != nil {
+		cb.committed()
 	}
 	return p, nil
 }
