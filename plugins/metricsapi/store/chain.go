@@ -258,7 +258,7 @@ type chainBatch struct {
 	order   [][5]byte
 	stored  map[[5]byte]bool // the buckets that had a record before
 	cache   *memberCache
-	pending map[memberKey]bool // members looked up or added: true when new
+	pending map[memberKey]struct{} // members looked up in this write that a full set does not hold
 	cum     Cumulative
 	// hasCum is set when the chain had counted a block before.
 	hasCum bool
@@ -266,7 +266,7 @@ type chainBatch struct {
 
 func (s *Store) newChainBatch(chain ids.ID, batch *leveldb.Batch) (*chainBatch, error) {
 	cb := &chainBatch{s: s, chain: chain, batch: batch, buckets: map[[5]byte]*Bucket{}, stored: map[[5]byte]bool{},
-		cache: s.members(chain), pending: map[memberKey]bool{}}
+		cache: s.members(chain), pending: map[memberKey]struct{}{}}
 	v, err := s.db.Get(cumulativeKey(chain), nil)
 	cb.hasCum = err == nil
 	switch {

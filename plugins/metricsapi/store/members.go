@@ -35,7 +35,7 @@ type memberSet struct {
 // memberCache is what a chain's writer knows of its stored members: of
 // each interval and kind the set of the newest bucket written (blocks
 // come in time order, so the next block is in it or in a later one), and
-// the chain's own sets. It holds only what a write committed.
+// the chain's own sets.
 type memberCache struct {
 	sets map[[2]byte]*memberSet // interval, kind
 }
@@ -89,55 +89,47 @@ func (cb *chainBatch) set(k memberKey, stored bool) (*memberSet, error) {
 
 // add records k as a member and tells whether it is new; stored tells
 // whether its bucket (or, for the chain's sets, the chain) had a record
-// before this write.
+// before this write. The cached set takes the members at once: a write
+// that fails drops the chain's cache (dropCache).
 func (cb *chainBatch) add(k memberKey, stored bool) (bool, error) {
-	if _, seen := cb.pending[k]; seen {
-		return false, nil
-	}
 	m, err := cb.set(k, stored)
 	if err != nil {
 		return false, err
 	}
-	fresh := false
-	switch _, known := m.addrs[k.addr]; {
-	case known:
-	case m.complete:
-		fresh = true
-	default:
-		key := memberPrefix(cb.chain, k.i, k.bucket, k.kind)
-		if k.i == ever {
-			key = everKey(cb.chain, k.kind, k.addr)
-		} else {
-			key = append(key, k.addr[:]...)
-		}
+	if _, known := m.addrs[k.addr]; known {
+		return false, nil
+	}
+	if _, seen := cb.pending[k]; seen {
+		return false, nil // looked up in this write, the set full
+	}
+	key := everKey(cb.chain, k.kind, k.addr)
+	if k.i != ever {
+		key = append(memberPrefix(cb.chain, k.i, k.bucket, k.kind), k.addr[:]...)
+	}
+	fresh := m.complete
+	if !fresh {
 		has, err := cb.s.db.Has(key, nil)
 		if err != nil {
 			return false, err
 		}
 		fresh = !has
 	}
-	cb.pending[k] = fresh
+	if len(m.addrs) < maxCachedMembers {
+		m.addrs[k.addr] = struct{}{}
+	} else {
+		m.complete = false
+		cb.pending[k] = struct{}{}
+	}
 	if fresh {
-		key := everKey(cb.chain, k.kind, k.addr)
-		if k.i != ever {
-			key = append(memberPrefix(cb.chain, k.i, k.bucket, k.kind), k.addr[:]...)
-		}
 		cb.batch.Put(key, nil)
 	}
 	return fresh, nil
 }
 
-// committed adds the members of a write that succeeded to the cache.
-func (cb *chainBatch) committed() {
-	for k := range cb.pending {
-		m := cb.cache.sets[[2]byte{byte(k.i), k.kind}]
-		if m == nil || m.bucket != k.bucket {
-			continue
-		}
-		if len(m.addrs) < maxCachedMembers {
-			m.addrs[k.addr] = struct{}{}
-		} else {
-			m.complete = false
-		}
-	}
+// dropCache forgets what the writer of chain knows of its members: after
+// a write that failed, the cache holds members that are not stored.
+func (s *Store) dropCache(chain ids.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.caches, chain)
 }

@@ -172,6 +172,12 @@ func (s *Store) Add(chain ids.ID, p Progress, blocks []Block, now time.Time) (Pr
 	}
 	batch := new(leveldb.Batch)
 	var cb *chainBatch
+	written := false
+	defer func() {
+		if cb != nil && !written { // the writer's cache took members that are not stored
+			s.dropCache(chain)
+		}
+	}()
 	days := map[uint32]*DayCount{}
 	var order []uint32
 	for _, b := range blocks {
@@ -220,9 +226,7 @@ func (s *Store) Add(chain ids.ID, p Progress, blocks []Block, now time.Time) (Pr
 	if err := s.db.Write(batch, nil); err != nil {
 		return p, fmt.Errorf("write the series of chain %s: %w", chain, err)
 	}
-	if cb != nil {
-		cb.committed()
-	}
+	written = true
 	return p, nil
 }
 
