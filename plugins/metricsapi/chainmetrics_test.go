@@ -278,6 +278,9 @@ func TestChainMetricsErrors(t *testing.T) {
 		}
 		e.wantError(path, status, want)
 	}
+	// D has no block: its page tokens are checked all the same.
+	e.wantError("/v2/chains/D/metrics/txCount?pageToken=abc", 400,
+		bad(`pageToken: not a page token of this API, got "abc"; start again from the first page, without pageToken`))
 	// A token of the hourly txCount is not one of the daily, nor of gasUsed.
 	status, _, body := e.get("/v2/chains/C/metrics/txCount?timeInterval=hour&pageSize=1")
 	var page struct{ NextPageToken string }

@@ -202,6 +202,14 @@ func (s *Server) chainMetric(r *http.Request) (any, error) {
 		return nil, err
 	}
 	interval := intervals[intervalName]
+	scope := strings.Join([]string{"chain", c.Info.ID.String(), metric, intervalName, tr.String()}, "/")
+	var cur *chainCursor
+	if token != "" {
+		cur = new(chainCursor)
+		if err := s.tokens.open(token, scope, cur); err != nil {
+			return nil, err
+		}
+	}
 	out := ChainMetricsResponse{Results: []ChainPoint{}}
 	first, ok, err := s.opts.Store.FirstBucket(c.Info.ID, interval)
 	if err != nil {
@@ -210,13 +218,8 @@ func (s *Server) chainMetric(r *http.Request) (any, error) {
 	if !ok {
 		return out, nil // no block counted yet
 	}
-	scope := strings.Join([]string{"chain", c.Info.ID.String(), metric, intervalName, tr.String()}, "/")
 	var top int64
-	if token != "" {
-		var cur chainCursor
-		if err := s.tokens.open(token, scope, &cur); err != nil {
-			return nil, err
-		}
+	if cur != nil {
 		top = int64(cur.Bucket)
 	} else {
 		p, err := s.opts.Store.Progress(c.Info.ID)
