@@ -2,9 +2,10 @@
 // node's chains in the host's chain registry (also those that start
 // later), follows the block index of each chain whose VM tells its blocks'
 // times and transaction counts (sdk/blockinfo) from its first block, then
-// live, and counts every block into its UTC day in the store, once; of a
-// P-Chain it also stores, after each block, the staking totals of every
-// subnet that changed, by hour. It counts the external EVM chains of the
+// live, and counts every block into its UTC day in the store, once, and
+// every block of an EVM chain, read whole, into the buckets of its chain
+// metrics in the same write; of a P-Chain it also stores, after each
+// block, the staking totals of every subnet that changed, by hour. It counts the external EVM chains of the
 // config the same way, reading their blocks from their nodes' JSON-RPC
 // (docs/metrics-api.md, "How the series are computed", "External
 // chains").

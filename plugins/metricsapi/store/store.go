@@ -2,6 +2,8 @@
 // goleveldb database of its own, in the module's data directory
 // (docs/metrics-api.md, "Storage"): per chain, its transaction and block
 // counts per UTC day and how far it has read the chain's block index; per
+// EVM chain, its chain metrics per bucket of each interval, with the
+// distinct addresses of each bucket (chain.go); per
 // P-Chain, each subnet's staking totals (and their sum) at the end of every
 // hour in which they changed (a UTC day of them per key), and how far
 // they have read its index; the page tokens the API has issued, by UUID.
