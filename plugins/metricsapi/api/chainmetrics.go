@@ -87,6 +87,8 @@ func (m ChainMetricsResponse) AppendJSON(b []byte) []byte {
 type chainMetric struct {
 	value      func(b *store.Bucket) Value
 	cumulative bool
+	// wei is set for the metrics of the buckets' wei sums.
+	wei bool
 }
 
 func count(f func(b *store.Bucket) uint64) func(*store.Bucket) Value {
@@ -97,8 +99,15 @@ func ratio(f func(b *store.Bucket) float64) func(*store.Bucket) Value {
 	return func(b *store.Bucket) Value { return Value{Float: f(b), IsFloat: true} }
 }
 
+// wei is a metric of wei, copied out of the bucket (which is reused) only
+// when it does not fit 64 bits.
 func wei(f func(b *store.Bucket) *big.Int) func(*store.Bucket) Value {
-	return func(b *store.Bucket) Value { return Value{Big: new(big.Int).Set(f(b))} }
+	return func(b *store.Bucket) Value {
+		if v := f(b); v.IsUint64() {
+			return Value{Int: v.Uint64()}
+		}
+		return Value{Big: new(big.Int).Set(f(b))}
+	}
 }
 
 // chainMetrics are the contract's ChainMetric values (docs/metrics-api.md,
@@ -118,9 +127,9 @@ var chainMetrics = map[string]chainMetric{
 	"maxGps":              {value: ratio(func(b *store.Bucket) float64 { return b.MaxGPS })},
 	"avgTps":              {value: ratio(func(b *store.Bucket) float64 { return float64(b.Txs) / float64(b.Span()) })},
 	"maxTps":              {value: ratio(func(b *store.Bucket) float64 { return b.MaxTPS })},
-	"avgGasPrice":         {value: ratio(avgGasPrice)},
-	"maxGasPrice":         {value: wei(func(b *store.Bucket) *big.Int { return b.MaxGasPrice })},
-	"feesPaid":            {value: wei(func(b *store.Bucket) *big.Int { return b.Fees })},
+	"avgGasPrice":         {value: ratio(avgGasPrice), wei: true},
+	"maxGasPrice":         {value: wei(func(b *store.Bucket) *big.Int { return b.MaxGasPrice }), wei: true},
+	"feesPaid":            {value: wei(func(b *store.Bucket) *big.Int { return b.Fees }), wei: true},
 }
 
 // avgGasPrice is the mean gas price of a bucket's transactions, wei; 0
@@ -128,6 +137,9 @@ var chainMetrics = map[string]chainMetric{
 func avgGasPrice(b *store.Bucket) float64 {
 	if b.Txs == 0 {
 		return 0
+	}
+	if b.GasPrices.IsUint64() && b.GasPrices.Uint64() <= 1<<53 {
+		return float64(b.GasPrices.Uint64()) / float64(b.Txs) // both exact: one rounding, as the fraction's
 	}
 	f, _ := new(big.Rat).SetFrac(b.GasPrices, new(big.Int).SetUint64(b.Txs)).Float64()
 	return f
@@ -258,7 +270,7 @@ func (s *Server) chainMetric(r *http.Request) (any, error) {
 			out.Results[top-next] = ChainPoint{Value: held, Timestamp: interval.Start(uint32(next))}
 		}
 	}
-	err = s.opts.Store.EachBucket(c.Info.ID, interval, uint32(pageBottom), uint32(top), func(n uint32, b *store.Bucket) {
+	err = s.opts.Store.EachBucket(c.Info.ID, interval, uint32(pageBottom), uint32(top), m.wei, func(n uint32, b *store.Bucket) {
 		v := m.value(b)
 		if int64(n) < pageBottom {
 			if m.cumulative {
@@ -388,7 +400,7 @@ func (s *Server) window(c series.Chain, from, to int64, distinct bool, kind byte
 		if lo > hi {
 			return nil
 		}
-		err := s.opts.Store.EachBucket(c.Info.ID, i, uint32(lo), uint32(hi), func(n uint32, b *store.Bucket) {
+		err := s.opts.Store.EachBucket(c.Info.ID, i, uint32(lo), uint32(hi), true, func(n uint32, b *store.Bucket) {
 			if int64(n) >= lo {
 				merged.Merge(b)
 			}

@@ -188,9 +188,13 @@ func (b *Bucket) bytes() []byte {
 	return out
 }
 
-// decodeBucket decodes a stored Bucket into b.
-func decodeBucket(v []byte, b *Bucket) error {
-	bad := errors.New("bad chain metrics record")
+// errBadBucket is decodeBucket's refusal of a record that is not one.
+var errBadBucket = errors.New("bad chain metrics record")
+
+// decodeBucket decodes a stored Bucket into b, reusing its integers; the
+// wei sums only when wei is set (their decoding is most of a record's).
+func decodeBucket(v []byte, b *Bucket, wei bool) error {
+	bad := errBadBucket
 	for _, p := range []*uint64{&b.Blocks, &b.Txs, &b.GasUsed, &b.Active, &b.Senders, &b.Deployers, &b.Contracts,
 		&b.Cumulative.Txs, &b.Cumulative.Addresses, &b.Cumulative.Contracts, &b.Cumulative.Deployers} {
 		x, n := binary.Uvarint(v)
@@ -211,6 +215,9 @@ func decodeBucket(v []byte, b *Bucket) error {
 	}
 	b.MaxTPS, b.MaxGPS = math.Float64frombits(binary.BigEndian.Uint64(v)), math.Float64frombits(binary.BigEndian.Uint64(v[8:]))
 	v = v[16:]
+	if !wei {
+		return nil
+	}
 	for _, p := range []**big.Int{&b.Fees, &b.GasPrices, &b.MaxGasPrice} {
 		l, n := binary.Uvarint(v)
 		if n <= 0 || uint64(len(v)-n) < l {
@@ -294,7 +301,7 @@ func (cb *chainBatch) bucket(i Interval, t int64) (*Bucket, uint32, error) {
 	b := newBucket()
 	v, err := cb.s.db.Get(bucketKey(cb.chain, i, n), nil)
 	if err == nil {
-		err = decodeBucket(v, b)
+		err = decodeBucket(v, b, true)
 	} else if errors.Is(err, leveldb.ErrNotFound) {
 		err = nil
 	}
@@ -440,8 +447,9 @@ func (s *Store) FirstBucket(chain ids.ID, i Interval) (uint32, bool, error) {
 
 // EachBucket calls fn with the newest stored bucket of interval i before
 // bottom, if any, then with each stored bucket from bottom to top, oldest
-// first. b is reused between calls.
-func (s *Store) EachBucket(chain ids.ID, i Interval, bottom, top uint32, fn func(n uint32, b *Bucket)) error {
+// first; with its wei sums only when wei is set. b is reused between
+// calls.
+func (s *Store) EachBucket(chain ids.ID, i Interval, bottom, top uint32, wei bool, fn func(n uint32, b *Bucket)) error {
 	prefix := bucketPrefix(chain, i)
 	it := s.db.NewIterator(&util.Range{Start: prefix, Limit: bucketKey(chain, i, top+1)}, nil)
 	defer it.Release()
@@ -460,7 +468,7 @@ func (s *Store) EachBucket(chain ids.ID, i Interval, bottom, top uint32, fn func
 		if len(k) != len(prefix)+4 {
 			return fmt.Errorf("chain %s: bad chain metrics key %x", chain, k)
 		}
-		if err := decodeBucket(it.Value(), b); err != nil {
+		if err := decodeBucket(it.Value(), b, wei); err != nil {
 			return fmt.Errorf("chain %s, key %x: %w", chain, k, err)
 		}
 		fn(binary.BigEndian.Uint32(k[len(prefix):]), b)

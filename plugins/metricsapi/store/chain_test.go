@@ -69,7 +69,7 @@ func dump(t *testing.T, s *Store, chain ids.ID) map[string]Bucket {
 	t.Helper()
 	out := map[string]Bucket{}
 	for _, i := range Intervals {
-		err := s.EachBucket(chain, i, 0, ^uint32(0)-1, func(n uint32, b *Bucket) {
+		err := s.EachBucket(chain, i, 0, ^uint32(0)-1, true, func(n uint32, b *Bucket) {
 			c := *b
 			c.Fees, c.GasPrices, c.MaxGasPrice = new(big.Int).Set(b.Fees), new(big.Int).Set(b.GasPrices), new(big.Int).Set(b.MaxGasPrice)
 			out[string(rune(i))+time.Unix(i.Start(n), 0).UTC().Format(time.RFC3339)] = c
