@@ -19,7 +19,7 @@ import (
 // metrics") are kept per bucket of each interval, written with the block
 // counts and the progress in one atomic write (Add):
 //
-//	B <chain> <interval> <bucket uint32>                  -> Bucket
+//	B <chain> <interval> <record uint32>                  -> the record's Buckets
 //	M <chain> <interval> <bucket uint32> <kind> <address> -> nothing: the bucket's distinct addresses
 //	G <chain> <kind> <address>                            -> nothing: every address ever seen
 //	C <chain>                                             -> the cumulative counts after the last block
@@ -232,6 +232,36 @@ func decodeBucket(v []byte, b *Bucket, wei bool) error {
 	return nil
 }
 
+// A record holds the buckets of one key: an hour bucket is kept with the
+// other hours of its UTC day, so that a page of 2160 hours reads 91 keys,
+// not 2160 (the iterator's cost per key is most of a page's); a bucket of
+// the other intervals has a key of its own. The value is the record's
+// buckets in order, each its slot in the record (one byte), its length
+// (uvarint) and its bytes.
+func (i Interval) perRecord() uint32 {
+	if i == Hour {
+		return 24
+	}
+	return 1
+}
+
+// eachEntry calls fn with each bucket of record rk of interval i: its
+// number and bytes, in order.
+func eachEntry(i Interval, rk uint32, v []byte, fn func(n uint32, b []byte) error) error {
+	for len(v) > 0 {
+		slot := uint32(v[0])
+		l, n := binary.Uvarint(v[1:])
+		if n <= 0 || slot >= i.perRecord() || uint64(len(v)-1-n) < l {
+			return errBadBucket
+		}
+		if err := fn(rk*i.perRecord()+slot, v[1+n:1+n+int(l)]); err != nil {
+			return err
+		}
+		v = v[1+n+int(l):]
+	}
+	return nil
+}
+
 func bucketPrefix(chain ids.ID, i Interval) []byte {
 	k := make([]byte, 0, 2+len(chain)+4)
 	return append(append(append(k, prefixBucket), chain[:]...), byte(i))
@@ -261,9 +291,8 @@ type chainBatch struct {
 	s       *Store
 	chain   ids.ID
 	batch   *leveldb.Batch
-	buckets map[[5]byte]*Bucket // interval, bucket
+	records map[[5]byte]*record // interval, record
 	order   [][5]byte
-	stored  map[[5]byte]bool // the buckets that had a record before
 	cache   *memberCache
 	pending map[memberKey]struct{} // members looked up in this write that a full set does not hold
 	cum     Cumulative
@@ -272,7 +301,7 @@ type chainBatch struct {
 }
 
 func (s *Store) newChainBatch(chain ids.ID, batch *leveldb.Batch) (*chainBatch, error) {
-	cb := &chainBatch{s: s, chain: chain, batch: batch, buckets: map[[5]byte]*Bucket{}, stored: map[[5]byte]bool{},
+	cb := &chainBatch{s: s, chain: chain, batch: batch, records: map[[5]byte]*record{},
 		cache: s.members(chain), pending: map[memberKey]struct{}{}}
 	v, err := s.db.Get(cumulativeKey(chain), nil)
 	cb.hasCum = err == nil
@@ -289,29 +318,43 @@ func (s *Store) newChainBatch(chain ids.ID, batch *leveldb.Batch) (*chainBatch, 
 	return cb, nil
 }
 
-// bucket returns the bucket of interval i holding t.
-func (cb *chainBatch) bucket(i Interval, t int64) (*Bucket, uint32, error) {
+// record is the buckets of one record key being changed.
+type record struct {
+	buckets [24]*Bucket // by slot; nil: none
+	stored  [24]bool    // the buckets stored before this write
+}
+
+// bucket returns the bucket of interval i holding t, its number, and
+// whether it was stored before this write.
+func (cb *chainBatch) bucket(i Interval, t int64) (*Bucket, uint32, bool, error) {
 	n := i.Bucket(t)
+	rk, slot := n/i.perRecord(), n%i.perRecord()
 	var k [5]byte
 	k[0] = byte(i)
-	binary.BigEndian.PutUint32(k[1:], n)
-	if b, ok := cb.buckets[k]; ok {
-		return b, n, nil
+	binary.BigEndian.PutUint32(k[1:], rk)
+	r, ok := cb.records[k]
+	if !ok {
+		r = new(record)
+		v, err := cb.s.db.Get(bucketKey(cb.chain, i, rk), nil)
+		if err == nil {
+			err = eachEntry(i, rk, v, func(n uint32, v []byte) error {
+				b := newBucket()
+				r.buckets[n%i.perRecord()], r.stored[n%i.perRecord()] = b, true
+				return decodeBucket(v, b, true)
+			})
+		} else if errors.Is(err, leveldb.ErrNotFound) {
+			err = nil
+		}
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("read %c bucket %d: %w", i, n, err)
+		}
+		cb.records[k] = r
+		cb.order = append(cb.order, k)
 	}
-	b := newBucket()
-	v, err := cb.s.db.Get(bucketKey(cb.chain, i, n), nil)
-	if err == nil {
-		err = decodeBucket(v, b, true)
-	} else if errors.Is(err, leveldb.ErrNotFound) {
-		err = nil
+	if r.buckets[slot] == nil {
+		r.buckets[slot] = newBucket()
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %c bucket %d: %w", i, n, err)
-	}
-	cb.buckets[k] = b
-	cb.order = append(cb.order, k)
-	cb.stored[k] = b.Blocks > 0
-	return b, n, nil
+	return r.buckets[slot], n, r.stored[slot], nil
 }
 
 // block counts one block at time t; prev is the time of the block before
@@ -340,11 +383,10 @@ func (cb *chainBatch) block(t, prev int64, hasPrev bool, blk *EVMBlock) error {
 		}
 	}
 	for _, i := range Intervals {
-		b, n, err := cb.bucket(i, t)
+		b, n, stored, err := cb.bucket(i, t)
 		if err != nil {
 			return err
 		}
-		stored := cb.stored[[5]byte{byte(i), byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}]
 		if b.Blocks == 0 {
 			b.Since = prev
 		}
@@ -389,7 +431,14 @@ func (cb *chainBatch) block(t, prev int64, hasPrev bool, blk *EVMBlock) error {
 // put adds the changed buckets and the cumulative counts to the batch.
 func (cb *chainBatch) put() {
 	for _, k := range cb.order {
-		cb.batch.Put(bucketKey(cb.chain, Interval(k[0]), binary.BigEndian.Uint32(k[1:])), cb.buckets[k].bytes())
+		var v []byte
+		for slot, b := range cb.records[k].buckets {
+			if b != nil {
+				e := b.bytes()
+				v = append(binary.AppendUvarint(append(v, byte(slot)), uint64(len(e))), e...)
+			}
+		}
+		cb.batch.Put(bucketKey(cb.chain, Interval(k[0]), binary.BigEndian.Uint32(k[1:])), v)
 	}
 	v := make([]byte, 0, 32)
 	for _, u := range []uint64{cb.cum.Txs, cb.cum.Addresses, cb.cum.Contracts, cb.cum.Deployers} {
@@ -438,43 +487,73 @@ func (s *Store) FirstBucket(chain ids.ID, i Interval) (uint32, bool, error) {
 	if !it.First() {
 		return 0, false, it.Error()
 	}
-	k := it.Key()
-	if len(k) != len(prefix)+4 {
-		return 0, false, fmt.Errorf("chain %s: bad chain metrics key %x", chain, k)
+	k, v := it.Key(), it.Value()
+	if len(k) != len(prefix)+4 || len(v) == 0 {
+		return 0, false, fmt.Errorf("chain %s: bad chain metrics record %x", chain, k)
 	}
-	return binary.BigEndian.Uint32(k[len(prefix):]), true, nil
+	return binary.BigEndian.Uint32(k[len(prefix):])*i.perRecord() + uint32(v[0]), true, nil
 }
+
+// errPastTop ends EachBucket's reading at its top bucket.
+var errPastTop = errors.New("past the top bucket")
 
 // EachBucket calls fn with the newest stored bucket of interval i before
 // bottom, if any, then with each stored bucket from bottom to top, oldest
-// first; with its wei sums only when wei is set. b is reused between
-// calls.
+// first; with its wei sums only when wei is set. The buckets passed are
+// reused between calls.
 func (s *Store) EachBucket(chain ids.ID, i Interval, bottom, top uint32, wei bool, fn func(n uint32, b *Bucket)) error {
 	prefix := bucketPrefix(chain, i)
-	it := s.db.NewIterator(&util.Range{Start: prefix, Limit: bucketKey(chain, i, top+1)}, nil)
+	it := s.db.NewIterator(&util.Range{Start: prefix, Limit: bucketKey(chain, i, top/i.perRecord()+1)}, nil)
 	defer it.Release()
-	ok := it.Seek(bucketKey(chain, i, bottom))
+	ok := it.Seek(bucketKey(chain, i, bottom/i.perRecord()))
 	if ok {
 		ok = it.Prev()
 	} else {
-		ok = it.Last() // every stored bucket is before bottom
+		ok = it.Last() // every stored record is before bottom's
 	}
 	if !ok {
 		ok = it.First()
 	}
-	b := newBucket()
+	var (
+		b, before = newBucket(), newBucket()
+		beforeN   uint32
+		hasBefore bool
+	)
 	for ; ok; ok = it.Next() {
 		k := it.Key()
 		if len(k) != len(prefix)+4 {
 			return fmt.Errorf("chain %s: bad chain metrics key %x", chain, k)
 		}
-		if err := decodeBucket(it.Value(), b, wei); err != nil {
+		err := eachEntry(i, binary.BigEndian.Uint32(k[len(prefix):]), it.Value(), func(n uint32, v []byte) error {
+			if n > top {
+				return errPastTop
+			}
+			if n < bottom {
+				beforeN, hasBefore = n, true
+				return decodeBucket(v, before, wei)
+			}
+			if hasBefore {
+				fn(beforeN, before)
+				hasBefore = false
+			}
+			if err := decodeBucket(v, b, wei); err != nil {
+				return err
+			}
+			fn(n, b)
+			return nil
+		})
+		if errors.Is(err, errPastTop) {
+			break
+		}
+		if err != nil {
 			return fmt.Errorf("chain %s, key %x: %w", chain, k, err)
 		}
-		fn(binary.BigEndian.Uint32(k[len(prefix):]), b)
 	}
 	if err := it.Error(); err != nil {
 		return fmt.Errorf("read the chain metrics of chain %s: %w", chain, err)
+	}
+	if hasBefore {
+		fn(beforeN, before)
 	}
 	return nil
 }

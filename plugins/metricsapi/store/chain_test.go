@@ -163,3 +163,44 @@ func TestChainMetricsRestart(t *testing.T) {
 		t.Errorf("cumulative %+v, want %+v", last.Cumulative, wantCum)
 	}
 }
+
+// TestEachBucket: every range of hour buckets, across the records of
+// UTC days, gives the newest bucket before it and those in it.
+func TestEachBucket(t *testing.T) {
+	chain := ids.ID{8}
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Add(chain, Progress{}, chainBlocks(), time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	var all []uint32
+	if err := s.EachBucket(chain, Hour, 0, ^uint32(0)-1, false, func(n uint32, _ *Bucket) { all = append(all, n) }); err != nil {
+		t.Fatal(err)
+	}
+	if first, ok, err := s.FirstBucket(chain, Hour); err != nil || !ok || first != all[0] {
+		t.Fatalf("FirstBucket = %d, %v, %v; want %d", first, ok, err, all[0])
+	}
+	lo, hi := all[0]-30, all[len(all)-1]+30
+	for bottom := lo; bottom <= hi; bottom++ {
+		for top := bottom; top <= hi; top++ {
+			var want, got []uint32
+			for _, n := range all {
+				switch {
+				case n < bottom:
+					want = []uint32{n}
+				case n <= top:
+					want = append(want, n)
+				}
+			}
+			if err := s.EachBucket(chain, Hour, bottom, top, false, func(n uint32, _ *Bucket) { got = append(got, n) }); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("EachBucket(%d, %d) = %v, want %v", bottom, top, got, want)
+			}
+		}
+	}
+}
