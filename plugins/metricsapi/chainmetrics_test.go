@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/chainhost/chainhost/avax/evmapi"
+	"github.com/chainhost/chainhost/plugins/metricsapi/store"
 )
 
 // Addresses of the chain metrics tests.
@@ -295,4 +297,35 @@ func TestChainMetricsErrors(t *testing.T) {
 	if status, _, body := e.get("/v2/chains/C/metrics/txCount?startTimestamp=9000000000000000000"); status != 200 || strings.TrimSpace(string(body)) != `{"results":[]}` {
 		t.Errorf("a range past the buckets: %d %s", status, body)
 	}
+}
+
+// TestChainMetricsUpgrade: an EVM chain counted before the module kept
+// the chain metrics (day counts and progress, no chain metrics) is counted
+// again from its first block, once: its chain metrics hold every block,
+// its day counts none twice.
+func TestChainMetricsUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	blocks := metricsChain()
+	s, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var light []store.Block
+	for _, b := range blocks[:4] {
+		light = append(light, store.Block{Time: int64(b.Timestamp), Txs: len(b.Transactions)})
+	}
+	if _, err := s.Add(chainC.ID, store.Progress{}, light, time.Unix(day0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, dir, noLimits, &clock{now: time.Unix(day0+31*secondsPerDay+100, 0)})
+	e.appendEVM(chainC.ID, blocks...)
+	e.waitCounted("C", 6)
+	points, _ := e.chainSeries("/v2/chains/C/metrics/cumulativeTxCount?timeInterval=month")
+	if got := nonZero(points); !slices.Equal(got, []string{"2678400=6", "0=5"}) {
+		t.Errorf("monthly cumulativeTxCount = %v", got)
+	}
+	checkPoints(t, "avg_tps", e.avgTPS("C", "").Results[30:], []point{{1, 1}, {0, 4}})
 }

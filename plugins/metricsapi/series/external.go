@@ -179,7 +179,7 @@ func (f *Follower) followExternal(ctx context.Context, c *chain, answered func()
 	if got != e.cfg.ChainID {
 		return fmt.Errorf("%w: the node answers eth_chainId %d, the config's chain-id is %d", errWrongChain, got, e.cfg.ChainID)
 	}
-	p, err := f.opts.Store.Progress(c.id)
+	p, err := f.progress(c.id, true)
 	if err != nil {
 		return err
 	}

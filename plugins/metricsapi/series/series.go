@@ -254,7 +254,7 @@ func blocks[T any](f *Follower, c *chain, read follow.Read[T]) follow.Blocks[T] 
 // an EVM chain the whole blocks its chain metrics count. A chain whose VM
 // does not tell them has no series: follow returns nil.
 func (f *Follower) follow(ctx context.Context, c *chain) error {
-	p, err := f.opts.Store.Progress(c.id)
+	p, err := f.progress(c.id, c.info.VMName == evmapi.VMName)
 	if err != nil {
 		return err
 	}
@@ -275,6 +275,25 @@ func (f *Follower) follow(ctx context.Context, c *chain) error {
 		return nil
 	}
 	return err
+}
+
+// progress returns how far a chain is counted. An EVM chain counted
+// before the module kept the chain metrics is counted again from its
+// first block, once (docs/metrics-api.md, "Storage").
+func (f *Follower) progress(id ids.ID, evm bool) (store.Progress, error) {
+	p, err := f.opts.Store.Progress(id)
+	if err != nil || !evm || p.Next == 0 {
+		return p, err
+	}
+	has, err := f.opts.Store.HasChainMetrics(id)
+	if err != nil || has {
+		return p, err
+	}
+	f.log.Info("counting the chain again from its first block, for its chain metrics", "chain", id, "counted", p.Next)
+	if err := f.opts.Store.ResetCounts(id); err != nil {
+		return p, err
+	}
+	return store.Progress{EVMChainID: p.EVMChainID}, nil
 }
 
 // readCounts returns the reading of a chain's blocks at positions of its

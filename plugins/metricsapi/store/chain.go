@@ -576,3 +576,34 @@ func (s *Store) CountMembers(chain ids.ID, i Interval, bottom, top uint32, kind 
 	}
 	return nil
 }
+
+// HasChainMetrics tells whether chain has counted a block into its chain
+// metrics: an EVM chain counted before the module kept them has day
+// counts and progress but none.
+func (s *Store) HasChainMetrics(chain ids.ID) (bool, error) {
+	has, err := s.db.Has(cumulativeKey(chain), nil)
+	if err != nil {
+		return false, fmt.Errorf("read the chain metrics of chain %s: %w", chain, err)
+	}
+	return has, nil
+}
+
+// ResetCounts deletes chain's progress and day counts in one write, so
+// that its blocks are counted again from the first: once, for an EVM
+// chain counted before the module kept the chain metrics.
+func (s *Store) ResetCounts(chain ids.ID) error {
+	batch := new(leveldb.Batch)
+	it := s.db.NewIterator(util.BytesPrefix(append([]byte{prefixDay}, chain[:]...)), nil)
+	for it.Next() {
+		batch.Delete(append([]byte(nil), it.Key()...))
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("reset the counts of chain %s: %w", chain, err)
+	}
+	batch.Delete(progressKey(chain))
+	if err := s.db.Write(batch, nil); err != nil {
+		return fmt.Errorf("reset the counts of chain %s: %w", chain, err)
+	}
+	return nil
+}
