@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/trie"
@@ -20,7 +21,6 @@ import (
 	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/api"
-	"github.com/chainhost/chainhost/sdk/blockinfo"
 	"github.com/chainhost/chainhost/sdk/host"
 	"github.com/chainhost/chainhost/sdk/ids"
 	"github.com/chainhost/chainhost/sdk/plugintest"
@@ -66,9 +66,9 @@ type env struct {
 	// pBlocks is how many blocks of the P-Chain the module's host holds.
 	pBlocks int
 	// evmBlocks are the blocks appended to each EVM chain's index, as the
-	// EVM tells them (blockinfo.Method).
+	// EVM tells them (evmapi.GetBlocksMethod).
 	mu        sync.Mutex
-	evmBlocks map[ids.ID][]blockinfo.Block
+	evmBlocks map[ids.ID][]evmapi.Block
 }
 
 // start starts the module on dir with config, the clock at now.
@@ -87,7 +87,7 @@ func startWith(t *testing.T, dir, config string, clk *clock, p *pChain, vm *vmCh
 	if vm != nil {
 		chains = append(chains, vm.info)
 	}
-	e := &env{t: t, clock: clk, evmBlocks: map[ids.ID][]blockinfo.Block{}}
+	e := &env{t: t, clock: clk, evmBlocks: map[ids.ID][]evmapi.Block{}}
 	m := metricsapi.New(metricsapi.Options{Clock: clk.Now})
 	e.h = plugintest.StartModule(t, m, plugintest.Options{
 		Name: "metrics", Config: []byte(config), DataDir: dir, NetworkID: 12345,
@@ -104,8 +104,8 @@ func startWith(t *testing.T, dir, config string, clk *clock, p *pChain, vm *vmCh
 			case !ok || handler != evmapi.IndexerHandler:
 			case strings.Contains(string(body), `"eth_chainId"`):
 				return 200, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"result":"0x%x"}`, id), nil
-			case strings.Contains(string(body), `"`+blockinfo.Method+`"`):
-				return e.blockInfo(c.ID, body)
+			case strings.Contains(string(body), `"`+evmapi.GetBlocksMethod+`"`):
+				return e.getBlocks(c.ID, body)
 			}
 			return 0, nil, fmt.Errorf("call %s/%s: %w", c.ID, handler, host.ErrNotFound)
 		},
@@ -113,23 +113,21 @@ func startWith(t *testing.T, dir, config string, clk *clock, p *pChain, vm *vmCh
 	return e
 }
 
-// blockInfo answers blockinfo.Method on an EVM chain from the blocks
-// appended to its index.
-func (e *env) blockInfo(chain ids.ID, body []byte) (int, []byte, error) {
+// getBlocks answers evmapi.GetBlocksMethod on an EVM chain from the
+// blocks appended to its index.
+func (e *env) getBlocks(chain ids.ID, body []byte) (int, []byte, error) {
 	var req struct {
-		Params []blockinfo.Args `json:"params"`
+		Params []hexutil.Uint64 `json:"params"`
 	}
-	if err := json.Unmarshal(body, &req); err != nil || len(req.Params) != 1 {
-		return 0, nil, fmt.Errorf("%s: params of %s: %v", blockinfo.Method, body, err)
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Params) != 2 {
+		return 0, nil, fmt.Errorf("%s: params of %s: %v", evmapi.GetBlocksMethod, body, err)
 	}
 	e.mu.Lock()
 	appended := e.evmBlocks[chain]
 	e.mu.Unlock()
-	out, err := blockinfo.Answer(context.Background(), req.Params[0], uint64(len(appended)), func(_ context.Context, p uint64) (blockinfo.Block, error) {
-		return appended[p], nil
-	})
-	if err != nil {
-		return 0, nil, err
+	out := []evmapi.Block{}
+	for n := uint64(req.Params[0]); n < uint64(req.Params[0]+req.Params[1]) && n >= 1 && n <= uint64(len(appended)); n++ {
+		out = append(out, appended[n-1])
 	}
 	answer, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": out})
 	return 200, answer, err
@@ -155,14 +153,29 @@ func evmBlock(t *testing.T, number uint64, ts int64, n int) (ids.ID, []byte) {
 }
 
 // appendBlocks appends blocks to a chain's block index: one per (time,
-// transactions) pair.
+// transactions) pair, each transaction a transfer from one address to
+// another.
 func (e *env) appendBlocks(chain ids.ID, first uint64, blocks ...[2]int64) {
 	for i, b := range blocks {
-		number := first + uint64(i)
-		id, raw := evmBlock(e.t, number, b[0], int(b[1]))
+		blk := evmapi.Block{Number: hexutil.Uint64(first + uint64(i)), Timestamp: hexutil.Uint64(b[0])}
+		for range b[1] {
+			blk.Transactions = append(blk.Transactions, evmapi.Transaction{From: common.Address{2}, To: &common.Address{1}, GasUsed: 21000, GasPrice: (*hexutil.Big)(big.NewInt(1))})
+		}
+		e.appendEVM(chain, blk)
+	}
+}
+
+// appendEVM appends whole blocks to a chain's block index; a block
+// without a number gets the next one.
+func (e *env) appendEVM(chain ids.ID, blocks ...evmapi.Block) {
+	for _, b := range blocks {
 		e.mu.Lock()
-		e.evmBlocks[chain] = append(e.evmBlocks[chain], blockinfo.Block{ID: id, Height: number, Time: b[0], Txs: int(b[1])})
+		if b.Number == 0 {
+			b.Number = hexutil.Uint64(len(e.evmBlocks[chain]) + 1)
+		}
+		e.evmBlocks[chain] = append(e.evmBlocks[chain], b)
 		e.mu.Unlock()
+		id, raw := evmBlock(e.t, uint64(b.Number), int64(b.Timestamp), len(b.Transactions))
 		e.h.AppendContainer(chain, "block", id, raw)
 	}
 }

@@ -14,7 +14,12 @@ import { before, describe, test } from "node:test";
 import { Avalanche } from "@avalanche-sdk/chainkit";
 import * as errors from "@avalanche-sdk/chainkit/models/errors";
 
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+
+import { chainRPC, connectChain, FUNDED_KEY } from "./lib/chain.js";
+import { CHAIN_METRICS, ChainMetrics, INTERVALS, readBlocks, ROLLING_METRICS } from "./lib/chainmetrics.js";
 import { checkPages, same } from "./lib/compare.js";
+import { compileContracts } from "./lib/contracts.js";
 import { guardFetch, sdkOptions } from "./lib/dataapi.js";
 import { DAY, HOUR, PChain, STAKING_METRICS } from "./lib/pchain.js";
 
@@ -219,6 +224,136 @@ describe("/v2/chains and /v2/chains/{chainId}", () => {
   });
 });
 
+/** Calls fn, which must fail with the SDK error class for status and a message string matching messagePart. */
+async function wantError(fn, Class, status, messagePart) {
+  const e = await fn().then(
+    (v) => assert.fail(`answered ${JSON.stringify(v)}, want ${status}`),
+    (e) => e,
+  );
+  assert.ok(e instanceof Class, `${e.constructor.name} (${e.message}), want ${Class.name}`);
+  assert.equal(e.statusCode, status);
+  const body = JSON.parse(e.body);
+  assert.deepEqual(Object.keys(body).sort(), ["error", "message", "statusCode"], `REST body ${e.body}`);
+  assert.equal(typeof body.message, "string", "v2 messages are strings");
+  assert.match(body.message, messagePart);
+}
+
+
+/** Every page of a chain metric through the SDK's page iterator; the pages' results. */
+async function chainMetricPages(request) {
+  const pages = [];
+  for await (const page of await sdk.metrics.chains.getMetrics(request, call)) {
+    pages.push(page.result);
+  }
+  return pages;
+}
+
+/** Waits until the metrics module has counted the C-Chain's blocks up to head. */
+async function waitCounted(head) {
+  const deadline = Date.now() + CATCH_UP_MS;
+  for (;;) {
+    const health = await (await fetch(`${NODE_URL}/ext/health`)).json();
+    if (health.checks["module/metrics"]?.details?.chains?.C?.counted >= Number(head)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      assert.fail(`the metrics module did not count the C-Chain's block ${head} within ${CATCH_UP_MS} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Compares a series with the oracle's: exactly, but the mean gas price to 12 digits (a sum of wei above 2^53). */
+function sameSeries(got, want, what) {
+  if (!what.includes("avgGasPrice")) {
+    same(got, want, what);
+    return;
+  }
+  assert.equal(got.length, want.length, `${what}: ${got.length} points, want ${want.length}`);
+  got.forEach((p, i) => {
+    assert.equal(p.timestamp, want[i].timestamp, `${what}: point ${i}`);
+    assert.ok(Math.abs(p.value - want[i].value) <= Math.abs(want[i].value) * 1e-12, `${what}: point ${i} = ${p.value}, want ${want[i].value}`);
+  });
+}
+
+describe("/v2/chains/{chainId}/metrics/{metric} and rollingWindowMetrics", () => {
+  let metrics; // ChainMetrics of the C-Chain
+
+  before(async () => {
+    // EVM activity of the suite's own: transfers to fresh addresses, two
+    // in one block; a token's creation (its constructor mints) and a
+    // transfer of it.
+    const chain = await connectChain(chainRPC(NODE_URL));
+    const wallet = chain.wallet(FUNDED_KEY);
+    const { SuiteToken } = compileContracts();
+    const [a, b, c] = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()).address);
+    await chain.oneBlock(() => wallet.send({ to: a, value: 1n }), () => wallet.send({ to: b, value: 2n, type: "legacy" }));
+    // Two hours on (chainhost's dev method): buckets without a block, and a
+    // chain ahead of the module's clock.
+    await chain.request("evm_increaseTime", [2 * 3600]);
+    const { contractAddress: token } = await chain.mined(wallet.deploy(SuiteToken, ["Metrics Token", "MET", 18, 1000n]));
+    await chain.mined(wallet.invoke(SuiteToken, token, "transfer", [c, 5n]));
+    const head = await chain.client.getBlockNumber();
+    await waitCounted(head);
+    metrics = new ChainMetrics(await readBlocks(chain, head));
+  });
+
+  test("every metric at every interval, in one page and paged, as the chain's blocks, receipts and traces give it", async () => {
+    for (const timeInterval of Object.keys(INTERVALS)) {
+      for (const metric of CHAIN_METRICS) {
+        const want = metrics.series(metric, timeInterval);
+        for (const chainId of ["43112", "C"]) {
+          const pages = await chainMetricPages({ chainId, metric, timeInterval, pageSize: 2160 });
+          assert.equal(pages.length, 1, `${metric} ${timeInterval}: ${pages.length} pages of 2160`);
+          sameSeries(pages[0].results, want, `${chainId} ${metric} ${timeInterval}`);
+        }
+      }
+    }
+    // Paged: the hourly transaction count and fees, 2 points a page.
+    for (const metric of ["txCount", "feesPaid", "cumulativeAddresses"]) {
+      const pages = await chainMetricPages({ chainId: "43112", metric, timeInterval: "hour", pageSize: 2 });
+      checkPages(pages, "results", 2, `${metric} hourly, pages of 2`);
+      same(pages.flatMap((p) => p.results), metrics.series(metric, "hour"), `${metric} hourly, pages of 2`);
+    }
+    // The default interval is the day; a range keeps the buckets that start in it.
+    same((await chainMetricPages({ chainId: "43112", metric: "txCount" }))[0].results, metrics.series("txCount", "day"), "txCount, no timeInterval");
+    const hours = metrics.series("txCount", "hour");
+    const [newest, oldest] = [hours[0].timestamp, hours.at(-1).timestamp];
+    assert.ok(hours.length > 2, `the chain's blocks span ${hours.length} hours`);
+    same(
+      (await chainMetricPages({ chainId: "43112", metric: "txCount", timeInterval: "hour", startTimestamp: oldest + 1, endTimestamp: newest })).flatMap((p) => p.results),
+      hours.filter((x) => x.timestamp > oldest),
+      "txCount hourly after the first hour",
+    );
+  });
+
+  test("the rolling windows of every metric", async () => {
+    for (const metric of ROLLING_METRICS) {
+      const before = Math.max(INTERVALS.hour(Math.floor(Date.now() / 1000)), metrics.series("txCount", "hour")[0].timestamp);
+      const got = await sdk.metrics.chains.getRollingWindowMetrics({ chainId: "43112", metric }, call);
+      const after = Math.max(INTERVALS.hour(Math.floor(Date.now() / 1000)), before);
+      const wants = [metrics.rolling(metric, before), metrics.rolling(metric, after)];
+      // Exactly, but the mean gas price to 12 digits.
+      const close = (x, y) => (metric === "avgGasPrice" ? Math.abs(x - y) <= Math.abs(y) * 1e-12 : x === y);
+      const ok = wants.some(
+        (want) => JSON.stringify(Object.keys(got.result)) === JSON.stringify(Object.keys(want)) && Object.keys(want).every((k) => close(got.result[k], want[k])),
+      );
+      assert.ok(ok, `${metric}: ${JSON.stringify(got.result)}, want ${JSON.stringify(wants[0])}`);
+    }
+  });
+
+  test("400 and 404: page size, timestamps, page token, chains", async () => {
+    const list = (request) => chainMetricPages({ chainId: "43112", metric: "txCount", ...request });
+    await wantError(() => list({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => list({ pageSize: 2161 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => list({ startTimestamp: 10, endTimestamp: 5 }), errors.BadRequestError, 400, /^startTimestamp: /);
+    await wantError(() => list({ pageToken: "forged" }), errors.BadRequestError, 400, /^pageToken: .*start again from the first page/);
+    await wantError(() => list({ chainId: "99999" }), errors.NotFoundError, 404, /not found/);
+    await wantError(() => list({ chainId: "P" }), errors.NotFoundError, 404, /not an EVM chain/);
+    await wantError(() => sdk.metrics.chains.getRollingWindowMetrics({ chainId: "total", metric: "txCount" }, call), errors.NotFoundError, 404, /not kept/);
+  });
+});
+
 describe("/v2/health-check and /v2/live-check", () => {
   test("ok, the store up", async () => {
     const want = { status: "ok", info: { store: { status: "up" } }, error: {}, details: { store: { status: "up" } } };
@@ -228,20 +363,6 @@ describe("/v2/health-check and /v2/live-check", () => {
 });
 
 describe("errors as the SDK's typed errors", () => {
-  /** Calls fn, which must fail with the SDK error class for status and a message string matching messagePart. */
-  async function wantError(fn, Class, status, messagePart) {
-    const e = await fn().then(
-      (v) => assert.fail(`answered ${JSON.stringify(v)}, want ${status}`),
-      (e) => e,
-    );
-    assert.ok(e instanceof Class, `${e.constructor.name} (${e.message}), want ${Class.name}`);
-    assert.equal(e.statusCode, status);
-    const body = JSON.parse(e.body);
-    assert.deepEqual(Object.keys(body).sort(), ["error", "message", "statusCode"], `REST body ${e.body}`);
-    assert.equal(typeof body.message, "string", "v2 messages are strings");
-    assert.match(body.message, messagePart);
-  }
-
   test("400: page size, timestamps, page token, subnet ID, validation ID", async () => {
     const list = (request) => stakingPages({ network: "fuji", metric: "validatorCount", ...request });
     await wantError(() => list({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);

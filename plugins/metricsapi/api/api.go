@@ -1,6 +1,7 @@
 // Package api serves the metrics REST API (docs/metrics-api.md): the v1
-// average throughput of every chain with a block index and the v2 staking
-// series from the metrics module's store, the v2 L1 validator fee series
+// average throughput of every chain with a block index, the v2 staking
+// series and the EVM chains' chain metrics from the metrics module's
+// store, the v2 L1 validator fee series
 // from the P-Chain's fee records, in the shapes of reference/openapi/,
 // with the REST toolkit's errors and parameter checks and the server-kept
 // page tokens of docs/metrics-api.md.
@@ -111,6 +112,8 @@ func (s *Server) Handler() http.Handler {
 	v2.Handle("/v2/networks/{network}/metrics/{metric}", s.staking)
 	v2.Handle("/v2/validation/{l1ValidationId}/metrics/{metric}", s.validationFees)
 	v2.Handle("/v2/validators/metrics/{metric}", s.totalFees)
+	v2.Handle("/v2/chains/{chainId}/metrics/{metric}", s.chainMetric)
+	v2.Handle("/v2/chains/{chainId}/rollingWindowMetrics/{metric}", s.rollingWindow)
 	s.handleService(v2)
 	mux := http.NewServeMux()
 	mux.Handle(v1Prefix+"/", v1)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
 	"github.com/chainhost/chainhost/sdk/follow"
@@ -21,19 +22,11 @@ type headerSource interface {
 	// Head is the number of the block a tag names: "latest" or
 	// "finalized".
 	Head(ctx context.Context, tag string) (uint64, error)
-	// Headers are the blocks from to from+count-1, in order.
-	Headers(ctx context.Context, from uint64, count int) ([]header, error)
+	// Blocks are the blocks from to from+count-1, in order, whole: their
+	// transactions, receipts and call frames (as far as the node traces).
+	Blocks(ctx context.Context, from uint64, count int) ([]evmapi.Block, error)
 	// Close releases the connection.
 	Close()
-}
-
-// header is what the series count of an external chain's block.
-type header struct {
-	Number uint64
-	// Time is the block's timestamp, unix seconds.
-	Time int64
-	// Txs is its number of transactions.
-	Txs int
 }
 
 // DefaultPoll is how often an external chain's head is asked for.
@@ -186,7 +179,7 @@ func (f *Follower) followExternal(ctx context.Context, c *chain, answered func()
 	if got != e.cfg.ChainID {
 		return fmt.Errorf("%w: the node answers eth_chainId %d, the config's chain-id is %d", errWrongChain, got, e.cfg.ChainID)
 	}
-	p, err := f.opts.Store.Progress(c.id)
+	p, err := f.progress(c.id, true)
 	if err != nil {
 		return err
 	}
@@ -213,19 +206,19 @@ func (f *Follower) followExternal(ctx context.Context, c *chain, answered func()
 		storeMax(&c.seen, target)
 		for p.Next < target {
 			from, count := p.Next+1, min(uint64(e.cfg.BlocksPerRequest), target-p.Next)
-			headers, err := e.src.Headers(ctx, from, int(count))
+			got, err := e.src.Blocks(ctx, from, int(count))
 			if err != nil {
 				return err
 			}
-			if len(headers) != int(count) {
-				return fmt.Errorf("asked for %d blocks from %d, the node answered %d", count, from, len(headers))
+			if len(got) != int(count) {
+				return fmt.Errorf("asked for %d blocks from %d, the node answered %d", count, from, len(got))
 			}
 			counts = counts[:0]
-			for i, h := range headers {
-				if h.Number != from+uint64(i) {
-					return fmt.Errorf("asked for block %d, the node answered block %d", from+uint64(i), h.Number)
+			for i := range got {
+				if uint64(got[i].Number) != from+uint64(i) {
+					return fmt.Errorf("asked for block %d, the node answered block %d", from+uint64(i), got[i].Number)
 				}
-				counts = append(counts, store.Block{Time: h.Time, Txs: h.Txs})
+				counts = append(counts, evmCounts(&got[i]))
 			}
 			if p, err = f.opts.Store.Add(c.id, p, counts, f.opts.Clock()); err != nil {
 				return err

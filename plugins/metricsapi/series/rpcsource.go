@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
 )
@@ -37,23 +38,21 @@ func (s rpcSource) Head(ctx context.Context, tag string) (uint64, error) {
 	return h.Number, err
 }
 
-// Headers reads blocks from to from+count-1 in one batch.
-func (s rpcSource) Headers(ctx context.Context, from uint64, count int) ([]header, error) {
-	hs, err := s.c.Headers(ctx, from, count)
+// Blocks reads blocks from to from+count-1, whole.
+func (s rpcSource) Blocks(ctx context.Context, from uint64, count int) ([]evmapi.Block, error) {
+	bs, err := s.c.Blocks(ctx, from, count)
 	if err != nil {
 		return nil, err
 	}
-	if len(hs) < count {
-		return nil, fmt.Errorf("eth_getBlockByNumber(%d): the node has no such block", from+uint64(len(hs)))
+	if len(bs) < count {
+		return nil, fmt.Errorf("eth_getBlockByNumber(%d): the node has no such block", from+uint64(len(bs)))
 	}
-	out := make([]header, count)
-	for i, h := range hs {
-		if h.Timestamp > maxTimestamp {
-			return nil, fmt.Errorf("eth_getBlockByNumber(%d): timestamp %d is past the last day the series hold", h.Number, h.Timestamp)
+	for _, b := range bs {
+		if b.Timestamp > maxTimestamp {
+			return nil, fmt.Errorf("eth_getBlockByNumber(%d): timestamp %d is past the last day the series hold", b.Number, b.Timestamp)
 		}
-		out[i] = header{Number: h.Number, Time: int64(h.Timestamp), Txs: h.TxCount}
 	}
-	return out, nil
+	return bs, nil
 }
 
 // Close closes the client.

@@ -2,9 +2,10 @@
 // node's chains in the host's chain registry (also those that start
 // later), follows the block index of each chain whose VM tells its blocks'
 // times and transaction counts (sdk/blockinfo) from its first block, then
-// live, and counts every block into its UTC day in the store, once; of a
-// P-Chain it also stores, after each block, the staking totals of every
-// subnet that changed, by hour. It counts the external EVM chains of the
+// live, and counts every block into its UTC day in the store, once, and
+// every block of an EVM chain, read whole, into the buckets of its chain
+// metrics in the same write; of a P-Chain it also stores, after each
+// block, the staking totals of every subnet that changed, by hour. It counts the external EVM chains of the
 // config the same way, reading their blocks from their nodes' JSON-RPC
 // (docs/metrics-api.md, "How the series are computed", "External
 // chains").
@@ -21,6 +22,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/chainhost/chainhost/avax/evmapi"
 	"github.com/chainhost/chainhost/avax/evmremote"
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/store"
@@ -248,24 +250,18 @@ func blocks[T any](f *Follower, c *chain, read follow.Read[T]) follow.Blocks[T] 
 }
 
 // follow counts the chain's blocks from the stored progress on, live,
-// reading their times and transaction counts from the chain's VM. A chain
-// whose VM does not tell them has no series: follow returns nil.
+// reading their times and transaction counts from the chain's VM, and of
+// an EVM chain the whole blocks its chain metrics count. A chain whose VM
+// does not tell them has no series: follow returns nil.
 func (f *Follower) follow(ctx context.Context, c *chain) error {
-	p, err := f.opts.Store.Progress(c.id)
+	p, err := f.progress(c.id, c.info.VMName == evmapi.VMName)
 	if err != nil {
 		return err
 	}
 	c.counted.Store(p.Next)
 	storeMax(&c.seen, p.Next)
-	read := func(ctx context.Context, from uint64, count int) ([]blockinfo.Block, error) {
-		return blockinfo.Get(ctx, f.opts.Host.Calls, c.id.String(), from, count)
-	}
-	counts := make([]store.Block, 0, f.opts.Batch)
-	err = blocks(f, c, read).Run(ctx, p.Next, func(_ uint64, got []blockinfo.Block) error {
-		counts = counts[:0]
-		for _, b := range got {
-			counts = append(counts, store.Block{Time: b.Time, Txs: b.Txs})
-		}
+	read := f.readCounts(c)
+	err = blocks(f, c, read).Run(ctx, p.Next, func(_ uint64, counts []store.Block) error {
 		if p, err = f.opts.Store.Add(c.id, p, counts, f.opts.Clock()); err != nil {
 			return err
 		}
@@ -279,6 +275,55 @@ func (f *Follower) follow(ctx context.Context, c *chain) error {
 		return nil
 	}
 	return err
+}
+
+// progress returns how far a chain is counted. An EVM chain counted
+// before the module kept the chain metrics is counted again from its
+// first block, once (docs/metrics-api.md, "Storage").
+func (f *Follower) progress(id ids.ID, evm bool) (store.Progress, error) {
+	p, err := f.opts.Store.Progress(id)
+	if err != nil || !evm || p.Next == 0 {
+		return p, err
+	}
+	has, err := f.opts.Store.HasChainMetrics(id)
+	if err != nil || has {
+		return p, err
+	}
+	f.log.Info("counting the chain again from its first block, for its chain metrics", "chain", id, "counted", p.Next)
+	if err := f.opts.Store.ResetCounts(id); err != nil {
+		return p, err
+	}
+	return store.Progress{EVMChainID: p.EVMChainID}, nil
+}
+
+// readCounts returns the reading of a chain's blocks at positions of its
+// index: an EVM chain's whole blocks (position p holds block p+1), the
+// light read of the others' (blockinfo).
+func (f *Follower) readCounts(c *chain) follow.Read[store.Block] {
+	if c.info.VMName == evmapi.VMName {
+		return func(ctx context.Context, from uint64, count int) ([]store.Block, error) {
+			got, err := getEVMBlocks(ctx, f.opts.Host.Calls, c.id.String(), from+1, count)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]store.Block, len(got))
+			for i := range got {
+				out[i] = evmCounts(&got[i])
+			}
+			return out, nil
+		}
+	}
+	return func(ctx context.Context, from uint64, count int) ([]store.Block, error) {
+		got, err := blockinfo.Get(ctx, f.opts.Host.Calls, c.id.String(), from, count)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]store.Block, len(got))
+		for i, b := range got {
+			out[i] = store.Block{Time: b.Time, Txs: b.Txs}
+		}
+		return out, nil
+	}
 }
 
 // storeMax raises a to v.

@@ -2,6 +2,8 @@
 // goleveldb database of its own, in the module's data directory
 // (docs/metrics-api.md, "Storage"): per chain, its transaction and block
 // counts per UTC day and how far it has read the chain's block index; per
+// EVM chain, its chain metrics per bucket of each interval, with the
+// distinct addresses of each bucket (chain.go); per
 // P-Chain, each subnet's staking totals (and their sum) at the end of every
 // hour in which they changed (a UTC day of them per key), and how far
 // they have read its index; the page tokens the API has issued, by UUID.
@@ -13,10 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/filter"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
@@ -47,12 +51,17 @@ var ErrNotFound = errors.New("not found")
 // use; each chain has one writer (its follower).
 type Store struct {
 	db *leveldb.DB
+
+	mu     sync.Mutex
+	caches map[ids.ID]*memberCache // each chain's writer's
 }
 
 // Open opens (or creates) the store in dir.
 func Open(dir string) (*Store, error) {
 	db, err := leveldb.OpenFile(filepath.Join(dir, "leveldb"), &opt.Options{
 		BlockCacheCapacity: 8 << 20, OpenFilesCacheCapacity: 64,
+		// Most lookups of an address in a bucket find none.
+		Filter: filter.NewBloomFilter(10),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open the metrics store in %s: %w", dir, err)
@@ -118,6 +127,9 @@ type Block struct {
 	Time int64
 	// Txs is its number of transactions.
 	Txs int
+	// EVM is, for a block of an EVM chain, what its chain metrics take of
+	// it; nil for other chains.
+	EVM *EVMBlock
 }
 
 func progressKey(chain ids.ID) []byte { return append([]byte{prefixProgress}, chain[:]...) }
@@ -152,16 +164,36 @@ func (s *Store) getJSON(key []byte, v any) (bool, error) {
 }
 
 // Add counts blocks, the chain's index positions p.Next to
-// p.Next+len(blocks)-1, into their days and moves the chain's progress
-// past them, in one atomic write: a block is counted exactly once,
-// whenever the module stops.
+// p.Next+len(blocks)-1, into their days and, for an EVM chain, into the
+// buckets of its chain metrics, and moves the chain's progress past them,
+// in one atomic write: a block is counted exactly once, whenever the
+// module stops.
 func (s *Store) Add(chain ids.ID, p Progress, blocks []Block, now time.Time) (Progress, error) {
 	if len(blocks) == 0 {
 		return p, nil
 	}
+	batch := new(leveldb.Batch)
+	var cb *chainBatch
+	written := false
+	defer func() {
+		if cb != nil && !written { // the writer's cache took members that are not stored
+			s.dropCache(chain)
+		}
+	}()
 	days := map[uint32]*DayCount{}
 	var order []uint32
 	for _, b := range blocks {
+		if b.EVM != nil {
+			if cb == nil {
+				var err error
+				if cb, err = s.newChainBatch(chain, batch); err != nil {
+					return p, fmt.Errorf("read the chain metrics of chain %s: %w", chain, err)
+				}
+			}
+			if err := cb.block(b.Time, p.LastBlockTime, p.LastBlockTime != 0, b.EVM); err != nil {
+				return p, fmt.Errorf("count a block of chain %s: %w", chain, err)
+			}
+		}
 		day := DayOf(b.Time)
 		d := days[day]
 		if d == nil {
@@ -180,7 +212,9 @@ func (s *Store) Add(chain ids.ID, p Progress, blocks []Block, now time.Time) (Pr
 	}
 	p.Next += uint64(len(blocks))
 	p.LastRun = now.Unix()
-	batch := new(leveldb.Batch)
+	if cb != nil {
+		cb.put()
+	}
 	for _, day := range order {
 		d := days[day]
 		v := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, d.Txs), d.Blocks)
@@ -194,6 +228,7 @@ func (s *Store) Add(chain ids.ID, p Progress, blocks []Block, now time.Time) (Pr
 	if err := s.db.Write(batch, nil); err != nil {
 		return p, fmt.Errorf("write the series of chain %s: %w", chain, err)
 	}
+	written = true
 	return p, nil
 }
 
