@@ -23,6 +23,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/chainhost/chainhost/plugins/dataapi/api"
 	"github.com/chainhost/chainhost/plugins/dataapi/indexer"
 	"github.com/chainhost/chainhost/plugins/dataapi/price"
@@ -89,7 +91,7 @@ func (m *Module) Initialize(ctx context.Context, env *sdk.Env) (err error) {
 	if err != nil {
 		return fmt.Errorf("module %s config: rate-limit: %w", env.Name, err)
 	}
-	if err := m.openStore(ctx, env.DataDir); err != nil {
+	if err := m.openStore(ctx, env.DataDir, env.Logger); err != nil {
 		return err
 	}
 	defer func() {
@@ -159,13 +161,13 @@ const verticesPrefix = "/v1/networks/"
 
 // openStore opens the store the config names: an embedded engine in the
 // data directory, or PostgreSQL (read-only in the API role).
-func (m *Module) openStore(ctx context.Context, dataDir string) (err error) {
+func (m *Module) openStore(ctx context.Context, dataDir string, log hclog.Logger) (err error) {
 	sc := m.cfg.Store
 	if sc.Engine != enginePostgres {
-		m.store, err = kvstore.Open(filepath.Join(dataDir, "store"), kvstore.Options{Engine: sc.Engine, CacheMB: sc.CacheMB})
+		m.store, err = kvstore.Open(filepath.Join(dataDir, "store"), kvstore.Options{Engine: sc.Engine, CacheMB: sc.CacheMB, Logger: log})
 		return err
 	}
-	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == roleAPI, MaxConns: sc.MaxConns})
+	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == roleAPI, MaxConns: sc.MaxConns, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,18 @@ type Reader interface {
 	// Balance returns holder's latest balance of token (ERC-20: id nil;
 	// ERC-1155: the token ID), zero when it has none.
 	Balance(ctx context.Context, chain ids.ID, holder, token common.Address, id *big.Int) (*big.Int, error)
+
+	// The chain's transaction lists and an address's native and ERC-20
+	// lists (chainlists.go).
+
+	// ChainTxs lists the chain's transactions of a status (AnyStatus:
+	// all), each Bare.
+	ChainTxs(ctx context.Context, chain ids.ID, status TxStatus, p Page) ([]Tx, []byte, error)
+	// NativeTxs lists the transactions addr sent or received (as the
+	// recipient or the contract created), each Bare.
+	NativeTxs(ctx context.Context, chain ids.ID, addr common.Address, p Page) ([]Tx, []byte, error)
+	// ERC20Transfers lists the ERC-20 transfers addr sent or received.
+	ERC20Transfers(ctx context.Context, chain ids.ID, addr common.Address, p Page) ([]ERC20Item, []byte, error)
 }
 
 // Page selects one page of a list of rows ordered by (block, position).

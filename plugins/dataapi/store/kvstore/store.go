@@ -14,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rlp"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -25,6 +26,8 @@ type Options struct {
 	Engine string
 	// CacheMB is the block cache size; 0 means 64.
 	CacheMB int
+	// Logger takes the progress of a backfill on open; nil discards.
+	Logger hclog.Logger
 }
 
 // Store is the embedded store.Store.
@@ -52,7 +55,14 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{eng: eng, tags: map[ids.ID]tag{}, chains: map[tag]ids.ID{}}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
 	if err := s.loadTags(); err != nil {
+		_ = eng.close()
+		return nil, err
+	}
+	if err := s.backfillChainLists(opts.Logger); err != nil {
 		_ = eng.close()
 		return nil, err
 	}
@@ -207,6 +217,7 @@ func writeTx(wb writer, t tag, tx *store.Tx, active map[common.Address]struct{})
 		active[v.Address] = struct{}{}
 		wb.put(newKey(tAddrTx, t, addrLen+posLen).addr(v.Address).u64(tx.BlockNumber).u32(tx.Index), encode(&v.Tx))
 	}
+	writeChainLists(wb, t, tx)
 	ref := tx.Ref()
 	for _, x := range tx.ERC721 {
 		v := encode(&store.ERC721Item{Ref: ref, Transfer: x})
