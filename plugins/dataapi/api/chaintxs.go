@@ -53,7 +53,8 @@ type GetNativeBalanceResponse struct {
 }
 
 // blockTxsPageSize is the page size of a block's transactions: the
-// contract's default is 0, which lists the lists' default of 10.
+// contract's default is 0, which lists the whole block in one page (the
+// SDK reads this list as one answer); a block's gas limit bounds it.
 var blockTxsPageSize = rest.IntRange{Default: 0, Min: 0, Max: listPageSize.Max}
 
 // txStatuses are the values of the status filter, by name.
@@ -117,7 +118,8 @@ func (s *Server) listLatestTransactions(r *http.Request) (any, error) {
 
 // listBlockTransactions answers GET
 // /v1/chains/{chainId}/blocks/{blockId}/transactions: the block's
-// transactions in their order. A page token is bound to the block's hash.
+// transactions in their order, all of them unless pageSize is given. A
+// page token is bound to the block's hash.
 func (s *Server) listBlockTransactions(r *http.Request) (any, error) {
 	c, blk, err := s.block(r)
 	if err != nil {
@@ -130,7 +132,7 @@ func (s *Server) listBlockTransactions(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if limit == 0 {
-		limit = listPageSize.Default
+		limit = max(int(blk.TxCount), 1)
 	}
 	p := store.Page{Limit: limit, FromBlock: blk.Number, ToBlock: blk.Number + 1}
 	return s.txsPage(r, c, token, rest.Scope("blockTransactions", c.Info.ID.String(), hash(blk.Hash)), func(ctx context.Context, p store.Page) ([]store.Tx, []byte, error) {

@@ -58,6 +58,12 @@ export class DataAPI {
       deployments: [(r, o) => evm.address.contracts.listDeployments(r, o), "contracts"],
       blocks: [(r, o) => evm.blocks.listLatest(r, o), "blocks"],
       allBlocks: [(r, o) => evm.chains.listAllLatestBlocks(r, o), "blocks"],
+      latestBlocksAllChains: [(r, o) => evm.blocks.listLatestAllChains(r, o), "blocks"],
+      chainTransactions: [(r, o) => evm.transactions.listLatest(r, o), "transactions"],
+      allTransactions: [(r, o) => evm.chains.listAllLatestTransactions(r, o), "transactions"],
+      latestTransactionsAllChains: [(r, o) => evm.transactions.listLatestAllChains(r, o), "transactions"],
+      native: [(r, o) => evm.address.transactions.listNative(r, o), "transactions"],
+      erc20: [(r, o) => evm.address.transactions.listErc20(r, o), "transactions"],
     };
   }
 
@@ -92,6 +98,16 @@ export class DataAPI {
   /** Endpoint 14. */
   async chain(chainId) {
     return this.sdk.data.evm.chains.get({ chainId }, this.call);
+  }
+
+  /** Endpoint 20: a block's transactions, one answer (the SDK does not page it). */
+  async blockTransactions(chainId, blockId, request = {}) {
+    return this.sdk.data.evm.blocks.listTransactions({ chainId, blockId, ...request }, this.call);
+  }
+
+  /** Endpoint 25. */
+  async nativeBalance(request) {
+    return this.sdk.data.evm.address.balances.getNative(request, this.call);
   }
 
   /** Endpoint 12. */
