@@ -79,22 +79,14 @@ func (s *Store) ChainTxs(ctx context.Context, chain ids.ID, status store.TxStatu
 	}
 	limit := max(p.Limit, 1)
 	args := []any{tag, int64(min(p.FromBlock, math.MaxInt64)), to}
-	where := "chain = $1 AND block >= $2 AND block < $3"
 	if status != store.AnyStatus {
 		args = append(args, status == store.Succeeded)
-		where += fmt.Sprintf(" AND success = $%d", len(args))
-	}
-	order, op := "block, tx_index", ">"
-	if p.Desc {
-		order, op = "block DESC, tx_index DESC", "<"
 	}
 	if p.Cursor != nil {
 		args = append(args, int64(binary.BigEndian.Uint64(p.Cursor)), int32(binary.BigEndian.Uint32(p.Cursor[8:])))
-		where += fmt.Sprintf(" AND (block, tx_index) %s ($%d, $%d)", op, len(args)-1, len(args))
 	}
 	args = append(args, limit+1)
-	rows, err := s.pool.Query(ctx, fmt.Sprintf("SELECT block, tx_index, record FROM chain_txs WHERE %s ORDER BY %s LIMIT $%d",
-		where, order, len(args)), args...)
+	rows, err := s.pool.Query(ctx, chainTxsPage(status != store.AnyStatus, p.Desc, p.Cursor != nil), args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pgstore: read chain_txs: %w", err)
 	}
@@ -122,6 +114,28 @@ func (s *Store) ChainTxs(ctx context.Context, chain ids.ID, status store.TxStatu
 		return nil, nil, fmt.Errorf("pgstore: read chain_txs: %w", err)
 	}
 	return out, next, nil
+}
+
+// chainTxsPage returns the statement that reads one page of chain_txs:
+// the rows of chain $1 in the block range [$2, $3), of status $4 when
+// filtered, after the cursor (the next two) when withCursor, in either
+// order, $n rows. It is one range scan of the primary key, or of the
+// status index when filtered, forwards or backwards.
+func chainTxsPage(filtered, desc, withCursor bool) string {
+	where, n := "chain = $1 AND block >= $2 AND block < $3", 4
+	if filtered {
+		where += " AND success = $4"
+		n++
+	}
+	order, op := "block, tx_index", ">"
+	if desc {
+		order, op = "block DESC, tx_index DESC", "<"
+	}
+	if withCursor {
+		where += fmt.Sprintf(" AND (block, tx_index) %s ($%d, $%d)", op, n, n+1)
+		n += 2
+	}
+	return fmt.Sprintf("SELECT block, tx_index, record FROM chain_txs WHERE %s ORDER BY %s LIMIT $%d", where, order, n)
 }
 
 // NativeTxs lists the transactions addr sent or received.
