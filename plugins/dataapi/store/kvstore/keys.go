@@ -18,12 +18,12 @@ const (
 	tBlockHash byte = 0x11 // tag, hash (32) → number (8)
 	tTx        byte = 0x12 // tag, hash (32) → Tx, complete
 	tChainTx   byte = 0x13 // tag, number, tx index (4) → Tx, bare
-	tTxStatus  byte = 0x14 // tag, status (1: 1 success, 0 failed), number, tx index → nothing
+	tTxStatus  byte = 0x14 // tag, status (1: 1 success, 0 failed), number, tx index → Tx, bare
 	tAddrTx    byte = 0x20 // tag, address, number, tx index (4) → Tx, the address's view
 	tAddr721   byte = 0x21 // tag, address, number, tx index, log index (4) → ERC721Item
 	tAddr1155  byte = 0x22 // tag, address, number, tx index, log index, batch index (4) → ERC1155Item
 	tAddrInt   byte = 0x23 // tag, address, number, tx index, frame (4) → InternalItem
-	tAddrNat   byte = 0x24 // tag, address, number, tx index → nothing: the address's view in tAddrTx is a native one
+	tAddrNat   byte = 0x24 // tag, address, number, tx index → Tx, bare: the address sent or received it
 	tAddr20    byte = 0x25 // tag, address, number, tx index, log index (4) → ERC20Item
 	tCur20     byte = 0x30 // tag, holder, token → ERC20Balance, non-zero now
 	tHeld20    byte = 0x31 // tag, holder, token → Token: every token the holder ever had

@@ -51,16 +51,14 @@ func (s *Store) Deployments(_ context.Context, chain ids.ID, deployer common.Add
 // listPage reads one page of the rows of table under (chain, addr), whose
 // keys continue with the block number and suffixLen-8 more bytes.
 func listPage[T any](s *Store, table byte, chain ids.ID, addr common.Address, p store.Page, suffixLen int) ([]T, []byte, error) {
-	return scanList(s, chain, p, suffixLen, func(t tag) key { return newKey(table, t, addrLen+suffixLen).addr(addr) }, decodeRow[T])
+	return scanList[T](s, chain, p, suffixLen, func(t tag) key { return newKey(table, t, addrLen+suffixLen).addr(addr) })
 }
 
 // scanList reads one page of the rows under the prefix that prefixOf
 // makes of chain's tag, whose keys continue with the block number and
 // suffixLen-8 more bytes: one range scan, bounded by the block range and
-// the cursor, in either direction. row makes an item of a key's suffix
-// and value, or skips it (false).
-func scanList[T any](s *Store, chain ids.ID, p store.Page, suffixLen int, prefixOf func(t tag) key,
-	row func(suffix, value []byte) (T, bool, error)) ([]T, []byte, error) {
+// the cursor, in either direction.
+func scanList[T any](s *Store, chain ids.ID, p store.Page, suffixLen int, prefixOf func(t tag) key) ([]T, []byte, error) {
 	if p.Cursor != nil && len(p.Cursor) != suffixLen {
 		return nil, nil, store.ErrBadCursor
 	}
@@ -100,15 +98,13 @@ func scanList[T any](s *Store, chain ids.ID, p store.Page, suffixLen int, prefix
 			next = last
 			break
 		}
-		v, keep, err := row(it.Key()[len(prefix):], it.Value())
-		if err != nil {
+		var v T
+		if err := decode(it.Value(), &v); err != nil {
 			_ = it.Close()
 			return nil, nil, err
 		}
-		if keep {
-			out = append(out, v)
-			last = append(last[:0], it.Key()[len(prefix):]...)
-		}
+		out = append(out, v)
+		last = append(last[:0], it.Key()[len(prefix):]...)
 	}
 	if err := it.Close(); err != nil {
 		return nil, nil, fmt.Errorf("store: scan: %w", err)
