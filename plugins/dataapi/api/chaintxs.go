@@ -111,7 +111,7 @@ func (s *Server) listLatestTransactions(r *http.Request) (any, error) {
 	if err := q.Err(); err != nil {
 		return nil, err
 	}
-	return s.txsPage(r, c, token, rest.Scope("transactions", c.Info.ID.String(), name), func(ctx context.Context, p store.Page) ([]store.Tx, []byte, error) {
+	return s.txsPage(r, c, token, rest.Scope("chainTransactions", c.Info.ID.String(), name), func(ctx context.Context, p store.Page) ([]store.Tx, []byte, error) {
 		return s.opts.Store.ChainTxs(ctx, c.Info.ID, status, p)
 	}, p)
 }

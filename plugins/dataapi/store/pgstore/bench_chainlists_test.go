@@ -28,8 +28,8 @@ func BenchmarkChainListPages(b *testing.B) {
 		cursor     any
 	}{
 		{"address-txs", addr + "transactions?pageSize=100", rest.Scope("transactions", chain, lower, "", "", "desc"), map[string][]byte{"c": middle}},
-		{"chain-txs", "/v1/chains/43112/transactions?pageSize=100", rest.Scope("transactions", chain, ""), map[string][]byte{"c": middle}},
-		{"chain-txs-failed", "/v1/chains/43112/transactions?pageSize=100&status=failed", rest.Scope("transactions", chain, "failed"), map[string][]byte{"c": middle}},
+		{"chain-txs", "/v1/chains/43112/transactions?pageSize=100", rest.Scope("chainTransactions", chain, ""), map[string][]byte{"c": middle}},
+		{"chain-txs-failed", "/v1/chains/43112/transactions?pageSize=100&status=failed", rest.Scope("chainTransactions", chain, "failed"), map[string][]byte{"c": middle}},
 		{"all-chains-txs", "/v1/transactions?pageSize=100", rest.Scope("latestTransactionsAllChains", "", ""), map[string]map[string][]byte{"n": {chain: middle}}},
 		{"native", addr + "transactions:listNative?pageSize=100", rest.Scope("listNative", chain, lower, "", "", "desc"), map[string][]byte{"c": middle}},
 		{"erc20", addr + "transactions:listErc20?pageSize=100", rest.Scope("listErc20", chain, lower, "", "", "desc"), map[string][]byte{"c": binary.BigEndian.AppendUint32(middle, 0)}},
