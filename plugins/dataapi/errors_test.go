@@ -116,7 +116,7 @@ func TestNotFound(t *testing.T) {
 		{"/v1/chains/43112/addresses/" + alice.Hex() + "/balances:listErc20?blockNumber=9", `block 9 is not indexed on chain 43112 (indexed to block 8)`},
 		{"/v1/chains/43112/addresses/" + alice.Hex() + "/balances:listErc1155?blockNumber=100", `block 100 is not indexed on chain 43112 (indexed to block 8)`},
 		{"/v1/chains/43112/nothing", `no endpoint GET /v1/chains/43112/nothing`},
-		{"/v1/chains/43112/addresses/" + alice.Hex() + "/transactions:listErc20", `no endpoint GET /v1/chains/43112/addresses/` + alice.Hex() + `/transactions:listErc20`},
+		{"/v1/chains/43112/addresses/" + alice.Hex() + "/transactions:listNothing", `no endpoint GET /v1/chains/43112/addresses/` + alice.Hex() + `/transactions:listNothing`},
 		{"/v1/networks/mainnet/blockchains/x-chain/vertices/abc", `this node does not serve network mainnet`},
 		{"/v1/networks/testnet/blockchains/x-chain/vertices/" + chainC.ID.String(), `vertices are not available: this node runs no X-Chain`},
 	} {

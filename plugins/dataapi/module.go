@@ -176,7 +176,7 @@ func (m *Module) openStore(ctx context.Context, dataDir string, log hclog.Logger
 		m.store, err = kvstore.Open(filepath.Join(dataDir, "store"), kvstore.Options{Engine: sc.Engine, CacheMB: sc.CacheMB, Logger: log})
 		return err
 	}
-	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == roleAPI, MaxConns: sc.MaxConns})
+	m.pg, err = pgstore.Open(ctx, pgstore.Options{URL: sc.URL, ReadOnly: m.cfg.Role == roleAPI, MaxConns: sc.MaxConns, Logger: log})
 	if err != nil {
 		return err
 	}

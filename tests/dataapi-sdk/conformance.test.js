@@ -206,6 +206,8 @@ for (const [n, list, name] of [
   [2, "erc721", "ERC-721 transfers"],
   [3, "erc1155", "ERC-1155 transfers"],
   [4, "internals", "internal transactions"],
+  [24, "native", "native transactions"],
+  [25, "erc20", "ERC-20 transfers"],
 ]) {
   describe(`${n}. ${name} of an address`, () => {
     test("every address: the whole list at every page size, and in block windows", async () => {
@@ -421,7 +423,7 @@ describe("15. latest blocks", () => {
   });
 });
 
-describe("16. latest blocks of all chains", () => {
+describe("16, 23. latest blocks of all chains", () => {
   test("the node's one EVM chain: its every block, newest first, at every page size and network", async () => {
     const numbers = Array.from({ length: Number(run.last) + 1 }, (_, i) => run.last - BigInt(i));
     const wantBlocks = numbers.map((n) => want.block(n));
@@ -432,13 +434,100 @@ describe("16. latest blocks of all chains", () => {
       ["fuji", isTestnet],
       ["testnet", isTestnet],
     ]) {
-      for (const pageSize of PAGE_SIZES) {
-        const what = `blocks of all chains ${JSON.stringify({ network, pageSize })}`;
-        const { pages, items } = await api.pages("allBlocks", { network, pageSize });
-        checkPages(pages, "blocks", pageSize, what);
-        same(items, listed ? wantBlocks : [], what);
+      for (const list of ["allBlocks", "latestBlocksAllChains"]) {
+        for (const pageSize of PAGE_SIZES) {
+          const what = `${list} ${JSON.stringify({ network, pageSize })}`;
+          const { pages, items } = await api.pages(list, { network, pageSize });
+          checkPages(pages, "blocks", pageSize, what);
+          same(items, listed ? wantBlocks : [], what);
+        }
       }
     }
+  });
+});
+
+describe("19. latest transactions of a chain", () => {
+  test("every transaction, newest first, of each status, at every page size", async () => {
+    for (const status of [undefined, "success", "failed"]) {
+      const wantTxs = want.chainTxs(status);
+      assert.ok(wantTxs.length > 0, `no ${status ?? ""} transaction in the scenario`);
+      for (const pageSize of PAGE_SIZES) {
+        const what = `transactions of chain ${chainId} ${JSON.stringify({ status, pageSize })}`;
+        const { pages, items } = await api.pages("chainTransactions", { chainId, status, pageSize });
+        checkPages(pages, "transactions", pageSize, what);
+        same(normalize(items), wantTxs, what);
+      }
+    }
+    const { platformChainId } = await chainEntry();
+    const { items } = await api.pages("chainTransactions", { chainId: platformChainId, pageSize: 7 });
+    same(normalize(items), want.chainTxs(), `transactions of chain ${platformChainId}`);
+  });
+});
+
+describe("20. transactions of a block", () => {
+  test("every block, by number and by hash: whole, and page by page", async () => {
+    const numbers = Array.from({ length: Number(run.last) + 1 }, (_, i) => BigInt(i));
+    await forEach(numbers, PARALLEL, async (n) => {
+      const wantTxs = want.blockTxs(n);
+      const { blockHash } = want.block(n);
+      for (const id of [String(n), blockHash]) {
+        same(normalize(await api.blockTransactions(chainId, id)), { transactions: wantTxs }, `transactions of block ${id}`);
+      }
+      // The SDK reads the list as one answer: the pages are followed here.
+      for (const pageSize of [1, 2]) {
+        const what = `transactions of block ${n} ${JSON.stringify({ pageSize })}`;
+        const pages = [];
+        let pageToken;
+        do {
+          const page = await api.blockTransactions(chainId, blockHash, { pageSize, pageToken });
+          pages.push(page);
+          pageToken = page.nextPageToken;
+        } while (pageToken);
+        checkPages(pages, "transactions", pageSize, what);
+        same(normalize(pages.flatMap((p) => p.transactions)), wantTxs, what);
+      }
+    });
+  });
+});
+
+describe("21, 22. latest transactions of all chains", () => {
+  test("the node's one EVM chain: its every transaction, newest first, at every page size, network and status", async () => {
+    const { isTestnet } = await chainEntry();
+    const cases = [
+      [undefined, undefined, true],
+      ["mainnet", undefined, !isTestnet],
+      ["fuji", undefined, isTestnet],
+      ["testnet", "success", isTestnet],
+      [undefined, "success", true],
+      [undefined, "failed", true],
+    ];
+    for (const list of ["allTransactions", "latestTransactionsAllChains"]) {
+      for (const [i, [network, status, listed]] of cases.entries()) {
+        // Every page size on the whole list; the filters at two.
+        for (const pageSize of i === 0 ? PAGE_SIZES : [2, 100]) {
+          const what = `${list} ${JSON.stringify({ network, status, pageSize })}`;
+          const { pages, items } = await api.pages(list, { network, status, pageSize });
+          checkPages(pages, "transactions", pageSize, what);
+          same(normalize(items), listed ? want.chainTxs(status) : [], what);
+        }
+      }
+    }
+  });
+});
+
+describe("26. native balance", () => {
+  test("every address, before, amid and after the scenario, and now, as eth_getBalance answers", async () => {
+    const blocks = [run.first - 1n, (run.first + run.last) / 2n, run.last];
+    const cases = addresses.flatMap((a) => blocks.map((b) => [a, b]));
+    await forEach(cases, PARALLEL, async ([a, b]) => {
+      const got = await api.nativeBalance({ chainId, address: a, blockNumber: String(b) });
+      same(got, { nativeTokenBalance: await want.nativeBalance(a, b) }, `native balance of ${nameOf(a)} at block ${b}`);
+    });
+    await forEach(addresses, PARALLEL, async (a) => {
+      const now = { nativeTokenBalance: await want.nativeBalance(a, run.last) };
+      same(await api.nativeBalance({ chainId, address: a }), now, `native balance of ${nameOf(a)} now`);
+      same(await api.nativeBalance({ chainId, address: a, currency: "eur" }), now, `native balance of ${nameOf(a)} in eur`);
+    });
   });
 });
 
@@ -660,6 +749,29 @@ describe("errors as the SDK's typed errors", () => {
     await wantError(() => allBlocks({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
     await wantError(() => allBlocks({ pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
     await wantError(() => allBlocks({ pageToken: nextPageToken }), errors.BadRequestError, 400, /^pageToken: /);
+    for (const [name, request] of [
+      ["chainTransactions", { chainId }],
+      ["allTransactions", {}],
+      ["latestTransactionsAllChains", {}],
+      ["latestBlocksAllChains", {}],
+      ["native", { chainId, address: wallet() }],
+      ["erc20", { chainId, address: wallet() }],
+    ]) {
+      const read = (r) => api.pages(name, { ...request, ...r });
+      await wantError(() => read({ pageSize: 0 }), errors.BadRequestError, 400, /^pageSize: /);
+      await wantError(() => read({ pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
+      await wantError(() => read({ pageToken: nextPageToken }), errors.BadRequestError, 400, /^pageToken: /);
+    }
+    await wantError(() => api.pages("native", { chainId, address: "0x12" }), errors.BadRequestError, 400, /^address: /);
+    await wantError(() => api.pages("erc20", { chainId, address: wallet(), startBlock: 5, endBlock: 5 }), errors.BadRequestError, 400, /^endBlock: /);
+    // A token of the success list is not one of the whole list's.
+    const [{ nextPageToken: successToken }] = (await api.pages("chainTransactions", { chainId, status: "success", pageSize: 1 })).pages;
+    await wantError(() => api.pages("chainTransactions", { chainId, pageToken: successToken }), errors.BadRequestError, 400, /^pageToken: /);
+    await wantError(() => api.blockTransactions(chainId, "latest"), errors.BadRequestError, 400, /^blockId: /);
+    await wantError(() => api.blockTransactions(chainId, "1", { pageSize: 101 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => api.blockTransactions(chainId, "1", { pageToken: nextPageToken }), errors.BadRequestError, 400, /^pageToken: /);
+    await wantError(() => api.nativeBalance({ chainId, address: "0x12" }), errors.BadRequestError, 400, /^address: /);
+    await wantError(() => api.nativeBalance({ chainId, address: wallet(), blockNumber: "latest" }), errors.BadRequestError, 400, /^blockNumber: /);
   });
 
   test("404: an unknown transaction, block and chain", async () => {
@@ -670,6 +782,12 @@ describe("errors as the SDK's typed errors", () => {
     await wantError(() => api.block("1", "1"), errors.NotFoundError, 404, /^chain "1" not found/);
     await wantError(() => api.chain("1"), errors.NotFoundError, 404, /^chain "1" not found/);
     await wantError(() => api.pages("blocks", { chainId: "1" }), errors.NotFoundError, 404, /^chain "1" not found/);
+    await wantError(() => api.pages("chainTransactions", { chainId: "1" }), errors.NotFoundError, 404, /^chain "1" not found/);
+    await wantError(() => api.blockTransactions(chainId, String(run.last + 1000n)), errors.NotFoundError, 404, /not found/);
+    await wantError(() => api.blockTransactions(chainId, unknown), errors.NotFoundError, 404, /not found/);
+    await wantError(() => api.nativeBalance({ chainId: "1", address: run.wallets.deployer.address }), errors.NotFoundError, 404, /^chain "1" not found/);
+    const future = String(run.last + 1000n);
+    await wantError(() => api.nativeBalance({ chainId, address: run.wallets.deployer.address, blockNumber: future }), errors.NotFoundError, 404, /not available/);
   });
 });
 

@@ -20,7 +20,7 @@ import (
 
 // The module's path prefixes.
 var Prefixes = []string{"/v1/chains", "/v1/address", "/v1/networks", "/v1/health-check", "/v1/live-check", "/v1/primaryNetworkRpcUsageMetrics",
-	"/v2/chains/{chainId}/addresses"}
+	"/v2/chains/{chainId}/addresses", "/v1/blocks", "/v1/transactions"}
 
 // Options configures a Server.
 type Options struct {
@@ -81,7 +81,7 @@ func (s *Server) Handler() http.Handler {
 		"/v1/chains":                                                              s.listChains,
 		"/v1/chains/{chainId}":                                                    s.getChain,
 		"/v1/chains/{chainId}/blocks":                                             s.listLatestBlocks,
-		"/v1/chains/allBlocks":                                                    s.listAllLatestBlocks,
+		"/v1/chains/allBlocks":                                                    s.listAllLatestBlocks("allBlocks"),
 		addr + "transactions":                                                     addressPage(s, "transactions", s.opts.Store.AddressTxs, s.txDetails),
 		addr + "transactions:listErc721":                                          addressPage(s, "listErc721", s.opts.Store.ERC721Transfers, erc721Item),
 		addr + "transactions:listErc1155":                                         addressPage(s, "listErc1155", s.opts.Store.ERC1155Transfers, erc1155Item),
@@ -108,6 +108,7 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle(path, h)
 	}
 	s.handleService(mux)
+	s.handleChainLists(mux, addr)
 	// reindexNft is the one POST: routed before the GET-only mux.
 	outer := http.NewServeMux()
 	outer.Handle("/", mux)

@@ -15,8 +15,8 @@ import (
 
 // getChain answers GET /v1/chains/{chainId}: the chain as /v1/chains
 // lists it. A segment that is neither digits nor a CB58 ID is no chain ID
-// but another path under /v1/chains (allTransactions, not served yet):
-// the answer is the router's.
+// but a path under /v1/chains the module does not serve: the answer is
+// the router's.
 func (s *Server) getChain(r *http.Request) (any, error) {
 	id := r.PathValue("chainId")
 	if _, err := strconv.ParseUint(id, 10, 64); err != nil {

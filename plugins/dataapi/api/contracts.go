@@ -81,12 +81,6 @@ type ListTransfersResponse struct {
 	Transfers     []any  `json:"transfers"`
 }
 
-// Erc20TransferItem is an ERC-20 transfer in a token's list.
-type Erc20TransferItem struct {
-	ItemPlace
-	Erc20Transfer
-}
-
 // listTokenTransfers answers GET /v1/chains/{chainId}/tokens/{address}/transfers:
 // the token's transfers, of its standard, newest first (the list
 // parameters of the address lists).
@@ -104,10 +98,7 @@ func (s *Server) listTokenTransfers(r *http.Request) (any, error) {
 		at := place(x.Ref)
 		switch {
 		case len(x.ERC20) > 0:
-			t := x.ERC20[0]
-			out.Transfers = append(out.Transfers, Erc20TransferItem{at, Erc20Transfer{
-				From: rich(t.From), To: rich(t.To), LogIndex: t.LogIndex, Value: decBig(t.Value), Erc20Token: erc20Token(t.Token, nil),
-			}})
+			out.Transfers = append(out.Transfers, Erc20TransferItem{at, s.erc20Transfer(r, c, &x.ERC20[0])})
 		case len(x.ERC721) > 0:
 			out.Transfers = append(out.Transfers, Erc721TransferItem{at, erc721Transfer(&x.ERC721[0])})
 		default:

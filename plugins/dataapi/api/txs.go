@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -91,11 +89,8 @@ func (s *Server) txDetails(r *http.Request, c indexer.Chain, tx *store.Tx) Trans
 // when there is a price source.
 func (s *Server) erc20Transfers(r *http.Request, c indexer.Chain, tx *store.Tx) []Erc20Transfer {
 	var out []Erc20Transfer
-	for _, x := range tx.ERC20 {
-		out = append(out, Erc20Transfer{
-			From: rich(x.From), To: rich(x.To), LogIndex: x.LogIndex, Value: decBig(x.Value),
-			Erc20Token: erc20Token(x.Token, s.price(r.Context(), c, x.Token.Address, "usd", 0)),
-		})
+	for i := range tx.ERC20 {
+		out = append(out, s.erc20Transfer(r, c, &tx.ERC20[i]))
 	}
 	return out
 }
@@ -180,35 +175,9 @@ func (s *Server) transaction(r *http.Request, c indexer.Chain, tx *store.Tx, cur
 // getBlock answers GET /v1/chains/{chainId}/blocks/{blockId}: blockId is
 // a block number (decimal) or a block hash.
 func (s *Server) getBlock(r *http.Request) (any, error) {
-	c, id, err := s.chainParam(r, "blockId")
+	c, blk, err := s.block(r)
 	if err != nil {
 		return nil, err
-	}
-	var blk store.Block
-	if strings.HasPrefix(id, "0x") || strings.HasPrefix(id, "0X") {
-		h, err := parseHash("blockId", id)
-		if err != nil {
-			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", rest.Quote(id))
-		}
-		blk, err = s.opts.Store.BlockByHash(r.Context(), c.Info.ID, h)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, rest.NotFound("block %s not found on chain %d", hash(h), c.EVMChainID)
-		}
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		n, perr := strconv.ParseUint(id, 10, 64)
-		if perr != nil {
-			return nil, rest.BadRequest("blockId: must be a block number or a block hash (0x and 64 hex digits), got %s", rest.Quote(id))
-		}
-		blk, err = s.opts.Store.Block(r.Context(), c.Info.ID, n)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, rest.NotFound("block %d not found on chain %d%s", n, c.EVMChainID, indexedTo(c))
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return evmBlock(c, &blk), nil
 }

@@ -112,6 +112,18 @@ type Reader interface {
 	// CollectionNFTs lists the NFTs of a contract the indexer recorded, by
 	// token ID; only p.Limit and p.Cursor apply.
 	CollectionNFTs(ctx context.Context, chain ids.ID, token common.Address, p Page) ([]NFT, []byte, error)
+
+	// The chain's transaction lists and an address's native and ERC-20
+	// lists (chainlists.go).
+
+	// ChainTxs lists the chain's transactions of a status (AnyStatus:
+	// all), each Bare.
+	ChainTxs(ctx context.Context, chain ids.ID, status TxStatus, p Page) ([]Tx, []byte, error)
+	// NativeTxs lists the transactions addr sent or received (as the
+	// recipient or the contract created), each Bare.
+	NativeTxs(ctx context.Context, chain ids.ID, addr common.Address, p Page) ([]Tx, []byte, error)
+	// ERC20Transfers lists the ERC-20 transfers addr sent or received.
+	ERC20Transfers(ctx context.Context, chain ids.ID, addr common.Address, p Page) ([]ERC20Item, []byte, error)
 }
 
 // Page selects one page of a list of rows ordered by (block, position).

@@ -61,6 +61,12 @@ export class DataAPI {
       tokenTransfers: [(r, o) => evm.contracts.listTransfers(r, o), "transfers"],
       nftTokens: [(r, o) => sdk.data.nfts.list(r, o), "tokens"],
       erc721Balances: [(r, o) => evm.address.balances.listErc721(r, o), "erc721TokenBalances"],
+      latestBlocksAllChains: [(r, o) => evm.blocks.listLatestAllChains(r, o), "blocks"],
+      chainTransactions: [(r, o) => evm.transactions.listLatest(r, o), "transactions"],
+      allTransactions: [(r, o) => evm.chains.listAllLatestTransactions(r, o), "transactions"],
+      latestTransactionsAllChains: [(r, o) => evm.transactions.listLatestAllChains(r, o), "transactions"],
+      native: [(r, o) => evm.address.transactions.listNative(r, o), "transactions"],
+      erc20: [(r, o) => evm.address.transactions.listErc20(r, o), "transactions"],
     };
   }
 
@@ -95,6 +101,16 @@ export class DataAPI {
   /** Endpoint 14. */
   async chain(chainId) {
     return this.sdk.data.evm.chains.get({ chainId }, this.call);
+  }
+
+  /** Endpoint 29: a block's transactions, one answer (the SDK does not page it). */
+  async blockTransactions(chainId, blockId, request = {}) {
+    return this.sdk.data.evm.blocks.listTransactions({ chainId, blockId, ...request }, this.call);
+  }
+
+  /** Endpoint 35. */
+  async nativeBalance(request) {
+    return this.sdk.data.evm.address.balances.getNative(request, this.call);
   }
 
   /** Endpoint 12. */

@@ -496,7 +496,16 @@ export class Expected {
   lists(address) {
     const k = key(address);
     if (!this.addresses.has(k)) {
-      this.addresses.set(k, { address: getAddress(address), txs: [], erc721: [], erc1155: [], internals: [], deployments: [] });
+      this.addresses.set(k, {
+        address: getAddress(address),
+        txs: [],
+        native: [],
+        erc20: [],
+        erc721: [],
+        erc1155: [],
+        internals: [],
+        deployments: [],
+      });
     }
     return this.addresses.get(k);
   }
@@ -524,7 +533,7 @@ export class Expected {
     const place = { blockNumber: String(block.number), blockTimestamp: Number(block.timestamp), blockHash: block.hash, txHash: tx.hash };
     const order = [block.number, tx.transactionIndex];
     const kinds = [
-      ["erc20Transfers", r.erc20, null],
+      ["erc20Transfers", r.erc20, "erc20"],
       ["erc721Transfers", r.erc721, "erc721"],
       ["erc1155Transfers", r.erc1155, "erc1155"],
       ["internalTransactions", r.internal, "internals"],
@@ -543,6 +552,10 @@ export class Expected {
     }
     for (const { address, item } of views.values()) {
       this.lists(address).txs.push({ key: order, value: item });
+    }
+    // The native list: the sender and the recipient (or contract made).
+    for (const a of new Set([key(native.from.address), key(native.to.address)])) {
+      this.lists(a).native.push({ key: order, value: native });
     }
     for (const c of r.creations) {
       const made = this.created.get(key(c.address));
@@ -655,6 +668,24 @@ export class Expected {
     }
     items.sort((a, b) => cmpAddress(a.sort[0], b.sort[0]) || (a.sort[1] < b.sort[1] ? -1 : a.sort[1] > b.sort[1] ? 1 : 0));
     return items.map(({ sort, ...item }) => item);
+  }
+
+  /**
+   * Endpoint 28: the chain's transactions, newest first, those of a status
+   * ("success", "failed") or all (undefined).
+   */
+  chainTxs(status) {
+    return this.blocks
+      .flatMap((b) => b.transactions.map((tx) => this.txs.get(tx.hash)))
+      .filter((r) => status === undefined || (r.receipt.status === "success") === (status === "success"))
+      .map((r) => this.native(r))
+      .toReversed();
+  }
+
+  /** Endpoint 29: a block's transactions, 0 to head, in their order. */
+  blockTxs(number) {
+    const b = Number(number) === 0 ? this.genesis : this.blocks[Number(number) - 1];
+    return b.transactions.map((tx) => this.native(this.txs.get(tx.hash)));
   }
 
   /** Endpoint 11: a block, 0 to head. */

@@ -122,7 +122,7 @@ func (s *Store) backfillTokenTransfers(log hclog.Logger) error {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	done := append([]byte{tDone}, backfillTokenXfers...)
+	done := metaKey(backfillTokenXfers)
 	if _, err := s.eng.get(done); err == nil {
 		return nil
 	} else if !errors.Is(err, errMissing) {

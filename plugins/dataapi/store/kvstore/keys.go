@@ -12,15 +12,19 @@ import (
 // their values.
 const (
 	tChainTag  byte = 0x00 // chain ID (32) → tag (4)
-	tDone      byte = 0x01 // a backfill's name → nothing: it ran (contracts.go)
+	tMeta      byte = 0x01 // a backfill's name → nothing: it ran (backfill.go)
 	tState     byte = 0x02 // tag → ChainState
 	tBlock     byte = 0x10 // tag, number (8) → Block
 	tBlockHash byte = 0x11 // tag, hash (32) → number (8)
 	tTx        byte = 0x12 // tag, hash (32) → Tx, complete
+	tChainTx   byte = 0x13 // tag, number, tx index (4) → Tx, bare
+	tTxStatus  byte = 0x14 // tag, status (1: 1 success, 0 failed), number, tx index → Tx, bare
 	tAddrTx    byte = 0x20 // tag, address, number, tx index (4) → Tx, the address's view
 	tAddr721   byte = 0x21 // tag, address, number, tx index, log index (4) → ERC721Item
 	tAddr1155  byte = 0x22 // tag, address, number, tx index, log index, batch index (4) → ERC1155Item
 	tAddrInt   byte = 0x23 // tag, address, number, tx index, frame (4) → InternalItem
+	tAddrNat   byte = 0x24 // tag, address, number, tx index → Tx, bare: the address sent or received it
+	tAddr20    byte = 0x25 // tag, address, number, tx index, log index (4) → ERC20Item
 	tCur20     byte = 0x30 // tag, holder, token → ERC20Balance, non-zero now
 	tHeld20    byte = 0x31 // tag, holder, token → Token: every token the holder ever had
 	tHist20    byte = 0x32 // tag, holder, token, ^number (8) → balance after that block
@@ -83,3 +87,6 @@ func successor(p []byte) []byte {
 	}
 	return nil
 }
+
+// metaKey is the key of the tMeta record name.
+func metaKey(name string) []byte { return append([]byte{tMeta}, name...) }

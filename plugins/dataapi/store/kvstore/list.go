@@ -49,9 +49,16 @@ func (s *Store) Deployments(_ context.Context, chain ids.ID, deployer common.Add
 }
 
 // listPage reads one page of the rows of table under (chain, addr), whose
-// keys continue with the block number and suffixLen-8 more bytes: one range
-// scan, bounded by the block range and the cursor, in either direction.
+// keys continue with the block number and suffixLen-8 more bytes.
 func listPage[T any](s *Store, table byte, chain ids.ID, addr common.Address, p store.Page, suffixLen int) ([]T, []byte, error) {
+	return scanList[T](s, chain, p, suffixLen, func(t tag) key { return newKey(table, t, addrLen+suffixLen).addr(addr) })
+}
+
+// scanList reads one page of the rows under the prefix that prefixOf
+// makes of chain's tag, whose keys continue with the block number and
+// suffixLen-8 more bytes: one range scan, bounded by the block range and
+// the cursor, in either direction.
+func scanList[T any](s *Store, chain ids.ID, p store.Page, suffixLen int, prefixOf func(t tag) key) ([]T, []byte, error) {
 	if p.Cursor != nil && len(p.Cursor) != suffixLen {
 		return nil, nil, store.ErrBadCursor
 	}
@@ -59,7 +66,7 @@ func listPage[T any](s *Store, table byte, chain ids.ID, addr common.Address, p 
 	if !ok {
 		return nil, nil, nil
 	}
-	prefix := newKey(table, t, addrLen+suffixLen).addr(addr)
+	prefix := prefixOf(t)
 	lower := slices.Clone(prefix).u64(p.FromBlock)
 	upper := successor(prefix)
 	if p.ToBlock > 0 {

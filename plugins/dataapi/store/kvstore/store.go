@@ -55,11 +55,18 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{eng: eng, tags: map[ids.ID]tag{}, chains: map[tag]ids.ID{}}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
 	if err := s.loadTags(); err != nil {
 		_ = eng.close()
 		return nil, err
 	}
 	if err := s.backfillTokenTransfers(opts.Logger); err != nil {
+		_ = eng.close()
+		return nil, err
+	}
+	if err := s.backfillChainLists(opts.Logger); err != nil {
 		_ = eng.close()
 		return nil, err
 	}
@@ -215,6 +222,7 @@ func writeTx(wb writer, t tag, tx *store.Tx, active map[common.Address]struct{})
 		wb.put(newKey(tAddrTx, t, addrLen+posLen).addr(v.Address).u64(tx.BlockNumber).u32(tx.Index), encode(&v.Tx))
 	}
 	writeTokenTransfers(wb, t, tx)
+	writeChainLists(wb, t, tx)
 	ref := tx.Ref()
 	for _, x := range tx.ERC721 {
 		v := encode(&store.ERC721Item{Ref: ref, Transfer: x})

@@ -50,7 +50,7 @@ type undoWriter struct {
 // writes them: rolling that block back removes such a key whatever it
 // held, so what it held is not read.
 var ownTables = [256]bool{tBlock: true, tAddrTx: true, tAddr721: true, tAddr1155: true, tAddrInt: true,
-	tHist20: true, tHist1155: true, tDeploy: true, tTokenXfer: true}
+	tHist20: true, tHist1155: true, tDeploy: true, tTokenXfer: true, tChainTx: true, tTxStatus: true, tAddrNat: true, tAddr20: true}
 
 func (u *undoWriter) note(k []byte) {
 	if _, ok := u.touched[string(k)]; ok {

@@ -99,7 +99,7 @@ var pageStores struct {
 
 // pageStore returns a store of engine (pebble, or postgres) where hot took
 // part in pageTxs transactions, ten per block, each with an ERC-20
-// transfer.
+// transfer; the last of each block failed.
 func pageStore(b *testing.B, engine string) store.Store {
 	b.Helper()
 	pageStores.Lock()
@@ -146,7 +146,7 @@ func pageStore(b *testing.B, engine string) store.Store {
 				Index: uint64(i % perBlock), Hash: common.BigToHash(big.NewInt(int64(i) + 1<<40)), Type: 2, From: from, To: pageToken.Address,
 				Value: new(big.Int), Nonce: uint64(i), GasLimit: 60_000, GasUsed: 51_000, GasPrice: big.NewInt(25_000_000_000),
 				DynamicFee: true, MaxFeePerGas: big.NewInt(50_000_000_000), MaxPriorityFeePerGas: big.NewInt(1_000_000_000),
-				BaseFee: big.NewInt(25_000_000_000), Success: true, Method: []byte{0xa9, 0x05, 0x9c, 0xbb},
+				BaseFee: big.NewInt(25_000_000_000), Success: i%10 != 9, Method: []byte{0xa9, 0x05, 0x9c, 0xbb},
 				ERC20: []store.ERC20Transfer{{LogIndex: uint64(i % perBlock), From: from, To: to, Value: big.NewInt(int64(i) * 1e12), Token: pageToken}},
 			})
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/chainhost/chainhost/sdk/ids"
 )
 
-// tokenTransfersTable is a token's transfers (migration 0003), a list
+// tokenTransfersTable is a token's transfers (migration 0004), a list
 // owned by the token.
 var tokenTransfersTable = listTable{"token_transfers", "token", []string{"tx_index", "log_index", "batch_index"}}
 
@@ -98,7 +98,7 @@ func (s *Store) UpdateNFTs(ctx context.Context, chain ids.ID, nfts []store.NFTRe
 	return nil
 }
 
-// backfillTokenTransfers is migration 0003's step: it lists the transfers
+// backfillTokenTransfers is migration 0004's step: it lists the transfers
 // of the transactions stored before it, a chunk of transactions at a time
 // in key order, then logs the rows of blocks that have undo records so
 // that a rollback removes them.

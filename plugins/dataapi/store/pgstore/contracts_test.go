@@ -42,11 +42,11 @@ func TestContractReads(t *testing.T) {
 }
 
 // TestBackfillTokenTransfers: a database of the previous release (schema
-// version 2: no token_transfers) gets the table filled by migration 0003,
+// version 2: no token_transfers) gets the table filled by migration 0004,
 // its rows logged for the blocks with undo records.
 func TestBackfillTokenTransfers(t *testing.T) {
 	be, urls := backend()
-	storetest.TestBackfill(t, be, func(t *testing.T, s store.Store) store.Store {
+	storetest.TestBackfillTokenTransfers(t, be, func(t *testing.T, s store.Store) store.Store {
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, urls[s])
 		if err != nil {

@@ -92,7 +92,7 @@ func fillForPlans(t *testing.T, conn *pgx.Conn) {
 	sql.WriteString("INSERT INTO chains (blockchain_id) VALUES ('\\x01');\n")
 	// addr(i) is a 20-byte address; the hot one is addr(0).
 	const addr = "decode(lpad(to_hex(%s), 40, '0'), 'hex')"
-	for _, l := range []listTable{addressTxsTable, erc721Table, erc1155Table, internalTable, deploymentsTable, tokenTransfersTable} {
+	for _, l := range []listTable{addressTxsTable, erc721Table, erc1155Table, internalTable, deploymentsTable, tokenTransfersTable, nativeTable, erc20Table} {
 		cols := append([]string{"chain", l.owner, "block"}, l.positions...)
 		vals := []string{"1", fmt.Sprintf(addr, "CASE WHEN g % 2 = 0 THEN 0 ELSE g % 2000 END"), "g / 4"}
 		for range l.positions {
@@ -139,7 +139,7 @@ func TestPagesAreIndexRangeScans(t *testing.T) {
 	fillForPlans(t, conn)
 	hot := make([]byte, 20)
 	var plans strings.Builder
-	for _, l := range []listTable{addressTxsTable, erc721Table, erc1155Table, internalTable, deploymentsTable, tokenTransfersTable} {
+	for _, l := range []listTable{addressTxsTable, erc721Table, erc1155Table, internalTable, deploymentsTable, tokenTransfersTable, nativeTable, erc20Table} {
 		for _, desc := range []bool{false, true} {
 			for _, cursor := range []bool{false, true} {
 				args := []any{1, hot, 0, int64(math.MaxInt64)}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -36,6 +37,8 @@ type Options struct {
 	// Import opens the database for dataapi migrate, which may resume an
 	// unfinished copy; any other writer refuses a database with one.
 	Import bool
+	// Logger takes the progress of a backfill on open; nil discards.
+	Logger hclog.Logger
 }
 
 // Store is the PostgreSQL store.Store.
@@ -118,6 +121,12 @@ func Open(ctx context.Context, opts Options) (_ *Store, err error) {
 			return nil, err
 		}
 		if s.balances, err = loadBalanceCache(ctx, s); err != nil {
+			return nil, err
+		}
+		if opts.Logger == nil {
+			opts.Logger = hclog.NewNullLogger()
+		}
+		if err := s.backfillChainLists(ctx, opts.Logger); err != nil {
 			return nil, err
 		}
 	}

@@ -154,6 +154,10 @@ type rowSet struct {
 	contracts    keyed[common.Address, []byte]
 	tokens       keyed[common.Address, []byte]
 	nfts         keyed[nftKey, []byte]
+
+	// The chain lists (chainlists.go); chainTxs are by block and tx index
+	// (pos.a), with the status as pos.b (1: success).
+	nativeTxs, erc20Transfers, chainTxs keyed[pos, []byte]
 }
 
 // collect derives a batch's rows, as the embedded store lays them out
@@ -205,6 +209,7 @@ func (r *rowSet) addTx(tx *store.Tx) {
 		r.active.put(v.Address, struct{}{})
 		r.addrTxs.put(pos{v.Address, tx.BlockNumber, tx.Index, 0, 0}, encode(&v.Tx))
 	}
+	r.addChainLists(tx)
 	ref := tx.Ref()
 	for _, x := range tx.ERC721 {
 		v := encode(&store.ERC721Item{Ref: ref, Transfer: x})
@@ -409,6 +414,9 @@ func (r *rowSet) queueAppended(b *pgx.Batch, tag int32) {
 		}
 		b.Queue(sqlTxs, tag, hashes, r.txs.vals)
 	}
+	if len(r.chainTxs.keys) > 0 {
+		b.Queue(sqlChainTxs, chainTxsArgs(tag, &r.chainTxs)...)
+	}
 	for _, l := range r.lists() {
 		if len(l.rows.keys) > 0 {
 			b.Queue(l.t.upsert(), listArgs(tag, len(l.t.positions), l.rows)...)
@@ -439,7 +447,8 @@ type listRows struct {
 // lists returns the list tables with their rows.
 func (r *rowSet) lists() []listRows {
 	return []listRows{{addressTxsTable, &r.addrTxs}, {erc721Table, &r.erc721}, {erc1155Table, &r.erc1155},
-		{internalTable, &r.internal}, {deploymentsTable, &r.deployments}, {tokenTransfersTable, &r.tokenTransfers}}
+		{internalTable, &r.internal}, {deploymentsTable, &r.deployments}, {tokenTransfersTable, &r.tokenTransfers},
+		{nativeTable, &r.nativeTxs}, {erc20Table, &r.erc20Transfers}}
 }
 
 // copy writes, with COPY, the rows of the tables whose rows a write only
@@ -473,6 +482,11 @@ func (r *rowSet) copy(ctx context.Context, tx pgx.Tx, tag int32) error {
 	}
 	if err := copyRows("txs", []string{"chain", "hash", "record"}, len(r.txs.keys), func(i int) []any {
 		return []any{tag, r.txs.keys[i].Bytes(), r.txs.vals[i]}
+	}); err != nil {
+		return err
+	}
+	if err := copyRows("chain_txs", chainTxsColumns, len(r.chainTxs.keys), func(i int) []any {
+		return chainTxRow(tag, &r.chainTxs, i)
 	}); err != nil {
 		return err
 	}

@@ -121,13 +121,13 @@ func TestContractReads(t *testing.T, be Backend) {
 	}
 }
 
-// TestBackfill checks that a store of the release before the token
+// TestBackfillTokenTransfers checks that a store of the release before the token
 // transfer lists gets them on open: unlist, given a store written with
 // undo records, makes it what that release left (no list, no undo record
 // of one) and opens it again. It then answers every read as a store
 // written by this release, and a rollback removes the transfers it
 // backfilled.
-func TestBackfill(t *testing.T, be Backend, unlist func(t *testing.T, s store.Store) store.Store) {
+func TestBackfillTokenTransfers(t *testing.T, be Backend, unlist func(t *testing.T, s store.Store) store.Store) {
 	sc := NewScenario()
 	ctx := context.Background()
 	want := Reads(t, indexed(t, be, sc.A, 5, false, 0), sc)

@@ -97,6 +97,7 @@ func Reads(t *testing.T, s store.Reader, sc *Scenario) map[string]string {
 				return s.Collectibles(ctx, chain, a, q)
 			}, q)...)
 		}
+		addressListReads(t, s, a, lists, add)
 		chains, err := s.AddressChains(ctx, a)
 		add("chains of "+name, chains, err)
 		for _, tok := range tokens {
@@ -133,6 +134,7 @@ func Reads(t *testing.T, s store.Reader, sc *Scenario) map[string]string {
 			add("tx "+tx.Hash.Hex(), v, err)
 		}
 	}
+	chainListReads(t, s, top, lists, add)
 	st, err := s.State(ctx, chain)
 	add("state", st, err)
 	chains, err := s.Chains(ctx)

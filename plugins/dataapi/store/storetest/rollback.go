@@ -143,7 +143,8 @@ func TestRollback(t *testing.T, be Backend) {
 func changed(t *testing.T, kept, full map[string]string) {
 	t.Helper()
 	kinds := []string{"txs ", "721 ", "1155 ", "internal ", "deploy ", "erc20 ", "erc1155 ", "collectibles ", "chains of " + lateA.Hex(),
-		"balance ", "token " + lateA20.Hex(), "nft 721 ", "nft 1155 ", "block ", "block by hash ", "tx ", "state", "chains"}
+		"balance ", "token " + lateA20.Hex(), "nft 721 ", "nft 1155 ", "block ", "block by hash ", "tx ", "state", "chains",
+		"native ", "erc20 transfers ", "chain txs ", "block txs "}
 	for _, kind := range kinds {
 		found := false
 		for k, v := range full {

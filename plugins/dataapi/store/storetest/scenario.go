@@ -193,6 +193,10 @@ func (w *world) build(c *fakeevm.Chain, branch byte, sc *Scenario) evmapi.Block 
 	b.Tx(pick(), &r, big.NewInt(5), []byte{0x7f, 0xf3, 0x6a, 0xb5}).
 		Frame(1, evmapi.CallType, router, pick(), big.NewInt(3), n%3 == 0, nil).
 		Frame(1, evmapi.CallType, router, pick(), big.NewInt(2), false, nil)
+	// A call that fails now and then.
+	if n%3 == 1 {
+		b.Tx(pick(), &r, nil, []byte{0xde, 0xad, 0xbe, 0xef}).Fail()
+	}
 	// Creations: by a transaction, and by the factory.
 	if n%4 == 2 {
 		addr := contractAddr(branch, n, 1)
