@@ -7,37 +7,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
-	"github.com/chainhost/chainhost/plugins/dataapi/store/pgstore"
 	"github.com/chainhost/chainhost/plugins/dataapi/store/storetest"
 )
 
-// backend opens stores in new databases of the test cluster; urls holds
-// the database of each.
-func backend() (be storetest.Backend, urls map[store.Store]string) {
-	urls = map[store.Store]string{}
-	return storetest.Backend{
-		Open: func(t *testing.T) store.Store {
-			s, u := openPG(t)
-			urls[s] = u
-			return s
-		},
-		Reopen: func(t *testing.T, s store.Store) store.Store {
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := pgstore.Open(context.Background(), pgstore.Options{URL: urls[s]})
-			if err != nil {
-				t.Fatal(err)
-			}
-			urls[r] = urls[s]
-			t.Cleanup(func() { r.Close() })
-			return r
-		},
-	}, urls
-}
-
 func TestContractReads(t *testing.T) {
-	be, _ := backend()
+	be, _ := pgBackend()
 	storetest.TestContractReads(t, be)
 }
 
@@ -45,7 +19,7 @@ func TestContractReads(t *testing.T) {
 // version 2: no token_transfers) gets the table filled by migration 0004,
 // its rows logged for the blocks with undo records.
 func TestBackfillTokenTransfers(t *testing.T) {
-	be, urls := backend()
+	be, urls := pgBackend()
 	storetest.TestBackfillTokenTransfers(t, be, func(t *testing.T, s store.Store) store.Store {
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, urls[s])

@@ -12,31 +12,14 @@ import (
 // TestRollback: the rollback tests (storetest) on PostgreSQL, an API-only
 // instance reading along.
 func TestRollback(t *testing.T) {
-	urls := map[store.Store]string{}
-	storetest.TestRollback(t, storetest.Backend{
-		Open: func(t *testing.T) store.Store {
-			s, u := openPG(t)
-			urls[s] = u
-			return s
-		},
-		Reopen: func(t *testing.T, s store.Store) store.Store {
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := pgstore.Open(context.Background(), pgstore.Options{URL: urls[s]})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { r.Close() })
-			return r
-		},
-		Replica: func(t *testing.T, s store.Store) store.Reader {
-			r, err := pgstore.Open(context.Background(), pgstore.Options{URL: urls[s], ReadOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { r.Close() })
-			return r
-		},
-	})
+	be, urls := pgBackend()
+	be.Replica = func(t *testing.T, s store.Store) store.Reader {
+		r, err := pgstore.Open(context.Background(), pgstore.Options{URL: urls[s], ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	storetest.TestRollback(t, be)
 }
