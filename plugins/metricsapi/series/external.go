@@ -94,7 +94,7 @@ func (f *Follower) startExternal(ctx context.Context) error {
 			return err
 		}
 		info := host.ChainInfo{ID: id, Aliases: []string{cfg.Name}, Running: true}
-		c := &chain{id: id, name: cfg.Name, followed: f.opts.Clock().Unix(), info: info, ext: newExternal(cfg, src)}
+		c := &chain{id: id, vm: info.VMName, name: cfg.Name, followed: f.opts.Clock().Unix(), info: info, ext: newExternal(cfg, src)}
 		f.mu.Lock()
 		f.chains[id] = c
 		f.mu.Unlock()

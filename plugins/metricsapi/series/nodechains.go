@@ -54,7 +54,7 @@ func (f *Follower) probe(ctx context.Context, info host.ChainInfo) {
 		src.Close()
 		return
 	}
-	c := &chain{id: info.ID, name: cfg.Name, followed: f.opts.Clock().Unix(), info: info, ext: newNodeExternal(cfg, src)}
+	c := &chain{id: info.ID, vm: info.VMName, name: cfg.Name, followed: f.opts.Clock().Unix(), info: info, ext: newNodeExternal(cfg, src)}
 	f.chains[info.ID] = c
 	f.log.Info("counting EVM chain through its JSON-RPC", "chain", cfg.Name, "id", info.ID, "evmChainId", cfg.ChainID)
 	f.wg.Go(func() {

@@ -110,6 +110,7 @@ type Follower struct {
 // chain is one followed chain.
 type chain struct {
 	id       ids.ID // never changes; info does, under the follower's lock
+	vm       string // the VM's name, which never changes: read without the lock
 	name     string // primary alias, for logs
 	followed int64  // Chain.Followed
 	info     host.ChainInfo
@@ -181,7 +182,7 @@ func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
 		c.info = info
 		return
 	}
-	c := &chain{id: info.ID, name: alias(info), followed: f.opts.Clock().Unix(), info: info}
+	c := &chain{id: info.ID, vm: info.VMName, name: alias(info), followed: f.opts.Clock().Unix(), info: info}
 	f.chains[info.ID] = c
 	f.wg.Go(func() { f.run(ctx, c, "counting", &c.err, f.follow) })
 	if info.VMName == pvmapi.VMName {
@@ -254,7 +255,7 @@ func blocks[T any](f *Follower, c *chain, read follow.Read[T]) follow.Blocks[T] 
 // an EVM chain the whole blocks its chain metrics count. A chain whose VM
 // does not tell them has no series: follow returns nil.
 func (f *Follower) follow(ctx context.Context, c *chain) error {
-	p, err := f.progress(c.id, c.info.VMName == evmapi.VMName)
+	p, err := f.progress(c.id, c.vm == evmapi.VMName)
 	if err != nil {
 		return err
 	}
@@ -270,7 +271,7 @@ func (f *Follower) follow(ctx context.Context, c *chain) error {
 		return nil
 	})
 	if errors.Is(err, blockinfo.ErrNotServed) {
-		f.log.Info("the chain's VM does not tell its blocks: no series", "chain", c.name, "vm", c.info.VMName)
+		f.log.Info("the chain's VM does not tell its blocks: no series", "chain", c.name, "vm", c.vm)
 		c.unread.Store(true)
 		return nil
 	}
@@ -300,7 +301,7 @@ func (f *Follower) progress(id ids.ID, evm bool) (store.Progress, error) {
 // index: an EVM chain's whole blocks (position p holds block p+1), the
 // light read of the others' (blockinfo).
 func (f *Follower) readCounts(c *chain) follow.Read[store.Block] {
-	if c.info.VMName == evmapi.VMName {
+	if c.vm == evmapi.VMName {
 		return func(ctx context.Context, from uint64, count int) ([]store.Block, error) {
 			got, err := getEVMBlocks(ctx, f.opts.Host.Calls, c.id.String(), from+1, count)
 			if err != nil {
