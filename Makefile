@@ -7,9 +7,9 @@ TOOLS     := build/tools/bin
 # Every cmd/<name> except the host is a plugin binary, built into $(PLUGINS).
 PLUGIN_CMDS := $(filter-out chainhost,$(notdir $(wildcard cmd/*)))
 # The timeout stops a hung package. tests/e2e, the longest, spends most of
-# its time waiting for chains, restarts and backoffs: its tests run four at
-# a time (docs/decisions.md, "Tests"), which keeps 2 cores busy.
-TEST_FLAGS ?= -race -timeout 45m -parallel 4
+# its time waiting for chains, restarts and backoffs: its tests run side by
+# side, two at a time on 2 cores (docs/decisions.md, "Tests").
+TEST_FLAGS ?= -race -timeout 45m
 COMPAT_TEST_FLAGS ?= -timeout 30m
 BENCH_FLAGS ?= -run '^$$' -bench . -benchmem -count 1 -timeout 60m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
