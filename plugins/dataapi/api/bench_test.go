@@ -153,15 +153,7 @@ func BenchmarkTransactionsPage(b *testing.B) {
 					if err := json.Unmarshal(serve(b, h, path), &resp); err != nil || len(resp.Transactions) != 100 || resp.NextPageToken == "" {
 						b.Fatalf("page: %d items, %v", len(resp.Transactions), err)
 					}
-					durations := make([]time.Duration, 0, b.N)
-					b.ResetTimer()
-					for range b.N {
-						begin := time.Now()
-						serve(b, h, path)
-						durations = append(durations, time.Since(begin))
-					}
-					b.StopTimer()
-					reportLatency(b, durations)
+					timePage(b, h, path)
 				})
 			}
 		}
@@ -206,4 +198,17 @@ func BenchmarkAddressChains(b *testing.B) {
 			reportLatency(b, durations)
 		})
 	}
+}
+
+// timePage serves path b.N times and reports the latency percentiles.
+func timePage(b *testing.B, h http.Handler, path string) {
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		begin := time.Now()
+		serve(b, h, path)
+		durations = append(durations, time.Since(begin))
+	}
+	b.StopTimer()
+	reportLatency(b, durations)
 }

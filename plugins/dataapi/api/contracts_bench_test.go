@@ -34,15 +34,7 @@ func BenchmarkTokenTransfersPage(b *testing.B) {
 				if err := json.Unmarshal(serve(b, h, path), &resp); err != nil || len(resp.Transfers) != 100 || resp.NextPageToken == "" {
 					b.Fatalf("page: %d items, %v", len(resp.Transfers), err)
 				}
-				durations := make([]time.Duration, 0, b.N)
-				b.ResetTimer()
-				for range b.N {
-					begin := time.Now()
-					serve(b, h, path)
-					durations = append(durations, time.Since(begin))
-				}
-				b.StopTimer()
-				reportLatency(b, durations)
+				timePage(b, h, path)
 			})
 		}
 	}
