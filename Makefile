@@ -6,10 +6,15 @@ PLUGINS   := build/plugins
 TOOLS     := build/tools/bin
 # Every cmd/<name> except the host is a plugin binary, built into $(PLUGINS).
 PLUGIN_CMDS := $(filter-out chainhost,$(notdir $(wildcard cmd/*)))
-# The timeout stops a hung package. tests/e2e, the longest, spends most of
-# its time waiting for chains, restarts and backoffs: its tests run side by
-# side, two at a time on 2 cores (docs/decisions.md, "Tests").
+# The timeout stops a hung package. The packages of the node's code run
+# under the race detector; those of tests/ are clients of the node's
+# processes, which are built without it, so -race there would check only
+# the tests' own code at twice the CPU (docs/decisions.md, "Tests").
+# tests/e2e, the longest, spends most of its time waiting for chains,
+# restarts and backoffs: its tests run side by side, two at a time on 2
+# cores.
 TEST_FLAGS ?= -race -timeout 45m
+CLIENT_TEST_FLAGS ?= -timeout 45m
 COMPAT_TEST_FLAGS ?= -timeout 30m
 BENCH_FLAGS ?= -run '^$$' -bench . -benchmem -count 1 -timeout 60m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -36,15 +41,12 @@ XSVM_CMD := github.com/ava-labs/avalanchego/vms/example/xsvm/cmd/xsvm
 # avalanchego (bench/avalanchego).
 AVALANCHEGO_NODE := build/avalanchego-node
 
-.PHONY: build geth avalanchego-plugins avalanchego-node run test test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
+.PHONY: build geth avalanchego-plugins avalanchego-node run test test-deps test-node test-clients test-compat-avalanchego test-compat-rpcchainvm test-sdk sdk-deps avalanchejs-deps pg-deps explorer chromium-deps bench fuzz proto lint tools clean
 
 build: explorer
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/chainhost ./cmd/chainhost
 	@mkdir -p $(PLUGINS)
-	@for p in $(PLUGIN_CMDS); do \
-		echo "$(GO) build -o $(PLUGINS)/$$p ./cmd/$$p"; \
-		$(GO) build -ldflags '$(LDFLAGS)' -o $(PLUGINS)/$$p ./cmd/$$p || exit 1; \
-	done
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(PLUGINS)/ $(addprefix ./cmd/,$(PLUGIN_CMDS))
 
 # go-ethereum's geth at the version of go.mod, for the tests that check a
 # client of any EVM node's standard JSON-RPC against it (internal/gethtest).
@@ -77,24 +79,38 @@ run: build
 	$(BIN)/chainhost $(ARGS)
 
 # Tests that start the host find the binaries through CHAINHOST_BIN_DIR.
-# The end-to-end tests (tests/e2e, the longest package) are named first so
-# that they start first, beside the other packages, not after them.
-# compat/avalanchego is a module of its own (avalanchego's wallets check the
-# X-Chain and the C-Chain's atomic transactions; its dependencies stay out
-# of the node's binary). It runs without -race: it is a client of the
-# node's processes, and the race build of avalanchego's dependencies would
-# add minutes to every cold CI run. compat/rpcchainvm, a module of its own
-# for the same reason, runs avalanchego's VM plugins under the host
-# (docs/rpcchainvm.md), also without -race.
-test: lint build geth avalanchego-plugins sdk-deps avalanchejs-deps pg-deps chromium-deps
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) ./tests/e2e ./...
+# What the tests need is built two recipes at a time (links, npm and
+# compiles overlap); then the four sets of tests run side by side, each
+# set's output printed whole when it ends: the packages of the node's
+# code under the race detector, those of tests/ (tests/e2e the longest;
+# clients of the node's processes, so without it: docs/decisions.md,
+# "Tests"), and the two modules of compat/ (each a module of its own so
+# that avalanchego's dependencies stay out of the node's binary; clients
+# too: compat/avalanchego checks the X-Chain and the C-Chain's atomic
+# transactions with avalanchego's wallets, compat/rpcchainvm runs
+# avalanchego's VM plugins under the host, docs/rpcchainvm.md).
+test:
+	$(MAKE) -j2 --output-sync=target test-deps
+	$(MAKE) -j4 --output-sync=target test-node test-clients test-compat-avalanchego test-compat-rpcchainvm
+
+test-deps: lint build geth avalanchego-plugins sdk-deps avalanchejs-deps pg-deps chromium-deps
+
+test-node:
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /tests/)
+
+test-clients:
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(CLIENT_TEST_FLAGS) ./tests/e2e ./tests/...
+
+test-compat-avalanchego:
 	cd compat/avalanchego && CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(COMPAT_TEST_FLAGS) ./...
+
+test-compat-rpcchainvm:
 	cd compat/rpcchainvm && CHAINHOST_BIN_DIR=$(CURDIR)/build AVALANCHEGO_PLUGINS_DIR=$(CURDIR)/$(AVALANCHEGO_PLUGINS) $(GO) test $(COMPAT_TEST_FLAGS) ./...
 
 # The conformance suites of the data and metrics APIs alone (their tests
 # start the node).
 test-sdk: build sdk-deps pg-deps
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) -run '^Test(DataAPI|MetricsAPI)SDK$$' -v ./tests/e2e
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(CLIENT_TEST_FLAGS) -run '^Test(DataAPI|MetricsAPI)SDK$$' -v ./tests/e2e
 
 # npm ci installs exactly the lockfile, and writes node_modules/.package-lock.json
 # last: it runs again only when package.json or the lockfile is newer.

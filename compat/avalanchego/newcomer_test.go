@@ -4,7 +4,10 @@ import (
 	"context"
 	"math/big"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,10 +37,20 @@ const healthyTimeout = 2 * time.Minute
 // embedded default config holds (port 9650, the plugins next to the host
 // binary), with HOME a new temporary directory that the default data dir
 // (~/.chainhost) falls in. It returns once /ext/health answers 200: every
-// chain and module is up. Port 9650 is the machine's: `make test` runs
-// this module after the main one, whose tests are done with it then.
+// chain and module is up. Port 9650 is the machine's: the test holds the
+// lock the main module's tests take for it (core/nodetest's
+// DefaultPortLock) until the node is gone, as `make test` runs both
+// modules side by side.
 func startAsUser(t *testing.T) *node {
 	t.Helper()
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "chainhost-port-9650.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("open the lock of port 9650: %v", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("lock port 9650: %v", err)
+	}
+	t.Cleanup(func() { lock.Close() }) // after the node's kill: cleanups run last first
 	hostBin, _ := binaries(t)
 	n := runNode(t, exec.Command(hostBin), "HOME="+t.TempDir())
 	waitHealthy(t, n)

@@ -79,6 +79,7 @@ func Start(t testing.TB, opts Options) *Node {
 		if opts.Config != "" || opts.PluginDir != "" {
 			t.Fatal("nodetest: AsUser takes no Config or PluginDir")
 		}
+		holdDefaultPort(t) // released after the node is killed: cleanups run last first
 		if opts.DataDir == "" {
 			opts.DataDir = filepath.Join(t.TempDir(), ".chainhost")
 		}
