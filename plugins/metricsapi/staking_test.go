@@ -439,7 +439,7 @@ func TestV2Errors(t *testing.T) {
 		{"/v2/validators/metrics/fees", 400, `metric: must be one of totalCumulativeFeesDaily|totalValidatorFeesDaily|totalPayingValidatorsDaily, got "fees"`},
 		{"/v2/validators/metrics/totalValidatorFeesDaily?endTimestamp=-5", 400, `endTimestamp: must be an integer of at least 0, got "-5"`},
 		{"/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=1&startTimestamp=2", 400, `startTimestamp: must be given at most once, got 2 values`},
-		{"/v2/validator/abc/metrics/perNodeDailyFeesPaid", 400, `nodeId: must be a node ID (NodeID-<CB58>), got "abc"`},
+		{"/v2/validator/abc/metrics/perNodeDailyFeesPaid", 400, `nodeId: must be a node ID (CB58 after NodeID-), got "abc"`},
 		{"/v2/validator/" + genesisNode.String() + "/metrics/fees", 400, `metric: must be one of perNodeCumulativeFeesPaid|perNodeDailyFeesPaid, got "fees"`},
 		{"/v2/validator/" + genesisNode.String() + "/metrics/perNodeDailyFeesPaid", 404, `node ` + genesisNode.String() + ` has not validated an L1 on the P-Chain`},
 		{"/v2/validator/" + genesisNode.String() + "/metrics/perNodeDailyFeesPaid?startTimestamp=9&endTimestamp=8", 400, `startTimestamp: 9 is after endTimestamp 8`},

@@ -228,7 +228,10 @@ describe("/v2/validator/{nodeId}/metrics/{metric} and /v2/subnet/{subnetId}/metr
         );
       }
     }
-    const nodes = Map.groupBy(await p.l1Validators([...l1s.keys()]), (v) => v.nodeID);
+    const nodes = new Map();
+    for (const v of await p.l1Validators([...l1s.keys()])) {
+      nodes.set(v.nodeID, [...(nodes.get(v.nodeID) ?? []), v]);
+    }
     for (const [nodeId, validators] of nodes) {
       const days = sumFees(await Promise.all(validators.map((v) => p.validatorFees(v.validationID))));
       for (const [metric, field] of [

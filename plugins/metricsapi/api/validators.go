@@ -49,7 +49,7 @@ func (s *Server) nodeFees(r *http.Request) (any, error) {
 	}
 	node, err := avax.ParseNodeID(v)
 	if err != nil {
-		return nil, rest.BadRequest("nodeId: must be a node ID (NodeID-<CB58>), got %s", rest.Quote(v))
+		return nil, rest.BadRequest("nodeId: must be a node ID (CB58 after NodeID-), got %s", rest.Quote(v))
 	}
 	metric, err := pathEnum(r, "metric", nodeFeeMetricNames...)
 	if err != nil {
