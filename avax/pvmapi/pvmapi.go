@@ -43,6 +43,52 @@ const GetL1ValidatorFeesMethod = "pvm.getL1ValidatorFees"
 // validation ID. Result: FeeTotals.
 const GetL1FeeTotalsMethod = "pvm.getL1FeeTotals"
 
+// GetValidationsMethod returns the validations that blocks started: the
+// primary-network validators their transactions added (the genesis'
+// at height 0) and the L1 validators their conversions and registrations
+// made. Params: ValidationsArgs. Result: []BlockValidations, fewer than
+// asked at the end of the accepted blocks.
+const GetValidationsMethod = "pvm.getValidations"
+
+// MaxValidationBlocks is the most blocks one GetValidationsMethod answer
+// holds.
+const MaxValidationBlocks = 256
+
+// ValidationsArgs names the blocks: Count of them from height Height on.
+type ValidationsArgs struct {
+	Height jsonrpc.Uint64 `json:"height"`
+	Count  jsonrpc.Uint64 `json:"count"`
+}
+
+// BlockValidations are the validations the block at Height, made at Time,
+// started.
+type BlockValidations struct {
+	Height       jsonrpc.Uint64 `json:"height"`
+	Time         jsonrpc.Uint64 `json:"time"`
+	Validators   []Validation   `json:"validators"`
+	L1Validators []L1Validation `json:"l1Validators"`
+}
+
+// Validation is a primary-network validation period: its transaction,
+// node, period (StartTime is when it starts: its transaction's start, or
+// its block's time when that has passed) and the addresses its rewards go
+// to.
+type Validation struct {
+	TxID            ids.ID         `json:"txID"`
+	NodeID          avax.NodeID    `json:"nodeID"`
+	StartTime       jsonrpc.Uint64 `json:"startTime"`
+	EndTime         jsonrpc.Uint64 `json:"endTime"`
+	RewardAddresses []string       `json:"rewardAddresses"`
+}
+
+// L1Validation is an L1 validator as it was made.
+type L1Validation struct {
+	ValidationID ids.ID         `json:"validationID"`
+	SubnetID     ids.ID         `json:"subnetID"`
+	NodeID       avax.NodeID    `json:"nodeID"`
+	StartTime    jsonrpc.Uint64 `json:"startTime"`
+}
+
 // CodeNotFound is the JSON-RPC error code of an unknown validation ID.
 const CodeNotFound = -32004
 

@@ -169,6 +169,10 @@ func (m *Module) HealthDetails(context.Context) map[string]any {
 			if c.StakingErr != nil {
 				d["stakingError"] = c.StakingErr.Error()
 			}
+			d["validationsRead"], d["validationsLag"] = c.ValidationsRead, c.Seen-min(c.ValidationsRead, c.Seen)
+			if c.ValidationsErr != nil {
+				d["validationsError"] = c.ValidationsErr.Error()
+			}
 		}
 		if e := c.External; e != nil {
 			ext := map[string]any{"evmChainId": e.ChainID, "trail": c.Trail}

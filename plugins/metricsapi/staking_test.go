@@ -135,7 +135,7 @@ func (e *env) waitStaking(n uint64) {
 	plugintest.Eventually(e.t, 10*time.Second, func() error {
 		d, err := e.h.HealthDetails(context.Background())
 		if err == nil {
-			if c, ok := d["chains"].(map[string]any)["P"].(map[string]any); ok && c["counted"] == float64(n) && c["stakingRead"] == float64(n) {
+			if c, ok := d["chains"].(map[string]any)["P"].(map[string]any); ok && c["counted"] == float64(n) && c["stakingRead"] == float64(n) && c["validationsRead"] == float64(n) {
 				return nil
 			}
 		}
@@ -243,11 +243,13 @@ func TestStakingAndFeeSeries(t *testing.T) {
 	stakers := []metricstest.Staker{{Subnet: primary, Weight: pMinStake, Start: pT0, End: pT0 + 30*secondsPerDay}}
 	subnets := map[ids.ID]uint64{primary: pT0}
 	node := func(b byte) avax.NodeID { return avax.NodeID{b, 0x02} }
+	made := []validation{{start: pT0, end: pT0 + 30*secondsPerDay, address: ewoqAddr}}
 
 	t.Run("the primary network", func(t *testing.T) {
 		e := startWith(t, dir, noLimits, clk, p, nil)
 		p.sync(e)
 		e.checkStaking(stakers, subnets, pT0)
+		e.checkAddresses(made, nil)
 
 		// A from now to 00:30 on day 1; B from 05:30 to 10:00; D1 to A
 		// from 02:00 to 03:00:01; D2 to B from 06:00 to 08:00; E from
@@ -261,12 +263,14 @@ func TestStakingAndFeeSeries(t *testing.T) {
 		}
 		nodes := []avax.NodeID{node(1), node(2), node(1), node(2), node(3)}
 		for i, s := range add {
-			st := client.Stake{NodeID: nodes[i], Weight: s.Weight, Start: s.Start, End: s.End}
+			reward, address := rewardAddress(byte(i + 1))
+			st := client.Stake{NodeID: nodes[i], Weight: s.Weight, Start: s.Start, End: s.End, RewardAddress: reward}
 			var err error
 			if s.Delegator {
 				_, err = w.AddDelegator(ctx, st)
 			} else {
 				_, err = w.AddValidator(ctx, st, 20_000, nil)
+				made = append(made, validation{start: s.Start, end: s.End, address: address})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -277,6 +281,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 		p.setTime(now)
 		p.sync(e)
 		e.checkStaking(stakers, subnets, now)
+		e.checkAddresses(made, nil)
 	})
 
 	// The L1, made at 23:00 on day 1: V1 can pay 5000 s, V2 3 h, V3
@@ -288,6 +293,7 @@ func TestStakingAndFeeSeries(t *testing.T) {
 	var vids []ids.ID
 	payers := []metricstest.Payer{{Start: tL, Balance: 5000 * pRate}, {Start: tL, Balance: 3 * hour * pRate}, {Start: tL, Balance: 7200*pRate + 500}, {Start: midnight, Balance: 9000 * pRate, Stop: midnight + 1000}}
 	weights := []uint64{100, 100, 50, 10}
+	l1Nodes := []avax.NodeID{node(11), node(12), node(13), node(14)}
 	t.Run("an L1, after a restart of the module", func(t *testing.T) {
 		clk.Advance(time.Hour)
 		e := startWith(t, dir, noLimits, clk, p, nil)
@@ -334,6 +340,8 @@ func TestStakingAndFeeSeries(t *testing.T) {
 		p.sync(e)
 		e.checkStaking(stakers, subnets, now)
 		e.checkFees(payers, vids, now)
+		e.checkValidatorFees(payers, l1Nodes, subnet, now)
+		e.checkAddresses(made, &subnet)
 	})
 
 	t.Run("after another restart", func(t *testing.T) {
@@ -344,6 +352,8 @@ func TestStakingAndFeeSeries(t *testing.T) {
 		p.sync(e)
 		e.checkStaking(stakers, subnets, now)
 		e.checkFees(payers, vids, now)
+		e.checkValidatorFees(payers, l1Nodes, subnet, now)
+		e.checkAddresses(made, &subnet)
 	})
 }
 
@@ -358,6 +368,10 @@ func (e *env) checkFees(payers []metricstest.Payer, vids []ids.ID, now uint64) {
 		base := "/v2/validation/" + vids[i].String() + "/metrics/"
 		samePoints(e.t, base+"validationFeesDaily", e.metrics(base+"validationFeesDaily").Results, metricstest.Daily(py.Start, now, metricstest.Of(mine)))
 		samePoints(e.t, base+"validationCumulativeFeesDaily", e.metrics(base+"validationCumulativeFeesDaily").Results, metricstest.Daily(py.Start, now, metricstest.Cumulative(mine)))
+		// Its first day alone, which it joined after midnight.
+		day := py.Start / secondsPerDay * secondsPerDay
+		bounded := fmt.Sprintf("%svalidationFeesDaily?startTimestamp=%d&endTimestamp=%d", base, day, day+5)
+		samePoints(e.t, bounded, e.metrics(bounded).Results, metricstest.Daily(day, day, metricstest.Of(mine)))
 	}
 	for metric, value := range map[string]func(uint64) uint64{
 		"totalValidatorFeesDaily":    metricstest.Of(fees),
@@ -395,6 +409,7 @@ func TestV2Errors(t *testing.T) {
 	p.sync(e)
 	stakingMetrics := "delegatorCount|delegatorWeight|validatorCount|validatorWeight"
 	unknown := ids.ID{0x5e}
+	primaryID := txs.PrimaryNetworkID.String()
 	for _, c := range []struct {
 		path    string
 		status  int
@@ -424,6 +439,21 @@ func TestV2Errors(t *testing.T) {
 		{"/v2/validators/metrics/fees", 400, `metric: must be one of totalCumulativeFeesDaily|totalValidatorFeesDaily|totalPayingValidatorsDaily, got "fees"`},
 		{"/v2/validators/metrics/totalValidatorFeesDaily?endTimestamp=-5", 400, `endTimestamp: must be an integer of at least 0, got "-5"`},
 		{"/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=1&startTimestamp=2", 400, `startTimestamp: must be given at most once, got 2 values`},
+		{"/v2/validator/abc/metrics/perNodeDailyFeesPaid", 400, `nodeId: must be a node ID (CB58 after NodeID-), got "abc"`},
+		{"/v2/validator/" + genesisNode.String() + "/metrics/fees", 400, `metric: must be one of perNodeCumulativeFeesPaid|perNodeDailyFeesPaid, got "fees"`},
+		{"/v2/validator/" + genesisNode.String() + "/metrics/perNodeDailyFeesPaid", 404, `node ` + genesisNode.String() + ` has not validated an L1 on the P-Chain`},
+		{"/v2/validator/" + genesisNode.String() + "/metrics/perNodeDailyFeesPaid?startTimestamp=9&endTimestamp=8", 400, `startTimestamp: 9 is after endTimestamp 8`},
+		{"/v2/subnet/abc/metrics/perSubnetDailyFeesPaid", 400, `subnetId: must be a subnet ID (CB58), got "abc"`},
+		{"/v2/subnet/" + unknown.String() + "/metrics/fees", 400, `metric: must be one of perSubnetDailyFeesPaid|perSubnetCumulativeFeesPaid|perSubnetPayingValidators, got "fees"`},
+		{"/v2/subnet/" + unknown.String() + "/metrics/perSubnetDailyFeesPaid", 404, `subnet ` + unknown.String() + ` not found on the P-Chain`},
+		{"/v2/subnets/abc/validators:getAddresses", 400, `subnetId: must be a subnet ID (CB58), got "abc"`},
+		{"/v2/subnets/" + unknown.String() + "/validators:getAddresses", 404, `subnet ` + unknown.String() + ` not found on the P-Chain`},
+		{"/v2/subnets/" + primaryID + "/validators:getAddresses?network=moon", 400, `network: must be one of mainnet|fuji|testnet, got "moon"`},
+		{"/v2/subnets/" + primaryID + "/validators:getAddresses?network=mainnet", 404, `this node does not serve network mainnet`},
+		{"/v2/subnets/" + primaryID + "/validators:getAddresses?pageSize=5001", 400, `pageSize: must be an integer from 1 to 5000, got "5001"`},
+		{"/v2/subnets/" + primaryID + "/validators:getAddresses?startTimestamp=3&endTimestamp=2", 400, `startTimestamp: 3 is after endTimestamp 2`},
+		{"/v2/subnets/" + primaryID + "/validators:getAddresses?pageToken=abc", 400,
+			`pageToken: not a page token of this API, got "abc"; start again from the first page, without pageToken`},
 	} {
 		e.wantError(c.path, c.status, restError(c.status, c.message))
 	}
@@ -486,6 +516,9 @@ func TestV2Errors(t *testing.T) {
 	none.wantError("/v2/networks/fuji/metrics/validatorCount", 404, noP)
 	none.wantError("/v2/validators/metrics/totalValidatorFeesDaily", 404, noP)
 	none.wantError("/v2/validation/"+unknown.String()+"/metrics/validationFeesDaily", 404, noP)
+	none.wantError("/v2/subnet/"+unknown.String()+"/metrics/perSubnetDailyFeesPaid", 404, noP)
+	none.wantError("/v2/validator/"+genesisNode.String()+"/metrics/perNodeDailyFeesPaid", 404, noP)
+	none.wantError("/v2/subnets/"+unknown.String()+"/validators:getAddresses", 404, noP)
 }
 
 // TestStakingLag: while the P-Chain does not answer, its blocks are

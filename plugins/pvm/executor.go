@@ -324,12 +324,16 @@ func (e *execution) verifyAuth(what string, auth *txs.Auth, owner avax.OutputOwn
 	return nil
 }
 
+// periodStart is when a staking period accepted at time now starts: at
+// its start, or now when that has passed.
+func periodStart(v txs.Validator, now uint64) uint64 { return max(v.Start, now) }
+
 // period returns a staking period as it will be: from its start, or from
 // now when that has passed, to its end, after checking its length and how
 // far ahead it starts.
 func (e *execution) period(v txs.Validator) (start, end uint64, err error) {
 	cfg := e.vm.cfg
-	start = max(v.Start, e.now)
+	start = periodStart(v, e.now)
 	if start-e.now > uint64(cfg.MaxFutureStartTime) {
 		return 0, 0, rejected(e.id, "the staking period starts at %d, more than %ds after the chain's time %d", v.Start, cfg.MaxFutureStartTime, e.now)
 	}
@@ -527,15 +531,7 @@ func (e *execution) convert(u *txs.ConvertSubnetToL1Tx) (func(), uint64, error) 
 // and valid; checkManager checks who sent it.
 func warpPayload[P interface{ Verify() error }](e *execution, raw []byte, want string) (*warp.Message, *warp.AddressedCall, P, error) {
 	var none P
-	msg, err := warp.ParseMessage(raw)
-	if err != nil {
-		return nil, nil, none, rejected(e.id, "%v", err)
-	}
-	call, err := warp.ParseAddressedCall(msg.Payload)
-	if err != nil {
-		return nil, nil, none, rejected(e.id, "%v", err)
-	}
-	payload, err := warp.ParsePayload(call.Payload)
+	msg, call, payload, err := parseWarp(raw)
 	if err != nil {
 		return nil, nil, none, rejected(e.id, "%v", err)
 	}
@@ -547,6 +543,21 @@ func warpPayload[P interface{ Verify() error }](e *execution, raw []byte, want s
 		return nil, nil, none, rejected(e.id, "%v", err)
 	}
 	return msg, call, p, nil
+}
+
+// parseWarp reads a Warp message, its addressed call and the message
+// that carries.
+func parseWarp(raw []byte) (*warp.Message, *warp.AddressedCall, any, error) {
+	msg, err := warp.ParseMessage(raw)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	call, err := warp.ParseAddressedCall(msg.Payload)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	payload, err := warp.ParsePayload(call.Payload)
+	return msg, call, payload, err
 }
 
 // checkManager checks that a Warp message comes from subnetID's validator

@@ -32,6 +32,7 @@ func (vm *VM) registerReads(s *jsonrpc.Server) {
 	s.Register(pvmapi.GetStakingTotalsMethod, jsonrpc.Method(vm.getStakingTotals))
 	s.Register(pvmapi.GetL1ValidatorFeesMethod, jsonrpc.Method(vm.getL1ValidatorFees))
 	s.Register(pvmapi.GetL1FeeTotalsMethod, jsonrpc.Method(vm.getL1FeeTotals))
+	s.Register(pvmapi.GetValidationsMethod, jsonrpc.Method(vm.getValidations))
 }
 
 // newIndexerServer returns the JSON-RPC server of the internal handler.

@@ -177,6 +177,112 @@ describe("/v2/validators/metrics/{metric}", () => {
   });
 });
 
+/**
+ * The daily sums of several L1 validators' fee records (each newest first,
+ * as PChain.validatorFees gives them), newest first, from the first day of
+ * any of them to the P-Chain's day: fees, cumulative fees (a validator's
+ * last carried on) and how many paid.
+ */
+function sumFees(records) {
+  const first = Math.min(...records.filter((r) => r.length > 0).map((r) => Number(r.at(-1).day)));
+  const last = Math.floor(now / DAY) * DAY;
+  const out = [];
+  for (let day = last; day >= first; day -= DAY) {
+    let fees = 0;
+    let cumulative = 0;
+    let paying = 0;
+    for (const r of records) {
+      const d = r.find((x) => Number(x.day) <= day); // its day, or its last before
+      if (d === undefined) {
+        continue;
+      }
+      cumulative += Number(d.cumulativeFees);
+      if (Number(d.day) === day) {
+        fees += Number(d.fees);
+        paying += Number(d.fees) > 0 ? 1 : 0;
+      }
+    }
+    out.push({ day, fees, cumulative, paying });
+  }
+  return out;
+}
+
+describe("/v2/validator/{nodeId}/metrics/{metric} and /v2/subnet/{subnetId}/metrics/{metric}", () => {
+  test("each L1's and each of its validators' nodes' fees per day, as the sums of the P-Chain's fee records", async () => {
+    const points = (days, field) => ({ results: days.map((d) => ({ value: d[field], timestamp: d.day })) });
+    for (const [subnetId, ids] of l1s) {
+      const days = sumFees(await Promise.all(ids.map((id) => p.validatorFees(id))));
+      assert.ok(days.some((d) => d.paying > 1), `no day with two paying validators of ${subnetId}`);
+      for (const [metric, field] of [
+        ["perSubnetDailyFeesPaid", "fees"],
+        ["perSubnetCumulativeFeesPaid", "cumulative"],
+        ["perSubnetPayingValidators", "paying"],
+      ]) {
+        same(await sdk.metrics.l1Validators.getMetricsBySubnetId({ subnetId, metric }, call), points(days, field), `${metric} of ${subnetId}`);
+        const startTimestamp = days.at(-1).day + 1;
+        const endTimestamp = now;
+        same(
+          await sdk.metrics.l1Validators.getMetricsBySubnetId({ subnetId, metric, startTimestamp, endTimestamp }, call),
+          { results: points(days, field).results.filter((x) => x.timestamp >= startTimestamp && x.timestamp <= endTimestamp) },
+          `${metric} of ${subnetId} from ${startTimestamp}`,
+        );
+      }
+    }
+    const nodes = new Map();
+    for (const v of await p.l1Validators([...l1s.keys()])) {
+      nodes.set(v.nodeID, [...(nodes.get(v.nodeID) ?? []), v]);
+    }
+    for (const [nodeId, validators] of nodes) {
+      const days = sumFees(await Promise.all(validators.map((v) => p.validatorFees(v.validationID))));
+      for (const [metric, field] of [
+        ["perNodeDailyFeesPaid", "fees"],
+        ["perNodeCumulativeFeesPaid", "cumulative"],
+      ]) {
+        same(await sdk.metrics.l1Validators.getMetricsByNodeId({ nodeId, metric }, call), points(days, field), `${metric} of ${nodeId}`);
+      }
+    }
+  });
+});
+
+describe("/v2/subnets/{subnetId}/validators:getAddresses", () => {
+  /** Every page through the SDK's iterator, checked; the items. */
+  async function addressPages(request) {
+    const pages = [];
+    for await (const page of await sdk.metrics.subnets.getValidators(request, call)) {
+      pages.push(page.result);
+    }
+    checkPages(pages, "addresses", request.pageSize ?? 1000, JSON.stringify(request));
+    return pages.flatMap((x) => x.addresses);
+  }
+  // By start; equal starts (ordered by transaction ID) compare as sets.
+  const key = (x) => `${String(x.sortKey).padStart(20, "0")} ${x.addresses.join(",")}`;
+  const sorted = (items) => items.toSorted((a, b) => key(a).localeCompare(key(b)));
+
+  test("the primary network's validation periods and their reward addresses, as the P-Chain's validators and blocks give them, in every range and page size", async () => {
+    const periods = await p.validatorPeriods();
+    assert.ok(periods.some((v) => v.end <= now), "no validation period has ended");
+    const want = (from, to) => periods.filter((v) => v.start <= to && v.end > from).map((v) => ({ addresses: v.addresses, sortKey: String(v.start) }));
+    const subnetId = "11111111111111111111111111111111LpoYY";
+    for (const [startTimestamp, endTimestamp] of [
+      [undefined, undefined],
+      [genesis + DAY + 1800, genesis + DAY + 1800],
+      [now - HOUR, now],
+      [genesis + 3 * DAY, now + 100 * DAY],
+    ]) {
+      for (const pageSize of [undefined, 2, 1]) {
+        const request = { subnetId, network: "fuji", startTimestamp, endTimestamp, pageSize };
+        const got = await addressPages(request);
+        const starts = got.map((x) => Number(x.sortKey));
+        assert.deepEqual(starts, starts.toSorted((a, b) => a - b), `${JSON.stringify(request)}: not by start`);
+        same(sorted(got), sorted(want(startTimestamp ?? 0, endTimestamp ?? Infinity)), JSON.stringify(request));
+      }
+    }
+    for (const subnet of l1s.keys()) {
+      same(await addressPages({ subnetId: subnet }), [], `the L1 ${subnet}: its validators are rewarded nothing`);
+    }
+  });
+});
+
 /** The EVM chain ID a chain of the node answers eth_chainId with at its rpc handler; undefined for a chain without one. */
 async function evmChainID(blockchainID) {
   const res = await fetch(`${NODE_URL}/ext/bc/${blockchainID}/rpc`, {
@@ -376,6 +482,25 @@ describe("errors as the SDK's typed errors", () => {
       400,
       /^l1ValidationId: /,
     );
+    await wantError(
+      () => sdk.metrics.l1Validators.getMetricsByNodeId({ nodeId: "nope", metric: "perNodeDailyFeesPaid" }, call),
+      errors.BadRequestError,
+      400,
+      /^nodeId: /,
+    );
+    await wantError(
+      () => sdk.metrics.l1Validators.getMetricsBySubnetId({ subnetId: "nope", metric: "perSubnetDailyFeesPaid" }, call),
+      errors.BadRequestError,
+      400,
+      /^subnetId: /,
+    );
+    const addresses = async (request) => {
+      for await (const page of await sdk.metrics.subnets.getValidators({ subnetId: "11111111111111111111111111111111LpoYY", ...request }, call)) {
+        void page;
+      }
+    };
+    await wantError(() => addresses({ pageSize: 5001 }), errors.BadRequestError, 400, /^pageSize: /);
+    await wantError(() => addresses({ pageToken: "forged" }), errors.BadRequestError, 400, /^pageToken: .*start again from the first page/);
   });
 
   test("400 and 404 of /v2/chains: a page token, an unknown chain, a chain without an EVM chain ID", async () => {
@@ -402,6 +527,18 @@ describe("errors as the SDK's typed errors", () => {
       errors.NotFoundError,
       404,
       /not found/,
+    );
+    await wantError(
+      () => sdk.metrics.l1Validators.getMetricsBySubnetId({ subnetId: unknown, metric: "perSubnetDailyFeesPaid" }, call),
+      errors.NotFoundError,
+      404,
+      /not found on the P-Chain/,
+    );
+    await wantError(
+      () => sdk.metrics.l1Validators.getMetricsByNodeId({ nodeId: "NodeID-JQPadXEMWtRtJyXrisyDNWuXKSjSf9D36", metric: "perNodeDailyFeesPaid" }, call),
+      errors.NotFoundError,
+      404,
+      /has not validated an L1/,
     );
   });
 });

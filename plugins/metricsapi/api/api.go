@@ -25,7 +25,7 @@ import (
 )
 
 // The module's path prefixes.
-var Prefixes = []string{"/v1/avg_tps", "/v2/networks", "/v2/validation", "/v2/validators", "/v2/health-check", "/v2/live-check", "/v2/chains"}
+var Prefixes = []string{"/v1/avg_tps", "/v2/networks", "/v2/validation", "/v2/validators", "/v2/validator", "/v2/subnet", "/v2/subnets", "/v2/health-check", "/v2/live-check", "/v2/chains"}
 
 // v1Prefix holds the v1 routes, whose error bodies carry `message` as an
 // array of strings (docs/metrics-api.md, "Errors").
@@ -112,6 +112,9 @@ func (s *Server) Handler() http.Handler {
 	v2.Handle("/v2/networks/{network}/metrics/{metric}", s.staking)
 	v2.Handle("/v2/validation/{l1ValidationId}/metrics/{metric}", s.validationFees)
 	v2.Handle("/v2/validators/metrics/{metric}", s.totalFees)
+	v2.Handle("/v2/validator/{nodeId}/metrics/{metric}", s.nodeFees)
+	v2.Handle("/v2/subnet/{subnetId}/metrics/{metric}", s.subnetFees)
+	v2.Handle("/v2/subnets/{subnetId}/validators:getAddresses", s.validatorAddresses)
 	v2.Handle("/v2/chains/{chainId}/metrics/{metric}", s.chainMetric)
 	v2.Handle("/v2/chains/{chainId}/rollingWindowMetrics/{metric}", s.rollingWindow)
 	s.handleService(v2)

@@ -42,8 +42,10 @@ func dayWindow(tr timeRange) (start, end uint64, keep func(day uint64) bool) {
 	}
 	// A range without a day start still asks for one day (so that an
 	// unknown validation ID is a 404), whose answer is dropped; end is
-	// never 0, which would mean now.
-	end = uint64(max(last, first))*pvmapi.SecondsPerDay + 1
+	// never 0, which would mean now. end is the last day's last second:
+	// the chain clips the days to a validator's start, to the second, and
+	// one that started later in the day still has that day.
+	end = uint64(max(last, first)+1)*pvmapi.SecondsPerDay - 1
 	return start, end, func(day uint64) bool { return day <= uint64(last)*pvmapi.SecondsPerDay }
 }
 

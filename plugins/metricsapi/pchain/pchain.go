@@ -129,3 +129,12 @@ func (c Client) Blockchains(ctx context.Context) ([]pvmapi.Blockchain, error) {
 	err := c.callOn(ctx, "", "platform.getBlockchains", struct{}{}, &out)
 	return out.Blockchains, err
 }
+
+// Validations returns the validations the blocks from height on started,
+// at most count blocks (pvmapi.MaxValidationBlocks); fewer at the end of
+// the accepted blocks.
+func (c Client) Validations(ctx context.Context, height uint64, count int) ([]pvmapi.BlockValidations, error) {
+	var out []pvmapi.BlockValidations
+	err := c.call(ctx, pvmapi.GetValidationsMethod, pvmapi.ValidationsArgs{Height: jsonrpc.Uint64(height), Count: jsonrpc.Uint64(count)}, &out)
+	return out, err
+}

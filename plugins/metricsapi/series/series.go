@@ -78,6 +78,10 @@ type Chain struct {
 	Staking     bool
 	StakingRead uint64
 	StakingErr  error
+	// ValidationsRead is how many of a P-Chain's blocks its validations
+	// were read from, ValidationsErr why their reading last stopped.
+	ValidationsRead uint64
+	ValidationsErr  error
 	// External is the config of a chain read through its JSON-RPC: an
 	// external chain (docs/metrics-api.md, "External chains"), or a chain
 	// of the node whose VM is not chainhost's ("Chains of avalanchego VM
@@ -120,8 +124,10 @@ type chain struct {
 	counted atomic.Uint64
 	seen    atomic.Uint64
 	err     atomic.Pointer[error]
-	staking *reader   // of a P-Chain only
-	ext     *external // of an external chain only
+	staking *reader // of a P-Chain only
+	// validations reads a P-Chain's validations; of a P-Chain only.
+	validations *reader
+	ext         *external // of an external chain only
 }
 
 // reader is the state of one reading of a chain's index.
@@ -186,8 +192,9 @@ func (f *Follower) see(ctx context.Context, info host.ChainInfo) {
 	f.chains[info.ID] = c
 	f.wg.Go(func() { f.run(ctx, c, "counting", &c.err, f.follow) })
 	if info.VMName == pvmapi.VMName {
-		c.staking = &reader{}
+		c.staking, c.validations = &reader{}, &reader{}
 		f.wg.Go(func() { f.run(ctx, c, "staking totals", &c.staking.err, f.followStaking) })
+		f.wg.Go(func() { f.run(ctx, c, "validations", &c.validations.err, f.followValidations) })
 	}
 }
 
@@ -212,6 +219,10 @@ func (f *Follower) Chains() []Chain {
 			ch.Staking, ch.StakingRead = true, c.staking.read.Load()
 			if e := c.staking.err.Load(); e != nil {
 				ch.StakingErr = *e
+			}
+			ch.ValidationsRead = c.validations.read.Load()
+			if e := c.validations.err.Load(); e != nil {
+				ch.ValidationsErr = *e
 			}
 		}
 		out = append(out, ch)

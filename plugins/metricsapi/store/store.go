@@ -38,6 +38,11 @@ const (
 	prefixSubnetDay       = 'H' // H <chain> <subnet> <day uint32> -> the day's hourly Totals
 	prefixAllDay          = 'A' // A <chain> <day uint32> -> the same, summed over the subnets
 
+	prefixValidationsProgress = 'v' // v <chain> -> ValidationsProgress
+	prefixValidation          = 'V' // V <chain> <start uint64> <txID> -> Validation (a primary-network validator)
+	prefixSubnetL1            = 'L' // L <chain> <subnet> <validationID> -> nothing
+	prefixNodeL1              = 'N' // N <chain> <nodeID> <validationID> -> nothing
+
 	// One key per hour, as stores written before the day records kept
 	// them; Open converts them.
 	prefixSubnetHourV0 = 'h' // h <chain> <subnet> <hour uint32> -> Totals

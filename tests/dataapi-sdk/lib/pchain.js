@@ -85,6 +85,45 @@ export class PChain {
     return days.toReversed();
   }
 
+  /**
+   * Every primary-network validation period the chain has had, ended ones
+   * included: {txID, start, end, addresses}. The current validators (the
+   * genesis' among them) from platform.getCurrentValidators; the others
+   * from the AddValidatorTx and AddPermissionlessValidatorTx of its
+   * blocks, which start at their start or at their block's time when that
+   * had passed.
+   */
+  async validatorPeriods() {
+    const periods = new Map();
+    const { validators } = await this.call("platform.getCurrentValidators", {});
+    for (const v of validators) {
+      periods.set(v.txID, { txID: v.txID, start: Number(v.startTime), end: Number(v.endTime), addresses: v.validationRewardOwner.addresses });
+    }
+    const { height } = await this.call("platform.getHeight");
+    for (let h = 1; h <= Number(height); h++) {
+      const { block } = await this.call("platform.getBlockByHeight", { height: String(h), encoding: "json" });
+      for (const tx of block.txs) {
+        const u = tx.unsignedTx;
+        if (!u.validator || !("shares" in u)) {
+          continue; // not a validator (a delegator has no delegation fee)
+        }
+        const owner = u.validationRewardsOwner ?? u.rewardsOwner;
+        periods.set(tx.id, { txID: tx.id, start: Math.max(u.validator.start, block.time), end: u.validator.end, addresses: owner.addresses });
+      }
+    }
+    return [...periods.values()];
+  }
+
+  /** The L1 validators of every L1 as getCurrentValidators lists them: {validationID, nodeID}. */
+  async l1Validators(subnetIDs) {
+    const out = [];
+    for (const subnetID of subnetIDs) {
+      const { validators } = await this.call("platform.getCurrentValidators", { subnetID });
+      out.push(...validators.map((v) => ({ validationID: v.validationID, nodeID: v.nodeID })));
+    }
+    return out;
+  }
+
   /** All L1 validators' fees per day since the genesis, newest first. */
   async feeTotals() {
     const { days } = await this.call("pvm.getL1FeeTotals", { startTime: "0", endTime: "0" });
