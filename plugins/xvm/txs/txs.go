@@ -224,7 +224,7 @@ var codec = signedtx.NewCodec("tx", signedtx.Types[Unsigned]{
 		TypeImportTx:      func() Unsigned { return &ImportTx{} },
 		TypeExportTx:      func() Unsigned { return &ExportTx{} },
 	},
-	Refused: map[uint32]string{typeOperationTx: "OperationTx (operation transactions: only secp256k1fx transfers are taken)"},
+	Refused: map[uint32]string{typeOperationTx: "OperationTx (operation transactions: minting with a mint output, NFTs, properties)"},
 }.Unpack)
 
 // Parse reads a signed transaction: the codec version, the unsigned
