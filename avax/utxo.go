@@ -89,6 +89,45 @@ func (o *TransferOutput) Verify() error {
 	return o.OutputOwners.Verify()
 }
 
+// MintOutput is secp256k1fx's mint output: who may mint more of an asset
+// (a variable-cap asset's initial state holds it, and a UTXO then). It
+// holds no amount and is spent by minting, never by a transfer input.
+type MintOutput struct {
+	OutputOwners
+}
+
+// Pack packs the output's type ID and fields.
+func (o *MintOutput) Pack(p *Packer) {
+	p.Int(typeMintOutput)
+	o.PackFields(p)
+}
+
+// PackOutput packs what a UTXO or an asset's initial state holds: mint
+// when it is set, else out.
+func PackOutput(p *Packer, out *TransferOutput, mint *MintOutput) {
+	if mint != nil {
+		mint.Pack(p)
+		return
+	}
+	out.Pack(p)
+}
+
+// UnpackOutput reads what PackOutput wrote: a TransferOutput, or a
+// MintOutput (out is then zero). Other types, such as the NFT and
+// property feature extensions' outputs, are refused.
+func UnpackOutput(u *Unpacker) (out TransferOutput, mint *MintOutput) {
+	switch t := u.TypeID(); {
+	case u.Err() != nil:
+	case t == typeTransferOutput:
+		out = TransferOutput{Amt: u.Long(), OutputOwners: UnpackOwnerFields(u)}
+	case t == typeMintOutput:
+		mint = &MintOutput{UnpackOwnerFields(u)}
+	default:
+		u.Failf("output type ID %d is not supported (only secp256k1fx transfer and mint outputs, types %d and %d)", t, typeTransferOutput, typeMintOutput)
+	}
+	return out, mint
+}
+
 // TransferInput is secp256k1fx's transfer input: the amount of the UTXO it
 // spends, and which of its addresses sign (indexes into the UTXO's
 // addresses, one per signature of the credential).
@@ -308,6 +347,17 @@ type UTXO struct {
 	UTXOID
 	AssetID ids.ID
 	Out     TransferOutput
+	// Mint, when set, is the output instead of Out (zero then): an
+	// X-Chain asset's mint output, which no transfer spends.
+	Mint *MintOutput
+}
+
+// Owners returns who own the UTXO's output.
+func (u *UTXO) Owners() *OutputOwners {
+	if u.Mint != nil {
+		return &u.Mint.OutputOwners
+	}
+	return &u.Out.OutputOwners
 }
 
 // Bytes returns the UTXO as avalanchego encodes it: the codec version,
@@ -318,11 +368,11 @@ func (u *UTXO) Bytes() []byte {
 	p.ID(u.TxID)
 	p.Int(u.OutputIndex)
 	p.ID(u.AssetID)
-	u.Out.Pack(p)
+	PackOutput(p, &u.Out, u.Mint)
 	return p.Bytes()
 }
 
-// ParseUTXO reads what Bytes wrote.
+// ParseUTXO reads what Bytes wrote: a transfer output or a mint output.
 func ParseUTXO(b []byte) (UTXO, error) {
 	u := NewUnpacker(b)
 	u.Version()
@@ -330,7 +380,7 @@ func ParseUTXO(b []byte) (UTXO, error) {
 	utxo.TxID = u.ID()
 	utxo.OutputIndex = u.Int()
 	utxo.AssetID = u.ID()
-	utxo.Out = UnpackTransferOutput(u)
+	utxo.Out, utxo.Mint = UnpackOutput(u)
 	if err := u.Done(); err != nil {
 		return UTXO{}, fmt.Errorf("parse UTXO: %w", err)
 	}

@@ -1,7 +1,8 @@
 // Package txjson holds the JSON forms, in avalanchego's shapes, of what
 // the X- and P-Chains' transactions share (getTx and getBlock with
 // encoding json; docs/xvm.md, docs/pchain.md): the base transaction's
-// fields, imports and exports, the secp256k1fx outputs and inputs, and the signatures.
+// fields, imports and exports, the secp256k1fx outputs (transfer and mint)
+// and inputs, and the signatures.
 package txjson
 
 import (
@@ -78,6 +79,12 @@ type (
 		Locktime  uint64   `json:"locktime"`
 		Threshold uint32   `json:"threshold"`
 	}
+	// MintOut is a secp256k1fx MintOutput (an X-Chain asset's).
+	MintOut struct {
+		Addresses []string `json:"addresses"`
+		Locktime  uint64   `json:"locktime"`
+		Threshold uint32   `json:"threshold"`
+	}
 	// Input is a TransferableInput.
 	Input struct {
 		TxID        ids.ID        `json:"txID"`
@@ -115,6 +122,12 @@ func Owned(o *avax.TransferOutput, format func(avax.ShortID) string) OwnedOut {
 		addrs[i] = format(a)
 	}
 	return OwnedOut{Addresses: addrs, Amount: o.Amt, Locktime: o.Locktime, Threshold: o.Threshold}
+}
+
+// Mint returns the JSON of a secp256k1fx mint output.
+func Mint(o *avax.MintOutput, format func(avax.ShortID) string) MintOut {
+	w := Owned(&avax.TransferOutput{OutputOwners: o.OutputOwners}, format)
+	return MintOut{Addresses: w.Addresses, Locktime: w.Locktime, Threshold: w.Threshold}
 }
 
 // Inputs returns the JSON of inputs; no signature indices are [].

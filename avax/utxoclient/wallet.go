@@ -12,15 +12,16 @@ import (
 )
 
 // Spendable keeps, in order, the UTXOs of all that owner alone may spend
-// at now (time.Now when nil): one signature of owner's, no locktime left.
-// It reuses all's array.
+// at now (time.Now when nil): transfer outputs of one signature of
+// owner's, no locktime left (an X-Chain mint output is not spent by a
+// transfer). It reuses all's array.
 func Spendable(all []avax.UTXO, owner avax.ShortID, now func() time.Time) []avax.UTXO {
 	if now == nil {
 		now = time.Now
 	}
 	t := uint64(now().Unix())
 	return slices.DeleteFunc(all, func(u avax.UTXO) bool {
-		return u.Out.Threshold != 1 || !slices.Contains(u.Out.Addrs, owner) || u.Out.Locktime > t
+		return u.Mint != nil || u.Out.Threshold != 1 || !slices.Contains(u.Out.Addrs, owner) || u.Out.Locktime > t
 	})
 }
 

@@ -38,7 +38,7 @@ func SpentKey(id ids.ID) []byte { return append([]byte{PrefixSpent}, id[:]...) }
 func Put(ops []host.Op, u avax.UTXO) []host.Op {
 	id := u.InputID()
 	ops = append(ops, host.Op{Key: UTXOKey(id), Value: u.Bytes()})
-	for _, a := range u.Out.Addrs {
+	for _, a := range u.Owners().Addrs {
 		ops = append(ops, host.Op{Key: AddrKey(a, id), Value: []byte{}})
 	}
 	return ops
@@ -48,7 +48,7 @@ func Put(ops []host.Op, u avax.UTXO) []host.Op {
 func Spend(ops []host.Op, u avax.UTXO, spender ids.ID) []host.Op {
 	id := u.InputID()
 	ops = append(ops, host.Op{Key: UTXOKey(id), Delete: true}, host.Op{Key: SpentKey(id), Value: spender[:]})
-	for _, a := range u.Out.Addrs {
+	for _, a := range u.Owners().Addrs {
 		ops = append(ops, host.Op{Key: AddrKey(a, id), Delete: true})
 	}
 	return ops

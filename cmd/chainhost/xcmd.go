@@ -21,12 +21,14 @@ Usage:
   chainhost x send    --key KEY --to ADDR --amount N [--asset AVAX]
   chainhost x export  --key KEY --to-chain CHAIN --amount N [--to ADDR]
   chainhost x import  --key KEY --from-chain CHAIN [--to ADDR]
+  chainhost x create-asset --key KEY --name NAME --symbol SYM --supply N [--denomination D] [--to ADDR]
 
 KEY is a private key, 64 hex digits ("0x" optional) or PrivateKey-<cb58>;
 --key-file FILE reads it from a file instead. Amounts are whole units of
 the asset's smallest denomination (nAVAX), or decimals followed by the
-asset's symbol ("1.5AVAX"). send, export and import wait until the chain
-accepts the transaction and print its ID. An export to CHAIN waits there in
+asset's symbol ("1.5AVAX"). send, export, import and create-asset wait
+until the chain accepts the transaction and print its ID; a new asset's ID
+is its transaction's, which --asset of send and export takes. An export to CHAIN waits there in
 shared memory until "import" on CHAIN (for the X side: chainhost x import
 --chain X2 --from-chain X) consumes it.
 
@@ -41,6 +43,10 @@ func runX(args []string, stdout, stderr io.Writer) int {
 	amount := fs.String("amount", "", `amount: nAVAX, or "1.5AVAX"`)
 	asset := fs.String("asset", "AVAX", "asset to send: alias or ID")
 	toChain, fromChain, from := cc.crossChainFlags()
+	name := fs.String("name", "", "create-asset: the asset's name (1 to 128 ASCII letters, digits and inner spaces)")
+	symbol := fs.String("symbol", "", "create-asset: its symbol (1 to 4 ASCII capitals)")
+	denomination := fs.Uint8("denomination", 0, "create-asset: its decimal places (0 to 32)")
+	supply := fs.String("supply", "", `create-asset: its whole supply, to --to: whole units of the smallest, or "1000SYM"`)
 	return cc.runKeyed(args, func(ctx context.Context, key *avax.PrivateKey) int {
 		cmd, fail := cc.cmd, cc.fail
 		w, err := cc.xWallet(ctx, *cc.chain, key)
@@ -97,8 +103,10 @@ func runX(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stdout, "import from %s to %s: tx %s\n", *fromChain, w.FormatAddress(recipient), id)
 			return 0
+		case "create-asset":
+			return xCreateAsset(ctx, w, client.NewAsset{Name: *name, Symbol: *symbol, Denomination: *denomination, To: recipient}, *supply, stdout, fail)
 		}
-		return fail(fmt.Errorf("unknown command %q (address, balance, send, export, import)", cmd))
+		return fail(fmt.Errorf("unknown command %q (address, balance, send, export, import, create-asset)", cmd))
 	})
 }
 
@@ -147,6 +155,32 @@ func xBalance(ctx context.Context, w *client.Wallet, from string, stdout io.Writ
 		}
 		fmt.Fprintf(stdout, "  %s\n", formatAmount(v, desc))
 	}
+	return 0
+}
+
+// xCreateAsset creates asset a of supply (read in its own units) and
+// prints its ID.
+func xCreateAsset(ctx context.Context, w *client.Wallet, a client.NewAsset, supply string, stdout io.Writer, fail func(error) int) int {
+	switch {
+	case a.Name == "":
+		return fail(errors.New("--name is required"))
+	case a.Symbol == "":
+		return fail(errors.New("--symbol is required"))
+	case supply == "":
+		return fail(errors.New("--supply is required"))
+	}
+	desc := client.Asset{Name: a.Name, Symbol: a.Symbol, Denomination: a.Denomination}
+	n, err := parseAmount(supply, desc)
+	if err != nil {
+		return fail(fmt.Errorf("--supply: %w", err))
+	}
+	a.Supply = n
+	id, err := w.CreateAsset(ctx, a)
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "create-asset %s (%s, denomination %d): %s to %s: asset %s\n",
+		a.Name, a.Symbol, a.Denomination, formatAmount(n, desc), w.FormatAddress(a.To), id)
 	return 0
 }
 

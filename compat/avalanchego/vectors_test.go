@@ -71,7 +71,7 @@ func TestVectors(t *testing.T) {
 		t.Errorf("genesisTx: %v; ID %s, want the asset ID %s", err, genesis.ID(), str("assetID"))
 	}
 
-	for _, name := range []string{"baseTx", "exportTx", "importTx"} {
+	for _, name := range []string{"baseTx", "exportTx", "importTx", "createAssetTx"} {
 		b := hexBytes(name)
 		tx, err := parser.ParseTx(b)
 		if err != nil {
@@ -105,13 +105,25 @@ func TestVectors(t *testing.T) {
 		}
 	}
 
-	var utxo avax.UTXO
-	if _, err := parser.Codec().Unmarshal(hexBytes("exportUTXO"), &utxo); err != nil {
-		t.Errorf("exportUTXO does not parse: %v", err)
-	} else {
+	// The exported UTXO, and the new asset's mint and transfer UTXOs,
+	// which the CreateAssetTx makes after its change output.
+	for _, name := range []string{"exportUTXO", "mintUTXO", "assetUTXO"} {
+		var utxo avax.UTXO
+		if _, err := parser.Codec().Unmarshal(hexBytes(name), &utxo); err != nil {
+			t.Errorf("%s does not parse: %v", name, err)
+			continue
+		}
 		again, err := parser.Codec().Marshal(txs.CodecVersion, &utxo)
-		if err != nil || !bytes.Equal(again, hexBytes("exportUTXO")) || utxo.InputID().String() != str("exportUTXOID") {
-			t.Errorf("exportUTXO: %v; input ID %s, vector %s", err, utxo.InputID(), str("exportUTXOID"))
+		if err != nil || !bytes.Equal(again, hexBytes(name)) || utxo.InputID().String() != str(name+"ID") {
+			t.Errorf("%s: %v; input ID %s, vector %s", name, err, utxo.InputID(), str(name+"ID"))
+		}
+		if name != "exportUTXO" && (utxo.TxID.String() != str("createAssetTxID") || utxo.AssetID().String() != str("createAssetTxID")) {
+			t.Errorf("%s: made by %s of asset %s, want the CreateAssetTx's ID for both", name, utxo.TxID, utxo.AssetID())
+		}
+	}
+	if tx, err := parser.ParseTx(hexBytes("createAssetTx")); err == nil {
+		if ca, ok := tx.Unsigned.(*txs.CreateAssetTx); !ok || ca.Name != "Test Token" || ca.Symbol != "TT" || ca.Denomination != 2 || len(ca.States) != 1 || len(ca.States[0].Outs) != 2 {
+			t.Errorf("createAssetTx decodes to %+v", tx.Unsigned)
 		}
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/avm"
 	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/components/verify"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/chain/x"
 	xbuilder "github.com/ava-labs/avalanchego/wallet/chain/x/builder"
@@ -250,4 +251,66 @@ func TestAvalanchegoWallet(t *testing.T) {
 			t.Fatalf("X/tx %d: %s, %v", i, c.ID, err)
 		}
 	}
+
+	// A new asset, with a supply and a mint output, then a transfer of it:
+	// a wallet made anew reads the asset's UTXOs (the mint one too) with
+	// avalanchego's codec, as a user's wallet would after the creation.
+	create, err := wallet.IssueCreateAssetTx("Test Token", "TT", 2, map[uint32][]verify.State{0: {
+		&secp256k1fx.MintOutput{OutputOwners: ownerOf(ewoq)},
+		&secp256k1fx.TransferOutput{Amt: 1_000_000, OutputOwners: ownerOf(ewoq)},
+	}}, common.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("issue avalanchego's CreateAssetTx: %v", err)
+	}
+	sameTx(t, client, create)
+	desc, err := client.GetAssetDescription(ctx, create.ID().String())
+	if err != nil || desc.AssetID != create.ID() || desc.Name != "Test Token" || desc.Symbol != "TT" || desc.Denomination != 2 {
+		t.Fatalf("getAssetDescription of the new asset: %+v, %v", desc, err)
+	}
+	wallet, _, _ = xWallet(t, n.URL, "X", []*secp256k1.PrivateKey{ewoq})
+	minters := 0
+	for _, u := range utxosOf(t, client, ewoq.Address()) {
+		if _, ok := u.Out.(*secp256k1fx.MintOutput); ok && u.AssetID() == create.ID() {
+			minters++
+		}
+	}
+	if minters != 1 {
+		t.Fatalf("ewoq's mint outputs of the new asset: %d, want 1", minters)
+	}
+	sendAsset, err := wallet.IssueBaseTx([]*avax.TransferableOutput{{
+		Asset: avax.Asset{ID: create.ID()},
+		Out:   &secp256k1fx.TransferOutput{Amt: 250, OutputOwners: ownerOf(recipient)},
+	}}, common.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("issue avalanchego's BaseTx of the new asset: %v", err)
+	}
+	sameTx(t, client, sendAsset)
+	//lint:ignore SA1019 getBalance is part of the X API chainhost serves; it is checked on purpose
+	got, err := client.GetBalance(ctx, recipient.Address(), create.ID().String(), false)
+	if err != nil || uint64(got.Balance) != 250 {
+		t.Fatalf("recipient's balance of the new asset: %+v, %v", got, err)
+	}
+	//lint:ignore SA1019 getAllBalances is part of the X API chainhost serves; it is checked on purpose
+	all, err = client.GetAllBalances(ctx, ewoq.Address(), false)
+	if err != nil || len(all) != 2 || all[1].AssetID != create.ID().String() || uint64(all[1].Balance) != 1_000_000-250 {
+		t.Fatalf("ewoq's balances after the new asset: %+v, %v", all, err)
+	}
+}
+
+// utxosOf returns every UTXO of addr on client's chain, parsed with
+// avalanchego's codec.
+func utxosOf(t *testing.T, client *avm.Client, addr ids.ShortID) []*avax.UTXO {
+	t.Helper()
+	raw, _, _, err := client.GetUTXOs(context.Background(), []ids.ShortID{addr}, 1024, ids.ShortEmpty, ids.Empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]*avax.UTXO, len(raw))
+	for i, b := range raw {
+		out[i] = &avax.UTXO{}
+		if _, err := xbuilder.Parser.Codec().Unmarshal(b, out[i]); err != nil {
+			t.Fatalf("avalanchego cannot parse chainhost's UTXO %x: %v", b, err)
+		}
+	}
+	return out
 }

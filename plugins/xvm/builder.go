@@ -143,9 +143,14 @@ func (vm *VM) acceptLocked(batch []*pending) error {
 		for j, o := range base.Outs {
 			ops = utxostore.Put(ops, avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(j)}, AssetID: o.AssetID, Out: o.Out})
 		}
-		if e, ok := t.Unsigned.(*txs.ExportTx); ok {
-			for j, o := range e.ExportedOuts {
+		switch u := t.Unsigned.(type) {
+		case *txs.ExportTx:
+			for j, o := range u.ExportedOuts {
 				utxovm.Export(&shared, p.Info.peer, avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(len(base.Outs) + j)}, AssetID: o.AssetID, Out: o.Out})
+			}
+		case *txs.CreateAssetTx:
+			for _, o := range u.UTXOs(txID, txID) {
+				ops = utxostore.Put(ops, o)
 			}
 		}
 		for asset, v := range p.Info.burned {

@@ -1,7 +1,6 @@
 package xvm
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/chainhost/chainhost/avax"
@@ -48,8 +47,9 @@ type genesisHolder struct {
 	Address string         `json:"address"`
 }
 
-// asset is a genesis asset as the chain knows it: its creating
-// transaction, whose ID is the asset ID unless the genesis names one.
+// asset is an asset as the chain knows it: its creating transaction,
+// whose ID is the asset ID unless the genesis names one. A genesis asset
+// has an alias; one a CreateAssetTx made has none.
 type asset struct {
 	alias string
 	id    ids.ID
@@ -98,12 +98,12 @@ func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
 			if h.Amount == 0 {
 				return genesis{}, nil, fmt.Errorf("%s: fixedCap[%d]: amount must be positive", where, j)
 			}
-			state.Outs = append(state.Outs, avax.TransferOutput{
+			state.Outs = append(state.Outs, txs.StateOutput{Out: avax.TransferOutput{
 				Amt:          uint64(h.Amount),
 				OutputOwners: avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{addr}},
-			})
+			}})
 		}
-		sortTransferOutputs(state.Outs)
+		txs.SortState(state.Outs)
 		def := &txs.CreateAssetTx{
 			BaseTx:       txs.BaseTx{NetworkID: networkID, Memo: memo},
 			Name:         a.Name,
@@ -129,36 +129,9 @@ func parseGenesis(raw []byte, networkID uint32) (genesis, []asset, error) {
 	return g, out, nil
 }
 
-// sortTransferOutputs sorts outputs by their packed bytes, as avalanchego
-// sorts a genesis asset's initial state.
-func sortTransferOutputs(outs []avax.TransferOutput) {
-	packed := func(o *avax.TransferOutput) []byte {
-		p := avax.NewPacker(nil)
-		o.Pack(p)
-		return p.Bytes()
-	}
-	for i := 1; i < len(outs); i++ {
-		for j := i; j > 0 && bytes.Compare(packed(&outs[j-1]), packed(&outs[j])) > 0; j-- {
-			outs[j-1], outs[j] = outs[j], outs[j-1]
-		}
-	}
-}
-
 // genesisUTXOs returns the UTXOs an asset's creating transaction makes:
 // one per initial output, numbered from 0 across the states.
-func genesisUTXOs(a asset) []avax.UTXO {
-	var out []avax.UTXO
-	for _, s := range a.def.States {
-		for _, o := range s.Outs {
-			out = append(out, avax.UTXO{
-				UTXOID:  avax.UTXOID{TxID: a.ID(), OutputIndex: uint32(len(out))},
-				AssetID: a.ID(),
-				Out:     o,
-			})
-		}
-	}
-	return out
-}
+func genesisUTXOs(a asset) []avax.UTXO { return a.def.UTXOs(a.ID(), a.ID()) }
 
 // decodeHexOrEmpty reads "0x..." hex; "" is no bytes.
 func decodeHexOrEmpty(s string) ([]byte, error) {

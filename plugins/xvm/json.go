@@ -27,9 +27,10 @@ type (
 		InitialStates []initialStateJSON `json:"initialStates"`
 	}
 	initialStateJSON struct {
-		FxIndex uint32            `json:"fxIndex"`
-		FxID    ids.ID            `json:"fxID"`
-		Outputs []txjson.OwnedOut `json:"outputs"`
+		FxIndex uint32 `json:"fxIndex"`
+		FxID    ids.ID `json:"fxID"`
+		// Outputs are txjson.OwnedOut and txjson.MintOut.
+		Outputs []any `json:"outputs"`
 	}
 	blockJSON struct {
 		ParentID   ids.ID   `json:"parentID"`
@@ -55,9 +56,13 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 	case *txs.CreateAssetTx:
 		states := make([]initialStateJSON, len(u.States))
 		for i, s := range u.States {
-			states[i] = initialStateJSON{FxIndex: s.FxIndex, FxID: txjson.SecpFxID, Outputs: make([]txjson.OwnedOut, len(s.Outs))}
-			for j := range s.Outs {
-				states[i].Outputs[j] = txjson.Owned(&s.Outs[j], vm.FormatAddress)
+			states[i] = initialStateJSON{FxIndex: s.FxIndex, FxID: txjson.SecpFxID, Outputs: make([]any, len(s.Outs))}
+			for j, o := range s.Outs {
+				if o.Mint != nil {
+					states[i].Outputs[j] = txjson.Mint(o.Mint, vm.FormatAddress)
+				} else {
+					states[i].Outputs[j] = txjson.Owned(&o.Out, vm.FormatAddress)
+				}
 			}
 		}
 		out.Unsigned = createAssetTxJSON{BaseTx: base, Name: u.Name, Symbol: u.Symbol, Denomination: u.Denomination, InitialStates: states}

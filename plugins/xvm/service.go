@@ -3,6 +3,8 @@ package xvm
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/utxovm"
@@ -24,13 +26,18 @@ func (vm *VM) newServer() *jsonrpc.Server {
 	})
 }
 
-// lookupAsset reads an asset param: an alias ("AVAX") or an asset ID.
-func (vm *VM) lookupAsset(param, s string) (*asset, error) {
+// lookupAsset reads an asset param: an alias ("AVAX") or an asset ID (a
+// genesis asset's or a CreateAssetTx's).
+func (vm *VM) lookupAsset(ctx context.Context, param, s string) (*asset, error) {
 	if id, ok := vm.assetByAlias[s]; ok {
 		return vm.assetByID[id], nil
 	}
 	if id, err := ids.FromString(s); err == nil {
-		if a, ok := vm.assetByID[id]; ok {
+		a, ok, err := vm.asset(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return a, nil
 		}
 	}
@@ -51,11 +58,11 @@ type getBalanceReply struct {
 	UTXOIDs []utxovm.UTXORef `json:"utxoIDs"`
 }
 
-// counts reports whether a UTXO counts toward addr's balance: without
-// includePartial only an unlocked output owned by addr alone, as in
-// avalanchego.
+// counts reports whether a UTXO counts toward addr's balance: a transfer
+// output (a mint output holds no amount), and without includePartial
+// only an unlocked one owned by addr alone, as in avalanchego.
 func (vm *VM) counts(u avax.UTXO, includePartial bool) bool {
-	return includePartial || (len(u.Out.Addrs) == 1 && u.Out.Locktime <= uint64(vm.now().Unix()))
+	return u.Mint == nil && (includePartial || (len(u.Out.Addrs) == 1 && u.Out.Locktime <= uint64(vm.now().Unix())))
 }
 
 // getBalance returns the balance of an asset held by an address, and the
@@ -65,7 +72,7 @@ func (vm *VM) getBalance(ctx context.Context, a getBalanceArgs) (getBalanceReply
 	if err != nil {
 		return getBalanceReply{}, err
 	}
-	as, err := vm.lookupAsset("assetID", a.AssetID)
+	as, err := vm.lookupAsset(ctx, "assetID", a.AssetID)
 	if err != nil {
 		return getBalanceReply{}, err
 	}
@@ -99,7 +106,9 @@ type getAllBalancesReply struct {
 }
 
 // getAllBalances returns the address's balance of each asset it holds,
-// named by the asset's alias.
+// named by the asset's alias, or by its ID when it has none (an asset a
+// CreateAssetTx made): the genesis assets first, in their order, then the
+// others by ID.
 func (vm *VM) getAllBalances(ctx context.Context, a getAllBalancesArgs) (getAllBalancesReply, error) {
 	addr, err := vm.APIChain().ParseAddress(ctx, "address", a.Address)
 	if err != nil {
@@ -119,7 +128,11 @@ func (vm *VM) getAllBalances(ctx context.Context, a getAllBalancesArgs) (getAllB
 	for _, as := range vm.assets {
 		if v, ok := sums[as.ID()]; ok {
 			out.Balances = append(out.Balances, balanceJSON{Asset: as.alias, Balance: jsonrpc.Uint64(v)})
+			delete(sums, as.ID())
 		}
+	}
+	for _, id := range slices.SortedFunc(maps.Keys(sums), ids.ID.Compare) {
+		out.Balances = append(out.Balances, balanceJSON{Asset: id.String(), Balance: jsonrpc.Uint64(sums[id])})
 	}
 	return out, nil
 }
@@ -136,8 +149,8 @@ type getAssetDescriptionReply struct {
 }
 
 // getAssetDescription describes an asset, by alias or ID.
-func (vm *VM) getAssetDescription(_ context.Context, a getAssetDescriptionArgs) (getAssetDescriptionReply, error) {
-	as, err := vm.lookupAsset("assetID", a.AssetID)
+func (vm *VM) getAssetDescription(ctx context.Context, a getAssetDescriptionArgs) (getAssetDescriptionReply, error) {
+	as, err := vm.lookupAsset(ctx, "assetID", a.AssetID)
 	if err != nil {
 		return getAssetDescriptionReply{}, err
 	}

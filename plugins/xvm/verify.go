@@ -83,7 +83,11 @@ func (vm *VM) checkLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 		outs = append(append([]avax.TransferableOutput{}, outs...), t.ExportedOuts...)
 	}
 	for i, o := range outs {
-		if _, ok := vm.assetByID[o.AssetID]; !ok {
+		_, ok, err := vm.asset(ctx, o.AssetID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			return nil, rejected(id, "output %d: asset %s is not an asset of this chain", i, o.AssetID)
 		}
 	}
@@ -91,7 +95,7 @@ func (vm *VM) checkLocked(ctx context.Context, tx *txs.Tx) (*pending, error) {
 	if t, ok := tx.Unsigned.(*txs.ImportTx); ok {
 		ins = append(ins, t.ImportedIns)
 	}
-	burned, err := txs.Flow(vm.txCtx.FeeAssetID, vm.txCtx.TxFee, ins, [][]avax.TransferableOutput{outs})
+	burned, err := txs.Flow(vm.txCtx.FeeAssetID, vm.txCtx.Fee(tx.Unsigned), ins, [][]avax.TransferableOutput{outs})
 	if err != nil {
 		return nil, rejected(id, "%v", err)
 	}
@@ -122,7 +126,27 @@ func (vm *VM) spendable(ctx context.Context, id ids.ID, what string, in avax.Tra
 		}
 		return avax.UTXO{}, rejected(id, "%s: UTXO %s does not exist", what, in.UTXOID)
 	}
+	if u.Mint != nil {
+		return avax.UTXO{}, rejected(id, "%s: UTXO %s is a mint output, which no transfer spends", what, in.UTXOID)
+	}
 	return u, vm.checkAsset(id, what, in.AssetID, u)
+}
+
+// asset returns an asset of the chain by ID: a genesis asset, or one an
+// accepted CreateAssetTx made (its ID the transaction's).
+func (vm *VM) asset(ctx context.Context, id ids.ID) (*asset, bool, error) {
+	if a, ok := vm.assetByID[id]; ok {
+		return a, true, nil
+	}
+	t, found, err := vm.storedTx(ctx, id)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	def, ok := t.Unsigned.(*txs.CreateAssetTx)
+	if !ok {
+		return nil, false, nil
+	}
+	return &asset{id: id, tx: t, def: def}, true, nil
 }
 
 // checkAsset checks that an input names its UTXO's asset.

@@ -40,7 +40,9 @@ type VM struct {
 	cfg    config
 	shared host.SharedMemory
 	txCtx  txs.Context
-	// assets are the genesis assets; the first pays the fees.
+	// assets are the genesis assets; the first pays the fees. The assets
+	// CreateAssetTxs made are read from their stored transactions
+	// (vm.asset).
 	assets       []asset
 	assetByID    map[ids.ID]*asset
 	assetByAlias map[string]ids.ID
@@ -94,7 +96,8 @@ func (vm *VM) Initialize(ctx context.Context, env *sdk.Env) error {
 		vm.assetByID[a.ID()] = a
 		vm.assetByAlias[a.alias] = a.ID()
 	}
-	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainID: env.ChainID, FeeAssetID: assets[0].ID(), TxFee: uint64(cfg.TxFee)}
+	vm.txCtx = txs.Context{NetworkID: env.NetworkID, ChainID: env.ChainID, FeeAssetID: assets[0].ID(),
+		TxFee: uint64(cfg.TxFee), CreateAssetTxFee: uint64(cfg.CreateAssetTxFee)}
 	vm.chains = map[ids.ID]bool{}
 
 	m, found, err := vm.readMeta(ctx)

@@ -59,7 +59,12 @@ func start(t *testing.T, config string) *chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID, ChainID: h.ChainID()}, FeeAsset: asset.ID, Fee: fee}
+	_, createFee, err := cl.GetTxFee(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.wallet = &client.Wallet{Client: cl, Account: utxoclient.Account{Key: key, NetworkID: avax.LocalID, ChainID: h.ChainID()},
+		FeeAsset: asset.ID, Fee: fee, CreateAssetFee: createFee}
 	return c
 }
 
@@ -234,6 +239,115 @@ func TestRejects(t *testing.T) {
 	}
 	if got := len(c.h.Containers(xvm.KindTx)); got != 0 {
 		t.Fatalf("%d txs indexed after refusals", got)
+	}
+}
+
+// TestCreateAsset: a CreateAssetTx pays the chain's asset creation fee
+// (not the transfer fee) and makes an asset whose ID is its own, with a
+// mint UTXO and the supply's UTXO after its change; the API describes the
+// asset and counts it in balances (the mint output in none), a transfer
+// of it is accepted, and no transfer spends the mint output.
+func TestCreateAsset(t *testing.T) {
+	const createFee = 3 * fee
+	c := start(t, fmt.Sprintf(`{"create-asset-tx-fee": %d}`, createFee))
+	ctx := context.Background()
+	me := c.wallet.Address()
+	build := func() *txs.Tx {
+		t.Helper()
+		tx, err := c.wallet.BuildCreateAsset(ctx, client.NewAsset{Name: "Test Token", Symbol: "TT", Denomination: 2, Supply: 1_000_000, To: me})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := tx.Unsigned.(*txs.CreateAssetTx)
+		u.States[0].Outs = append(u.States[0].Outs, txs.StateOutput{Mint: &avax.MintOutput{OutputOwners: utxoclient.Owner(me)}})
+		txs.SortState(u.States[0].Outs)
+		return c.wallet.Sign(u)
+	}
+
+	// Paying the transfer fee only is not enough.
+	c.wallet.CreateAssetFee = fee
+	if err := c.issue(build()); err == nil || !strings.Contains(err.Error(), "insufficient funds") {
+		t.Fatalf("CreateAssetTx paying the transfer fee: %v", err)
+	}
+	c.wallet.CreateAssetFee = createFee
+	tx := build()
+	if err := c.issue(tx); err != nil {
+		t.Fatal(err)
+	}
+	asset := tx.ID()
+	if got := c.balance(me); got != genesisAmount-createFee {
+		t.Fatalf("AVAX after the creation: %d, want %d", got, genesisAmount-createFee)
+	}
+	desc, err := c.wallet.Client.GetAssetDescription(ctx, asset.String())
+	if err != nil || desc.ID != asset || desc.Name != "Test Token" || desc.Symbol != "TT" || desc.Denomination != 2 {
+		t.Fatalf("getAssetDescription: %+v, %v", desc, err)
+	}
+	addr := c.wallet.FormatAddress(me)
+	if b, err := c.wallet.Client.GetBalance(ctx, addr, asset.String()); err != nil || b != 1_000_000 {
+		t.Fatalf("balance of the new asset: %d, %v", b, err)
+	}
+	all, err := c.wallet.Client.GetAllBalances(ctx, addr, true)
+	if err != nil || fmt.Sprint(all) != fmt.Sprintf("[{AVAX %d} {%s 1000000}]", genesisAmount-createFee, asset) {
+		t.Fatalf("getAllBalances: %v, %v", all, err)
+	}
+	utxos, err := c.wallet.Client.AllUTXOs(ctx, []string{addr}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mint *avax.UTXO
+	for i, u := range utxos {
+		if u.AssetID == asset && u.Mint != nil {
+			mint = &utxos[i]
+		}
+	}
+	// The change is output 0; the state's outputs follow, the mint
+	// output first (its type ID sorts first).
+	if len(utxos) != 3 || mint == nil || mint.TxID != asset || mint.OutputIndex != 1 {
+		t.Fatalf("UTXOs after the creation: %+v", utxos)
+	}
+	var js struct {
+		Tx struct {
+			Unsigned struct {
+				Name          string `json:"name"`
+				InitialStates []struct {
+					Outputs []map[string]any `json:"outputs"`
+				} `json:"initialStates"`
+			} `json:"unsignedTx"`
+		} `json:"tx"`
+	}
+	if err := c.call("avm.getTx", map[string]string{"txID": asset.String(), "encoding": "json"}, &js); err != nil {
+		t.Fatal(err)
+	}
+	if st := js.Tx.Unsigned.InitialStates; js.Tx.Unsigned.Name != "Test Token" || len(st) != 1 || len(st[0].Outputs) != 2 ||
+		st[0].Outputs[0]["amount"] != nil || st[0].Outputs[1]["amount"] != float64(1_000_000) {
+		t.Fatalf("getTx json: %+v", js)
+	}
+
+	// The new asset moves as AVAX does, the fee paid in AVAX.
+	to := avax.ShortID{0x42}
+	if _, err := c.wallet.Send(ctx, asset, 400, to); err != nil {
+		t.Fatalf("transfer of the new asset: %v", err)
+	}
+	if b, err := c.wallet.Client.GetBalance(ctx, c.wallet.FormatAddress(to), asset.String()); err != nil || b != 400 {
+		t.Fatalf("recipient's balance of the new asset: %d, %v", b, err)
+	}
+	if got := c.balance(me); got != genesisAmount-createFee-fee {
+		t.Fatalf("AVAX after the transfer: %d", got)
+	}
+
+	// A transfer input cannot spend the mint output.
+	payFee, err := c.wallet.BuildSend(ctx, c.wallet.FeeAsset, 1, me, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spendMint := payFee.Unsigned.(*txs.BaseTx)
+	spendMint.Ins = append(spendMint.Ins, avax.TransferableInput{UTXOID: mint.UTXOID, AssetID: asset, In: avax.TransferInput{Amt: 1, SigIndices: []uint32{0}}})
+	spendMint.Outs = append(spendMint.Outs, utxoclient.Output(asset, 1, me))
+	if err := c.issue(c.wallet.Sign(spendMint)); err == nil || !strings.Contains(err.Error(), "mint output") {
+		t.Fatalf("transfer spending the mint output: %v", err)
+	}
+	if got := c.h.Containers(xvm.KindTx); len(got) != 2 || got[0].ID != asset {
+		t.Fatalf("X/tx holds %d transactions", len(got))
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 // TestXChainCLI: a user moves funds with the chainhost x commands: a
-// transfer, an export from X to X2, what waits on X2, and its import.
+// transfer, an export from X to X2, what waits on X2, and its import; a
+// new asset and a transfer of it.
 func TestXChainCLI(t *testing.T) {
 	t.Parallel()
 	n := nodetest.Start(t, nodetest.Options{Config: twoXChainsConfig("{tx-fee: 1000000}")})
@@ -59,9 +60,31 @@ func TestXChainCLI(t *testing.T) {
 	if out := run("balance"); !strings.Contains(out, "299999996.498 AVAX (299999996498000000)") {
 		t.Fatalf("balance on X: %q", out)
 	}
-	// A bad address says so.
-	cmd := exec.Command(hostBin, "x", "send", "--node", n.URL, "--key", ewoqKey, "--to", "X-fuji1xyz", "--amount", "1")
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "address") {
-		t.Fatalf("send to a bad address: %v %q", err, out)
+	// A new asset, then a transfer of it in its own units; the balance
+	// names it by its symbol.
+	out = run("create-asset", "--name", "Test Token", "--symbol", "TT", "--denomination", "2", "--supply", "10000TT")
+	m := regexp.MustCompile(`^create-asset Test Token \(TT, denomination 2\): 10000 TT \(1000000\) to X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u: asset (\w+)\n$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("create-asset: %q", out)
+	}
+	checkTx(run("send", "--asset", m[1], "--to", "X-local1g65uqn6t77p656w64023nh8nd9updzmxyymev2", "--amount", "2.5TT"))
+	if out := run("balance"); !strings.Contains(out, "9997.5 TT (999750)") || !strings.Contains(out, "299999996.496 AVAX (299999996496000000)") {
+		t.Fatalf("balance after the new asset: %q", out)
+	}
+	// Bad input says what is wrong: a bad address, a missing flag, and
+	// a rule of the chain's.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"send", "--to", "X-fuji1xyz", "--amount", "1"}, "address"},
+		{[]string{"create-asset", "--symbol", "TT", "--supply", "1"}, "chainhost x create-asset: --name is required"},
+		{[]string{"create-asset", "--name", "Test Token", "--symbol", "TT", "--supply", "1.5TT"}, `--supply: amount "1.5TT" is not a positive whole number of the smallest unit`},
+		{[]string{"create-asset", "--name", "Test Token", "--symbol", "tt", "--supply", "1"}, `asset symbol "tt": only ASCII capital letters are allowed`},
+	} {
+		cmd := exec.Command(hostBin, append(append([]string{"x"}, c.args...), "--node", n.URL, "--key", ewoqKey)...)
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: %v %q, want %q", c.args, err, out, c.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package client is a Go client of the X-Chain API (docs/xvm.md), and a
-// wallet on it: one key's balances, transfers, exports to another chain
-// and imports from one, built and signed in avalanchego's formats. The
+// wallet on it: one key's balances, transfers, exports to another chain,
+// imports from one and new assets, built and signed in avalanchego's
+// formats. The
 // chainhost command's `x` subcommands use it.
 package client
 
@@ -93,13 +94,14 @@ func (c *Client) GetAssetDescription(ctx context.Context, asset string) (Asset, 
 	return Asset{ID: r.AssetID, Name: r.Name, Symbol: r.Symbol, Denomination: uint8(r.Denomination)}, err
 }
 
-// GetTxFee returns the fee of a transaction.
-func (c *Client) GetTxFee(ctx context.Context) (uint64, error) {
+// GetTxFee returns the fee of a transaction, and that of a CreateAssetTx.
+func (c *Client) GetTxFee(ctx context.Context) (txFee, createAssetTxFee uint64, err error) {
 	var r struct {
-		TxFee jsonrpc.Uint64 `json:"txFee"`
+		TxFee            jsonrpc.Uint64 `json:"txFee"`
+		CreateAssetTxFee jsonrpc.Uint64 `json:"createAssetTxFee"`
 	}
-	err := c.CallAPI(ctx, "getTxFee", nil, &r)
-	return uint64(r.TxFee), err
+	err = c.CallAPI(ctx, "getTxFee", nil, &r)
+	return uint64(r.TxFee), uint64(r.CreateAssetTxFee), err
 }
 
 // GetHeight returns the height of the last accepted block.

@@ -12,15 +12,17 @@ import (
 )
 
 // Wallet moves one key's funds on an X-Chain: it builds, signs and issues
-// transfers, exports and imports in avalanchego's formats.
+// transfers, exports, imports and new assets in avalanchego's formats.
 type Wallet struct {
 	Client *Client
 	// Account is the key, the network and chain IDs that NewWallet reads
 	// and the clock.
 	utxoclient.Account
-	// FeeAsset and Fee are the chain's, read by NewWallet.
-	FeeAsset ids.ID
-	Fee      uint64
+	// FeeAsset, Fee and CreateAssetFee (a CreateAssetTx's) are the
+	// chain's, read by NewWallet.
+	FeeAsset       ids.ID
+	Fee            uint64
+	CreateAssetFee uint64
 }
 
 // NewWallet returns a wallet of key on the client's chain, after reading
@@ -37,7 +39,7 @@ func NewWallet(ctx context.Context, c *Client, key *avax.PrivateKey) (*Wallet, e
 		return nil, fmt.Errorf("fee asset: %w", err)
 	}
 	w.FeeAsset = a.ID
-	if w.Fee, err = c.GetTxFee(ctx); err != nil {
+	if w.Fee, w.CreateAssetFee, err = c.GetTxFee(ctx); err != nil {
 		return nil, fmt.Errorf("fee: %w", err)
 	}
 	return w, nil
@@ -132,6 +134,42 @@ func (w *Wallet) BuildExport(ctx context.Context, dest ids.ID, asset ids.ID, amo
 // the transaction ID once it is accepted.
 func (w *Wallet) Export(ctx context.Context, dest ids.ID, asset ids.ID, amount uint64, to avax.ShortID) (ids.ID, error) {
 	tx, err := w.BuildExport(ctx, dest, asset, amount, to)
+	if err != nil {
+		return ids.ID{}, err
+	}
+	return w.Client.IssueTx(ctx, tx.Bytes())
+}
+
+// NewAsset is what BuildCreateAsset makes: an asset's description and its
+// whole supply, held by an address (a fixed-cap asset).
+type NewAsset struct {
+	Name         string
+	Symbol       string
+	Denomination uint8
+	Supply       uint64
+	To           avax.ShortID
+}
+
+// BuildCreateAsset returns a signed CreateAssetTx of a, paying the
+// chain's asset creation fee, with change back to the key. Its ID is the
+// new asset's.
+func (w *Wallet) BuildCreateAsset(ctx context.Context, a NewAsset) (*txs.Tx, error) {
+	ins, change, err := w.spend(ctx, map[ids.ID]uint64{w.FeeAsset: w.CreateAssetFee})
+	if err != nil {
+		return nil, err
+	}
+	u := &txs.CreateAssetTx{
+		BaseTx: txs.BaseTx{NetworkID: w.NetworkID, BlockchainID: w.ChainID, Ins: ins, Outs: change},
+		Name:   a.Name, Symbol: a.Symbol, Denomination: a.Denomination,
+		States: []txs.InitialState{{Outs: []txs.StateOutput{{Out: avax.TransferOutput{Amt: a.Supply, OutputOwners: utxoclient.Owner(a.To)}}}}},
+	}
+	return w.Sign(u), nil
+}
+
+// CreateAsset creates an asset and returns its ID (its transaction's)
+// once the chain accepts it.
+func (w *Wallet) CreateAsset(ctx context.Context, a NewAsset) (ids.ID, error) {
+	tx, err := w.BuildCreateAsset(ctx, a)
 	if err != nil {
 		return ids.ID{}, err
 	}

@@ -1,12 +1,16 @@
 // Package txs holds the X-Chain's transactions in avalanchego's codec
-// (docs/xvm.md): BaseTx, CreateAssetTx (genesis assets), ImportTx and
+// (docs/xvm.md): BaseTx, CreateAssetTx, ImportTx and
 // ExportTx with secp256k1fx inputs, outputs and credentials, signed as
 // avalanchego signs them, with their structural checks.
 package txs
 
 import (
+	"bytes"
+	"slices"
+
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/signedtx"
+	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // Type IDs of the unsigned transactions in the X-Chain's codec.
@@ -50,15 +54,47 @@ func (t *BaseTx) Pack(p *avax.Packer) { (*avax.BaseTx)(t).Pack(p) }
 // Unpack reads what Pack wrote.
 func (t *BaseTx) Unpack(u *avax.Unpacker) { (*avax.BaseTx)(t).Unpack(u) }
 
-// InitialState is a genesis asset's outputs of one feature extension (0:
-// secp256k1fx, the only one chainhost reads).
+// InitialState is a new asset's first outputs of one feature extension:
+// FxIndex 0, the secp256k1fx, is the only one chainhost takes (1, the NFT
+// fx, and 2, the property fx, are refused by Verify).
 type InitialState struct {
 	FxIndex uint32
-	Outs    []avax.TransferOutput
+	Outs    []StateOutput
 }
 
-// CreateAssetTx creates an asset; chainhost reads it in the genesis only,
-// where its ID is the asset's ID.
+// StateOutput is an output of an initial state: a TransferOutput (Out),
+// or, when Mint is set, a MintOutput that lets its owners mint more of
+// the asset.
+type StateOutput struct {
+	Out  avax.TransferOutput
+	Mint *avax.MintOutput
+}
+
+// Pack packs the output's type ID and fields.
+func (o *StateOutput) Pack(p *avax.Packer) { avax.PackOutput(p, &o.Out, o.Mint) }
+
+// bytes returns the packed output, which orders an initial state.
+func (o *StateOutput) bytes() []byte {
+	p := avax.NewPacker(nil)
+	o.Pack(p)
+	return p.Bytes()
+}
+
+// SortState sorts an initial state's outputs by their packed bytes, as
+// avalanchego requires them.
+func SortState(outs []StateOutput) {
+	slices.SortFunc(outs, func(a, b StateOutput) int { return bytes.Compare(a.bytes(), b.bytes()) })
+}
+
+// minStateOutputSize is the smallest packed StateOutput: a mint output's
+// type ID, locktime, threshold and no addresses.
+const minStateOutputSize = 4 + 8 + 4 + 4
+
+// CreateAssetTx creates an asset, whose ID is the transaction's ID (a
+// genesis asset's may be set by the genesis instead): a BaseTx that pays
+// the asset creation fee, the asset's name, symbol and denomination, and
+// its initial states, whose outputs become UTXOs numbered after the
+// BaseTx's outputs.
 type CreateAssetTx struct {
 	BaseTx
 	Name         string
@@ -96,12 +132,28 @@ func (t *CreateAssetTx) Unpack(u *avax.Unpacker) {
 	t.States = make([]InitialState, n)
 	for i := range t.States {
 		t.States[i].FxIndex = u.Int()
-		m := u.SliceLen(4+8+8+4+4, "initial state outputs")
-		t.States[i].Outs = make([]avax.TransferOutput, m)
+		m := u.SliceLen(minStateOutputSize, "initial state outputs")
+		t.States[i].Outs = make([]StateOutput, m)
 		for j := range t.States[i].Outs {
-			t.States[i].Outs[j] = avax.UnpackTransferOutput(u)
+			o := &t.States[i].Outs[j]
+			o.Out, o.Mint = avax.UnpackOutput(u)
 		}
 	}
+}
+
+// UTXOs returns the UTXOs the initial states make, of asset (the
+// transaction's ID, or a genesis asset's own), made by transaction txID:
+// numbered after the BaseTx's outputs, across the states in order.
+func (t *CreateAssetTx) UTXOs(txID, asset ids.ID) []avax.UTXO {
+	var out []avax.UTXO
+	index := uint32(len(t.Outs))
+	for _, s := range t.States {
+		for _, o := range s.Outs {
+			out = append(out, avax.UTXO{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: index}, AssetID: asset, Out: o.Out, Mint: o.Mint})
+			index++
+		}
+	}
+	return out
 }
 
 // ImportTx consumes UTXOs that SourceChain exported to this chain.
@@ -172,7 +224,7 @@ var codec = signedtx.NewCodec("tx", signedtx.Types[Unsigned]{
 		TypeImportTx:      func() Unsigned { return &ImportTx{} },
 		TypeExportTx:      func() Unsigned { return &ExportTx{} },
 	},
-	Refused: map[uint32]string{typeOperationTx: "OperationTx (operation transactions: only secp256k1fx transfers are taken)"},
+	Refused: map[uint32]string{typeOperationTx: "OperationTx (operation transactions: minting with a mint output, NFTs, properties)"},
 }.Unpack)
 
 // Parse reads a signed transaction: the codec version, the unsigned

@@ -25,6 +25,7 @@ func TestAvalanchegoVectors(t *testing.T) {
 		{"baseTx", txs.TypeBaseTx},
 		{"exportTx", txs.TypeExportTx},
 		{"importTx", txs.TypeImportTx},
+		{"createAssetTx", txs.TypeCreateAssetTx},
 	} {
 		raw := v.Bytes(t, c.name)
 		tx, err := txs.Parse(raw)
@@ -54,7 +55,7 @@ func TestAvalanchegoVectors(t *testing.T) {
 // ewoq key gives avalanchego's bytes exactly (RFC 6979 nonces).
 func TestSignMatchesAvalanchego(t *testing.T) {
 	v := vectors.LoadX(t)
-	for _, name := range []string{"baseTx", "exportTx", "importTx"} {
+	for _, name := range []string{"baseTx", "exportTx", "importTx", "createAssetTx"} {
 		want := v.Bytes(t, name)
 		parsed, err := txs.Parse(want)
 		if err != nil {
@@ -93,6 +94,56 @@ func TestExportedUTXO(t *testing.T) {
 	}
 }
 
+// TestCreateAssetVector: chainhost builds avalanchego's CreateAssetTx
+// from its fields (a mint output and a transfer output, sorted as
+// avalanchego sorts them), and its UTXOs, numbered after the change, are
+// avalanchego's bytes of the new asset, whose ID is the transaction's.
+func TestCreateAssetVector(t *testing.T) {
+	v := vectors.LoadX(t)
+	key, err := avax.ParsePrivateKey(vectors.EwoqKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent, err := txs.Parse(v.Bytes(t, "baseTx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := spent.Unsigned.Base().Ins[0]
+	owner := avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{key.Address()}}
+	u := &txs.CreateAssetTx{
+		BaseTx: txs.BaseTx{NetworkID: 12345, BlockchainID: spent.Unsigned.Base().BlockchainID, Memo: []byte("asset"),
+			Ins:  []avax.TransferableInput{in},
+			Outs: []avax.TransferableOutput{{AssetID: in.AssetID, Out: avax.TransferOutput{Amt: in.In.Amt - 1_000_000, OutputOwners: owner}}}},
+		Name: "Test Token", Symbol: "TT", Denomination: 2,
+		States: []txs.InitialState{{Outs: []txs.StateOutput{
+			{Out: avax.TransferOutput{Amt: 1_000_000, OutputOwners: owner}},
+			{Mint: &avax.MintOutput{OutputOwners: owner}},
+		}}},
+	}
+	txs.SortState(u.States[0].Outs)
+	tx := txs.Sign(u, [][]*avax.PrivateKey{{key}})
+	if got, want := tx.Bytes(), v.Bytes(t, "createAssetTx"); !bytes.Equal(got, want) {
+		t.Fatalf("CreateAssetTx bytes:\n got %x\nwant %x", got, want)
+	}
+	ctx := txs.Context{NetworkID: 12345, ChainID: u.BlockchainID, FeeAssetID: in.AssetID, TxFee: 1, CreateAssetTxFee: 1_000_000}
+	if err := txs.Verify(tx, ctx); err != nil {
+		t.Fatalf("avalanchego's CreateAssetTx is refused: %v", err)
+	}
+	utxos := u.UTXOs(tx.ID(), tx.ID())
+	for i, name := range []string{"mintUTXO", "assetUTXO"} {
+		if got, want := utxos[i].Bytes(), v.Bytes(t, name); !bytes.Equal(got, want) {
+			t.Fatalf("%s: bytes %x, want %x", name, got, want)
+		}
+		if got, want := utxos[i].InputID().String(), v.String(t, name+"ID"); got != want {
+			t.Fatalf("%s: ID %s, want %s", name, got, want)
+		}
+		back, err := avax.ParseUTXO(utxos[i].Bytes())
+		if err != nil || !bytes.Equal(back.Bytes(), utxos[i].Bytes()) || (back.Mint != nil) != (name == "mintUTXO") {
+			t.Fatalf("%s: parse: %+v, %v", name, back, err)
+		}
+	}
+}
+
 // TestParseRejects: malformed bytes are refused with a reason.
 func TestParseRejects(t *testing.T) {
 	v := vectors.LoadX(t)
@@ -110,12 +161,32 @@ func TestParseRejects(t *testing.T) {
 		{"operation tx", mutate(func(b []byte) []byte { b[5] = 2; return b }), "operation transactions"},
 		{"unknown type", mutate(func(b []byte) []byte { b[5] = 0x33; return b }), "unknown transaction type ID 51"},
 		{"huge slice", mutate(func(b []byte) []byte { copy(b[42:46], []byte{0x7f, 0xff, 0xff, 0xff}); return b }), "cannot fit"},
+		{"NFT output in an initial state", nftState(t, v.Bytes(t, "createAssetTx")), "output type ID 10 is not supported"},
 	} {
 		_, err := txs.Parse(c.raw)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 	}
+}
+
+// nftState returns a CreateAssetTx's bytes with its mint output's type ID
+// (6) made the NFT fx's mint output's (10).
+func nftState(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	tx, err := txs.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := avax.NewPacker(nil)
+	tx.Unsigned.(*txs.CreateAssetTx).States[0].Outs[0].Pack(p)
+	i := bytes.Index(raw, p.Bytes())
+	if i < 0 || p.Bytes()[3] != 6 {
+		t.Fatal("no mint output in the CreateAssetTx")
+	}
+	out := append([]byte{}, raw...)
+	out[i+3] = 10
+	return out
 }
 
 // transfer returns a valid signed BaseTx spending one UTXO of amount in to
@@ -176,9 +247,32 @@ func TestVerify(t *testing.T) {
 		{name: "import without imported inputs", change: func(b *txs.BaseTx, _ *txs.Context) txs.Unsigned {
 			return &txs.ImportTx{BaseTx: *b, Import: avax.Import{SourceChain: ids.ID{3}}}
 		}, want: "no imported inputs"},
-		{name: "create asset", change: func(b *txs.BaseTx, _ *txs.Context) txs.Unsigned {
-			return &txs.CreateAssetTx{BaseTx: *b, Name: "x", Symbol: "X"}
-		}, want: "not supported"},
+		{name: "create asset", change: asset(nil)},
+		{name: "create asset pays its own fee", change: func(b *txs.BaseTx, ctx *txs.Context) txs.Unsigned {
+			ctx.CreateAssetTxFee = 5001
+			return asset(nil)(b, ctx)
+		}, want: "insufficient funds"},
+		{name: "asset name empty", change: asset(func(a *txs.CreateAssetTx) { a.Name = "" }), want: "name is empty"},
+		{name: "asset name 128", change: asset(func(a *txs.CreateAssetTx) { a.Name = strings.Repeat("a", 128) })},
+		{name: "asset name 129", change: asset(func(a *txs.CreateAssetTx) { a.Name = strings.Repeat("a", 129) }), want: "129 bytes"},
+		{name: "asset name with a dash", change: asset(func(a *txs.CreateAssetTx) { a.Name = "Test-Token" }), want: "only ASCII letters"},
+		{name: "asset name not ASCII", change: asset(func(a *txs.CreateAssetTx) { a.Name = "Tést" }), want: "only ASCII letters"},
+		{name: "asset name with outer space", change: asset(func(a *txs.CreateAssetTx) { a.Name = "Test " }), want: "white space"},
+		{name: "asset symbol empty", change: asset(func(a *txs.CreateAssetTx) { a.Symbol = "" }), want: "symbol is empty"},
+		{name: "asset symbol 5", change: asset(func(a *txs.CreateAssetTx) { a.Symbol = "ABCDE" }), want: "longer than 4"},
+		{name: "asset symbol lower case", change: asset(func(a *txs.CreateAssetTx) { a.Symbol = "Tt" }), want: "capital letters"},
+		{name: "asset denomination 32", change: asset(func(a *txs.CreateAssetTx) { a.Denomination = 32 })},
+		{name: "asset denomination 33", change: asset(func(a *txs.CreateAssetTx) { a.Denomination = 33 }), want: "denomination 33"},
+		{name: "asset without initial state", change: asset(func(a *txs.CreateAssetTx) { a.States = nil }), want: "no initial state"},
+		{name: "asset state without outputs", change: asset(func(a *txs.CreateAssetTx) { a.States[0].Outs = nil })},
+		{name: "asset NFT state", change: asset(func(a *txs.CreateAssetTx) { a.States[0].FxIndex = 1 }), want: "(NFT or property) is not supported"},
+		{name: "asset unknown fx", change: asset(func(a *txs.CreateAssetTx) { a.States[0].FxIndex = 3 }), want: "unknown feature extension 3"},
+		{name: "asset states twice", change: asset(func(a *txs.CreateAssetTx) { a.States = append(a.States, a.States[0]) }), want: "initial states not sorted and unique"},
+		{name: "asset outputs unsorted", change: asset(func(a *txs.CreateAssetTx) {
+			a.States[0].Outs[0], a.States[0].Outs[1] = a.States[0].Outs[1], a.States[0].Outs[0]
+		}), want: "outputs not sorted"},
+		{name: "asset zero output", change: asset(func(a *txs.CreateAssetTx) { a.States[0].Outs[1].Out.Amt = 0 }), want: "initial state 0 output 1: output has no value"},
+		{name: "asset mint output unspendable", change: asset(func(a *txs.CreateAssetTx) { a.States[0].Outs[0].Mint.Threshold = 2 }), want: "initial state 0 output 0: output is unspendable"},
 	} {
 		b, ctx, key := transfer(t, 10000, 5000)
 		var u txs.Unsigned = b
@@ -203,6 +297,24 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// asset returns a change of TestVerify's transfer into a valid
+// CreateAssetTx (with a mint output and a transfer output), then changed
+// by f when f is not nil.
+func asset(f func(a *txs.CreateAssetTx)) func(b *txs.BaseTx, ctx *txs.Context) txs.Unsigned {
+	return func(b *txs.BaseTx, ctx *txs.Context) txs.Unsigned {
+		owner := avax.OutputOwners{Threshold: 1, Addrs: []avax.ShortID{{1}}}
+		a := &txs.CreateAssetTx{BaseTx: *b, Name: "Test Token 2", Symbol: "TT", Denomination: 2,
+			States: []txs.InitialState{{Outs: []txs.StateOutput{{Mint: &avax.MintOutput{OutputOwners: owner}}, {Out: avax.TransferOutput{Amt: 7, OutputOwners: owner}}}}}}
+		if ctx.CreateAssetTxFee == 0 {
+			ctx.CreateAssetTxFee = ctx.TxFee
+		}
+		if f != nil {
+			f(a)
+		}
+		return a
+	}
+}
+
 // TestFlowBurns: what inputs give beyond outputs is burned, fee included.
 func TestFlowBurns(t *testing.T) {
 	b, ctx, _ := transfer(t, 10000, 5000)
@@ -222,7 +334,8 @@ func TestRoundTrip(t *testing.T) {
 	b.Memo = []byte("memo")
 	imp := &txs.ImportTx{BaseTx: *b, Import: avax.Import{SourceChain: ids.ID{3}, ImportedIns: b.Ins}}
 	exp := &txs.ExportTx{BaseTx: *b, Export: avax.Export{DestinationChain: ids.ID{4}, ExportedOuts: b.Outs}}
-	for _, u := range []txs.Unsigned{b, imp, exp} {
+	create := asset(nil)(b, &txs.Context{})
+	for _, u := range []txs.Unsigned{b, imp, exp, create} {
 		keys := make([][]*avax.PrivateKey, u.NumInputs())
 		for i := range keys {
 			keys[i] = []*avax.PrivateKey{key}

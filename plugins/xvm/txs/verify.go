@@ -1,9 +1,11 @@
 package txs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -15,9 +17,18 @@ type Context struct {
 	NetworkID uint32
 	ChainID   ids.ID
 	// FeeAssetID is the asset fees are paid in; TxFee the fee of every
-	// transaction.
-	FeeAssetID ids.ID
-	TxFee      uint64
+	// transaction but a CreateAssetTx, which pays CreateAssetTxFee.
+	FeeAssetID       ids.ID
+	TxFee            uint64
+	CreateAssetTxFee uint64
+}
+
+// Fee returns the fee t pays.
+func (c Context) Fee(t Unsigned) uint64 {
+	if _, ok := t.(*CreateAssetTx); ok {
+		return c.CreateAssetTxFee
+	}
+	return c.TxFee
 }
 
 // ErrInsufficientFunds is matched by a transaction whose outputs and fee
@@ -29,7 +40,8 @@ var ErrInsufficientFunds = errors.New("insufficient funds")
 // valid and sorted outputs, valid, sorted and unique inputs, inputs that
 // cover the outputs and the fee in every asset, and one credential per
 // input. Whatever the inputs give beyond the outputs is burned, the fee
-// at least. A CreateAssetTx is refused: assets come from the genesis.
+// at least. A CreateAssetTx's asset and initial states are checked too
+// (verifyAsset).
 func Verify(t *Tx, ctx Context) error {
 	b := t.Unsigned.Base()
 	switch {
@@ -55,7 +67,9 @@ func Verify(t *Tx, ctx Context) error {
 		}
 		outs = append(outs, tx.ExportedOuts)
 	case *CreateAssetTx:
-		return errors.New("create asset transactions are not supported: assets come from the genesis")
+		if err := verifyAsset(tx); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("unsupported transaction type %T", tx)
 	}
@@ -79,7 +93,7 @@ func Verify(t *Tx, ctx Context) error {
 			return errors.New("inputs not sorted and unique")
 		}
 	}
-	if _, err := Flow(ctx.FeeAssetID, ctx.TxFee, ins, outs); err != nil {
+	if _, err := Flow(ctx.FeeAssetID, ctx.Fee(t.Unsigned), ins, outs); err != nil {
 		return err
 	}
 	if n := t.Unsigned.NumInputs(); len(t.Creds) != n {
@@ -135,3 +149,83 @@ func Flow(feeAsset ids.ID, fee uint64, ins [][]avax.TransferableInput, outs [][]
 	}
 	return burned, nil
 }
+
+// The limits of a new asset's description, avalanchego's.
+const (
+	maxNameLen      = 128
+	maxSymbolLen    = 4
+	maxDenomination = 32
+)
+
+// Feature extension indexes of an initial state, in avalanchego's X-Chain
+// order: only the secp256k1fx is taken.
+const (
+	fxSecp256k1 = 0
+	fxNFT       = 1
+	fxProperty  = 2
+)
+
+// verifyAsset checks a new asset as avalanchego's syntactic verifier
+// does: a name of 1 to 128 ASCII letters, digits and inner spaces, a
+// symbol of 1 to 4 ASCII capitals, a denomination of at most 32, and at
+// least one initial state, sorted by feature extension with none twice,
+// each of the secp256k1fx with valid outputs sorted by their bytes.
+func verifyAsset(t *CreateAssetTx) error {
+	switch {
+	case t.Name == "":
+		return errors.New("asset name is empty (1 to 128 characters)")
+	case len(t.Name) > maxNameLen:
+		return fmt.Errorf("asset name of %d bytes, more than %d", len(t.Name), maxNameLen)
+	case t.Symbol == "":
+		return errors.New("asset symbol is empty (1 to 4 capital letters)")
+	case len(t.Symbol) > maxSymbolLen:
+		return fmt.Errorf("asset symbol %q is longer than %d", t.Symbol, maxSymbolLen)
+	case len(t.States) == 0:
+		return errors.New("asset has no initial state (it must support at least one feature extension)")
+	case t.Denomination > maxDenomination:
+		return fmt.Errorf("asset denomination %d is more than %d", t.Denomination, maxDenomination)
+	case strings.TrimSpace(t.Name) != t.Name:
+		return fmt.Errorf("asset name %q starts or ends with white space", t.Name)
+	}
+	for _, r := range t.Name {
+		if !isASCIILetter(r) && !isASCIIDigit(r) && r != ' ' {
+			return fmt.Errorf("asset name %q: only ASCII letters, digits and spaces are allowed", t.Name)
+		}
+	}
+	for _, r := range t.Symbol {
+		if r < 'A' || r > 'Z' {
+			return fmt.Errorf("asset symbol %q: only ASCII capital letters are allowed", t.Symbol)
+		}
+	}
+	for i, s := range t.States {
+		switch s.FxIndex {
+		case fxSecp256k1:
+		case fxNFT, fxProperty:
+			return fmt.Errorf("initial state %d: feature extension %d (NFT or property) is not supported: only the secp256k1fx, 0", i, s.FxIndex)
+		default:
+			return fmt.Errorf("initial state %d: unknown feature extension %d", i, s.FxIndex)
+		}
+		for j := range s.Outs {
+			o := &s.Outs[j]
+			var err error
+			if o.Mint != nil {
+				err = o.Mint.OutputOwners.Verify()
+			} else {
+				err = o.Out.Verify()
+			}
+			if err != nil {
+				return fmt.Errorf("initial state %d output %d: %w", i, j, err)
+			}
+			if j > 0 && bytes.Compare(s.Outs[j-1].bytes(), o.bytes()) > 0 {
+				return fmt.Errorf("initial state %d: outputs not sorted", i)
+			}
+		}
+		if i > 0 && t.States[i-1].FxIndex >= s.FxIndex {
+			return errors.New("initial states not sorted and unique")
+		}
+	}
+	return nil
+}
+
+func isASCIILetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+func isASCIIDigit(r rune) bool  { return r >= '0' && r <= '9' }
