@@ -8,12 +8,9 @@ import (
 	"github.com/chainhost/chainhost/plugins/dataapi/store/storetest"
 )
 
-// TestChainLists: the chain list tests (storetest) on both engines.
-func TestChainLists(t *testing.T) {
-	for _, engine := range []string{EnginePebble, EngineLevelDB} {
-		t.Run(engine, func(t *testing.T) { storetest.TestChainLists(t, backend(engine)) })
-	}
-}
+// TestChainLists: the chain list tests (storetest) on the default engine;
+// TestEngineContract holds the other to the same engine contract.
+func TestChainLists(t *testing.T) { storetest.TestChainLists(t, backend(EnginePebble)) }
 
 // chainListTables are the tables a store of an earlier release lacks.
 var chainListTables = []byte{tChainTx, tTxStatus, tAddrNat, tAddr20}
