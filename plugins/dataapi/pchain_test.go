@@ -276,7 +276,7 @@ func TestPChainIndexed(t *testing.T) {
 	e.wantError(base+"p-chain/blocks/"+ids.ID{9}.String(), 404, "block "+ids.ID{9}.String()+" not found on the P-Chain")
 	e.wantError(base+"x-chain/blocks", 404, `blockchain "x-chain": only the P-Chain's blocks and transactions are served yet (p-chain or `+pInfo.ID.String()+`)`)
 	e.wantError(base+"p-chain/blocks?startTimestamp=5&endTimestamp=4", 400, "endTimestamp: must not be before startTimestamp (5), got 4")
-	e.wantError(base+"p-chain/nodes/nope/blocks", 400, `nodeId: must be a node ID (NodeID-<CB58>), got "nope"`)
+	e.wantError(base+"p-chain/nodes/nope/blocks", 400, `nodeId: must be a node ID, NodeID- and a CB58 ID, got "nope"`)
 	e.wantError("/v1/networks/fuji/subnets/"+ids.ID{9}.String(), 404, "subnet "+ids.ID{9}.String()+" not found")
 	e.wantError("/v1/networks/fuji/blockchains/"+ids.ID{9}.String(), 404, "blockchain "+ids.ID{9}.String()+" not found")
 	var page api.ListSubnetsResponse

@@ -241,7 +241,7 @@ func (s *Server) listNodePBlocks(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if _, err := avax.ParseNodeID(v); err != nil {
-		return nil, rest.BadRequest("nodeId: must be a node ID (NodeID-<CB58>), got %s", rest.Quote(v))
+		return nil, rest.BadRequest("nodeId: must be a node ID, NodeID- and a CB58 ID, got %s", rest.Quote(v))
 	}
 	q := rest.Query(r)
 	q.Int("pageSize", listPageSize)
