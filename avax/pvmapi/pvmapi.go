@@ -9,6 +9,8 @@
 package pvmapi
 
 import (
+	"encoding/json"
+
 	"github.com/chainhost/chainhost/avax"
 	"github.com/chainhost/chainhost/avax/txjson"
 	"github.com/chainhost/chainhost/sdk/ids"
@@ -280,5 +282,77 @@ type (
 		Name     string `json:"name"`
 		SubnetID ids.ID `json:"subnetID"`
 		VMID     ids.ID `json:"vmID"`
+	}
+)
+
+// GetBlocksMethod returns accepted blocks with their transactions, for a
+// module that indexes the chain (the data module, docs/data-api.md,
+// "The P-Chain"): the blocks from a height on, in order, at most Count and
+// at most MaxBlocks; fewer at the end of what the chain accepted, none
+// past it. Params: BlocksArgs. Result: []Block.
+const GetBlocksMethod = "pvm.getBlocks"
+
+// MaxBlocks is the most blocks one GetBlocksMethod answer holds.
+const MaxBlocks = 256
+
+// BlocksArgs names the blocks GetBlocksMethod answers: Count of them from
+// Height on (height 0 is the genesis block).
+type BlocksArgs struct {
+	Height jsonrpc.Uint64 `json:"height"`
+	Count  jsonrpc.Uint64 `json:"count"`
+}
+
+// Block is an accepted block: its header, its size in bytes, its type
+// name as avalanchego's block JSON calls it ("BanffStandardBlock") and its
+// transactions.
+type Block struct {
+	ID       ids.ID         `json:"id"`
+	ParentID ids.ID         `json:"parentID"`
+	Height   jsonrpc.Uint64 `json:"height"`
+	Time     jsonrpc.Uint64 `json:"time"`
+	Size     jsonrpc.Uint64 `json:"size"`
+	Type     string         `json:"type"`
+	Txs      []BlockTx      `json:"txs"`
+}
+
+// BlockTx is a transaction of a block: its ID, its type name as
+// avalanchego names it ("CreateSubnetTx") and its unsigned transaction in
+// the JSON of platform.getTx with encoding json; the fields a module reads
+// are those of the types below.
+type BlockTx struct {
+	ID       ids.ID          `json:"id"`
+	Type     string          `json:"type"`
+	Unsigned json.RawMessage `json:"unsignedTx"`
+}
+
+// The parts of the transaction JSON (BlockTx.Unsigned) that the data
+// module records, in avalanchego's shapes; the VM writes them with the
+// same types.
+type (
+	// TxOwner is an output owner: addresses as the chain formats them.
+	TxOwner struct {
+		Addresses []string `json:"addresses"`
+		Locktime  uint64   `json:"locktime"`
+		Threshold uint32   `json:"threshold"`
+	}
+	// CreateSubnetTx's fields beside the base transaction's.
+	CreateSubnetTx struct {
+		Owner TxOwner `json:"owner"`
+	}
+	// CreateChainTx's fields beside the base transaction's and its
+	// subnet authorization.
+	CreateChainTx struct {
+		SubnetID    ids.ID   `json:"subnetID"`
+		ChainName   string   `json:"chainName"`
+		VMID        ids.ID   `json:"vmID"`
+		FxIDs       []ids.ID `json:"fxIDs"`
+		GenesisData []byte   `json:"genesisData"`
+	}
+	// ConvertSubnetToL1Tx's fields beside the base transaction's, its
+	// validators and its subnet authorization.
+	ConvertSubnetToL1Tx struct {
+		SubnetID ids.ID          `json:"subnetID"`
+		ChainID  ids.ID          `json:"chainID"`
+		Address  txjson.HexBytes `json:"address"`
 	}
 )

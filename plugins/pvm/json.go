@@ -18,11 +18,7 @@ type (
 	credentialJSON struct {
 		Signatures []string `json:"signatures"`
 	}
-	ownerJSON struct {
-		Addresses []string `json:"addresses"`
-		Locktime  uint64   `json:"locktime"`
-		Threshold uint32   `json:"threshold"`
-	}
+	ownerJSON     = pvmapi.TxOwner
 	validatorJSON struct {
 		NodeID avax.NodeID `json:"nodeID"`
 		Start  uint64      `json:"start"`
@@ -68,16 +64,12 @@ type (
 	}
 	createSubnetJSON struct {
 		txjson.BaseTx
-		Owner ownerJSON `json:"owner"`
+		pvmapi.CreateSubnetTx
 	}
 	createChainJSON struct {
 		txjson.BaseTx
-		SubnetID    ids.ID   `json:"subnetID"`
-		ChainName   string   `json:"chainName"`
-		VMID        ids.ID   `json:"vmID"`
-		FxIDs       []ids.ID `json:"fxIDs"`
-		GenesisData []byte   `json:"genesisData"`
-		SubnetAuth  authJSON `json:"subnetAuthorization"`
+		pvmapi.CreateChainTx
+		SubnetAuth authJSON `json:"subnetAuthorization"`
 	}
 	convertValidatorJSON struct {
 		NodeID                txjson.HexBytes `json:"nodeID"`
@@ -89,9 +81,7 @@ type (
 	}
 	convertJSON struct {
 		txjson.BaseTx
-		SubnetID   ids.ID                 `json:"subnetID"`
-		ChainID    ids.ID                 `json:"chainID"`
-		Address    txjson.HexBytes        `json:"address"`
+		pvmapi.ConvertSubnetToL1Tx
 		Validators []convertValidatorJSON `json:"validators"`
 		SubnetAuth authJSON               `json:"subnetAuthorization"`
 	}
@@ -149,22 +139,22 @@ func (vm *VM) txJSON(t *txs.Tx) txJSON {
 		out.Unsigned = addPermissionlessDelegatorJSON{BaseTx: base, Validator: validatorJSONOf(u.Validator), SubnetID: u.Subnet,
 			Stake: txjson.Outputs(u.StakeOuts, vm.FormatAddress), RewardsOwner: vm.ownerJSON(u.RewardsOwner)}
 	case *txs.CreateSubnetTx:
-		out.Unsigned = createSubnetJSON{BaseTx: base, Owner: vm.ownerJSON(u.Owner)}
+		out.Unsigned = createSubnetJSON{BaseTx: base, CreateSubnetTx: pvmapi.CreateSubnetTx{Owner: vm.ownerJSON(u.Owner)}}
 	case *txs.CreateChainTx:
 		fx := u.FxIDs
 		if fx == nil {
 			fx = []ids.ID{}
 		}
-		out.Unsigned = createChainJSON{BaseTx: base, SubnetID: u.SubnetID, ChainName: u.ChainName, VMID: u.VMID,
-			FxIDs: fx, GenesisData: u.GenesisData, SubnetAuth: authJSONOf(u.SubnetAuth)}
+		out.Unsigned = createChainJSON{BaseTx: base, CreateChainTx: pvmapi.CreateChainTx{SubnetID: u.SubnetID, ChainName: u.ChainName,
+			VMID: u.VMID, FxIDs: fx, GenesisData: u.GenesisData}, SubnetAuth: authJSONOf(u.SubnetAuth)}
 	case *txs.ConvertSubnetToL1Tx:
 		vdrs := make([]convertValidatorJSON, len(u.Validators))
 		for i, v := range u.Validators {
 			vdrs[i] = convertValidatorJSON{NodeID: v.NodeID, Weight: v.Weight, Balance: v.Balance, Signer: signerJSONOf(&v.Signer),
 				RemainingBalanceOwner: pChainOwnerJSONOf(v.RemainingBalanceOwner), DeactivationOwner: pChainOwnerJSONOf(v.DeactivationOwner)}
 		}
-		out.Unsigned = convertJSON{BaseTx: base, SubnetID: u.Subnet, ChainID: u.ChainID, Address: u.Address,
-			Validators: vdrs, SubnetAuth: authJSONOf(u.SubnetAuth)}
+		out.Unsigned = convertJSON{BaseTx: base, ConvertSubnetToL1Tx: pvmapi.ConvertSubnetToL1Tx{SubnetID: u.Subnet, ChainID: u.ChainID,
+			Address: u.Address}, Validators: vdrs, SubnetAuth: authJSONOf(u.SubnetAuth)}
 	case *txs.RegisterL1ValidatorTx:
 		out.Unsigned = registerJSON{BaseTx: base, Balance: u.Balance, ProofOfPossession: u.ProofOfPossession, Message: u.Message}
 	case *txs.SetL1ValidatorWeightTx:

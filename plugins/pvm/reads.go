@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/avax/utxoapi"
@@ -33,6 +34,44 @@ func (vm *VM) registerReads(s *jsonrpc.Server) {
 	s.Register(pvmapi.GetL1ValidatorFeesMethod, jsonrpc.Method(vm.getL1ValidatorFees))
 	s.Register(pvmapi.GetL1FeeTotalsMethod, jsonrpc.Method(vm.getL1FeeTotals))
 	s.Register(pvmapi.GetValidationsMethod, jsonrpc.Method(vm.getValidations))
+	s.Register(pvmapi.GetBlocksMethod, jsonrpc.Method(vm.getBlocks))
+}
+
+// blockType is the type name of the chain's one block format (the genesis
+// block's too), as avalanchego's block JSON writes it.
+const blockType = "BanffStandardBlock"
+
+// getBlocks returns the accepted blocks from a height on, each with its
+// transactions in their JSON form, for a module that indexes the chain.
+func (vm *VM) getBlocks(ctx context.Context, a pvmapi.BlocksArgs) ([]pvmapi.Block, error) {
+	last, err := vm.AcceptedCount(ctx, kindBlock) // the last height: block 0 is not counted
+	if err != nil {
+		return nil, err
+	}
+	from := uint64(a.Height)
+	if from > last {
+		return []pvmapi.Block{}, nil
+	}
+	n := min(uint64(a.Count), pvmapi.MaxBlocks, last-from+1)
+	out := make([]pvmapi.Block, 0, n)
+	for h := from; h < from+n; h++ {
+		b, err := vm.Block(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		blk := pvmapi.Block{ID: b.ID(), ParentID: b.Parent, Height: jsonrpc.Uint64(h), Time: jsonrpc.Uint64(b.Time),
+			Size: jsonrpc.Uint64(len(b.Bytes())), Type: blockType, Txs: make([]pvmapi.BlockTx, len(b.Txs))}
+		for i, t := range b.Txs {
+			raw, err := json.Marshal(vm.txJSON(t).Unsigned)
+			if err != nil {
+				return nil, fmt.Errorf("block %d: transaction %s: %w", h, t.ID(), err)
+			}
+			// The transaction types are named as avalanchego names them.
+			blk.Txs[i] = pvmapi.BlockTx{ID: t.ID(), Type: reflect.TypeOf(t.Unsigned).Elem().Name(), Unsigned: raw}
+		}
+		out = append(out, blk)
+	}
+	return out, nil
 }
 
 // newIndexerServer returns the JSON-RPC server of the internal handler.

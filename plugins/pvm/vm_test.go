@@ -2,9 +2,11 @@ package pvm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/chainhost/chainhost/avax/utxoclient"
+	"slices"
 	"strings"
 	"testing"
 
@@ -620,5 +622,60 @@ func TestUnsafeAPIs(t *testing.T) {
 		if got := fmt.Sprint(h.UnsafeAPIs()); got != want {
 			t.Errorf("dev-api-enabled %v: unsafe APIs %s, want %s", dev, got, want)
 		}
+	}
+}
+
+// TestGetBlocks: pvm.getBlocks answers the blocks from a height on, the
+// genesis block first, each with its transactions' IDs, types and JSON
+// (the fields the data module reads), and nothing past the last block.
+func TestGetBlocks(t *testing.T) {
+	c := start(t)
+	subnet, _ := c.makeL1(client.NewL1Validator{NodeID: nodeID(11), Weight: 100, Balance: 5_000_000})
+	url := c.h.URL(pvmapi.IndexerHandler)
+	ctx := context.Background()
+	var got []pvmapi.Block
+	if err := jsonrpc.Call(ctx, nil, url, pvmapi.GetBlocksMethod, pvmapi.BlocksArgs{Height: 0, Count: 10}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got[0].Height != 0 || len(got[0].Txs) != 0 || got[0].Type != "BanffStandardBlock" {
+		t.Fatalf("blocks: %+v", got)
+	}
+	var types []string
+	for i, b := range got {
+		if i > 0 && (b.ParentID != got[i-1].ID || b.Height != got[i-1].Height+1 || b.Time < got[i-1].Time) {
+			t.Errorf("block %d does not follow block %d: %+v", b.Height, got[i-1].Height, b)
+		}
+		var raw struct {
+			Block struct {
+				Txs []struct{ ID ids.ID } `json:"txs"`
+			} `json:"block"`
+		}
+		if err := c.call("platform.getBlockByHeight", map[string]any{"height": fmt.Sprint(b.Height), "encoding": "json"}, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if len(raw.Block.Txs) != len(b.Txs) {
+			t.Fatalf("block %d: %d transactions, getBlockByHeight says %d", b.Height, len(b.Txs), len(raw.Block.Txs))
+		}
+		for j, tx := range b.Txs {
+			if tx.ID != raw.Block.Txs[j].ID {
+				t.Errorf("block %d transaction %d: %s, getBlockByHeight says %s", b.Height, j, tx.ID, raw.Block.Txs[j].ID)
+			}
+			types = append(types, tx.Type)
+		}
+	}
+	if want := []string{"CreateSubnetTx", "CreateChainTx", "ConvertSubnetToL1Tx"}; !slices.Equal(types, want) {
+		t.Fatalf("types %v, want %v", types, want)
+	}
+	var chain pvmapi.CreateChainTx
+	var conv pvmapi.ConvertSubnetToL1Tx
+	if err := json.Unmarshal(got[2].Txs[0].Unsigned, &chain); err != nil || chain.SubnetID != subnet || chain.ChainName != "manager" {
+		t.Fatalf("the CreateChainTx: %+v, %v", chain, err)
+	}
+	if err := json.Unmarshal(got[3].Txs[0].Unsigned, &conv); err != nil || conv.SubnetID != subnet || conv.ChainID != got[2].Txs[0].ID ||
+		hexOf(conv.Address) != "1234" {
+		t.Fatalf("the ConvertSubnetToL1Tx: %+v, %v", conv, err)
+	}
+	if err := jsonrpc.Call(ctx, nil, url, pvmapi.GetBlocksMethod, pvmapi.BlocksArgs{Height: 4, Count: 10}, &got); err != nil || len(got) != 0 {
+		t.Fatalf("past the last block: %+v, %v", got, err)
 	}
 }

@@ -39,7 +39,9 @@ const sdkSuiteStoresEnv = "DATAAPI_SDK_STORES"
 // after a scenario on the C-Chain, the official client SDK
 // (@avalanche-sdk/chainkit) reads all twelve EVM endpoints, with its
 // response validation on, and every value is checked against the chain's
-// RPC. It runs once per store (sdkSuiteStoresEnv): the embedded one and
+// RPC; then, on the same node, pchain.test.js makes subnets and an L1 and
+// checks the P-Chain endpoints against the chain's platform methods. It
+// runs once per store (sdkSuiteStoresEnv): the embedded one and
 // PostgreSQL (a throwaway cluster). Its output goes to the test log.
 func TestDataAPISDK(t *testing.T) {
 	t.Parallel()
@@ -51,6 +53,9 @@ func TestDataAPISDK(t *testing.T) {
 			}
 			n := nodetest.Start(t, nodetest.Options{Config: config})
 			runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+n.URL)
+			// The P-Chain endpoints, on the same node, after the EVM
+			// scenario: a subnet, an L1 and its manager's chain.
+			runSDKSuite(t, "pchain.test.js", "DATAAPI_NODE_URL="+n.URL)
 		})
 	}
 }

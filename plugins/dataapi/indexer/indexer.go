@@ -111,6 +111,8 @@ type Indexer struct {
 	// probed holds the running chains of the node probed for eth_chainId
 	// since they started (nodechains.go).
 	probed map[ids.ID]bool
+	// pchain follows the node's P-Chain (pchain.go); nil until seen.
+	pchain *pFollower
 }
 
 // New returns an indexer; Start starts it.
@@ -206,6 +208,12 @@ func (x *Indexer) Stop() {
 // see records a chain of the registry, starting a follower for a new EVM
 // chain and waking the follower of one that started.
 func (x *Indexer) see(ctx context.Context, info host.ChainInfo) {
+	if isPChain(info) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		x.seePChainLocked(ctx, info)
+		return
+	}
 	if !isEVM(info) {
 		x.seeRPC(ctx, info)
 		return
@@ -391,5 +399,16 @@ func (x *Indexer) HealthDetails() map[string]any {
 		}
 		chains[name] = d
 	}
-	return map[string]any{"chains": chains}
+	out := map[string]any{"chains": chains}
+	if p, ok := x.PChain(); ok {
+		d := map[string]any{"chainId": p.ID.String(), "accepted": p.Accepted, "lag": p.Accepted - min(p.Accepted, p.Height)}
+		if p.Indexed {
+			d["height"] = p.Height
+		}
+		if p.Err != nil {
+			d["error"] = p.Err.Error()
+		}
+		out["pChain"] = d
+	}
+	return out
 }

@@ -302,6 +302,12 @@ type Batch struct {
 	Tokens []Token
 	NFTs   []NFTRecord
 
+	// PBlocks, Blockchains and Subnets are a P-Chain's records (pchain.go);
+	// a Subnet replaces the one of the same ID (a conversion).
+	PBlocks     []PBlock
+	Blockchains []Blockchain
+	Subnets     []Subnet
+
 	// Undo makes the backend keep what it needs to roll back each block
 	// of the batch (Store.Rollback); writes without it cost nothing more.
 	// Every record of an Undo batch must belong to one of its blocks.

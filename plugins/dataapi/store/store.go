@@ -124,6 +124,9 @@ type Reader interface {
 	NativeTxs(ctx context.Context, chain ids.ID, addr common.Address, p Page) ([]Tx, []byte, error)
 	// ERC20Transfers lists the ERC-20 transfers addr sent or received.
 	ERC20Transfers(ctx context.Context, chain ids.ID, addr common.Address, p Page) ([]ERC20Item, []byte, error)
+
+	// The P-Chain's blocks, subnets and blockchains (pchain.go).
+	PChainReader
 }
 
 // Page selects one page of a list of rows ordered by (block, position).

@@ -15,6 +15,9 @@ import (
 // once). It fails on blocks out of order and on records of a block the
 // batch does not hold.
 func (b *Batch) PerBlock() ([]Batch, error) {
+	if b.hasPChain() {
+		return nil, ErrPChainUndo
+	}
 	parts := make([]Batch, len(b.Blocks))
 	at := make(map[uint64]int, len(b.Blocks))
 	for i := range b.Blocks {

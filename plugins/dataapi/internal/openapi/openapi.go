@@ -9,7 +9,10 @@
 //     declare (unevaluatedProperties: false), which catches a misspelt or
 //     invented member the published SDK would silently drop;
 //   - an enum whose type allows null accepts null (tokenReputation), as the
-//     published SDK reads it, though JSON Schema alone would refuse it.
+//     published SDK reads it, though JSON Schema alone would refuse it;
+//   - an examples keyword that is not an array (OpenAPI's map of named
+//     examples, on Blockchain.genesisData) is dropped: it is only an
+//     annotation, and JSON Schema 2020-12 refuses the schema with it.
 package openapi
 
 import (
@@ -59,7 +62,7 @@ func Load(path string) (*Contract, error) {
 	return &Contract{doc: doc, compiler: c, compiled: map[string]*jsonschema.Schema{}}, nil
 }
 
-// tighten adds the package's two readings to every schema below v.
+// tighten adds the package's readings to every schema below v.
 func tighten(v any) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -69,7 +72,20 @@ func tighten(v any) {
 		if enum, ok := x["enum"].([]any); ok && typeAllowsNull(x["type"]) && !slices.Contains(enum, nil) {
 			x["enum"] = append(enum, nil)
 		}
-		for _, child := range x {
+		if ex, ok := x["examples"]; ok {
+			if _, list := ex.([]any); !list {
+				delete(x, "examples")
+			}
+		}
+		for key, child := range x {
+			if props, ok := child.(map[string]any); ok && key == "properties" {
+				// A map of property schemas, not a schema: a property may
+				// be named examples.
+				for _, p := range props {
+					tighten(p)
+				}
+				continue
+			}
 			tighten(child)
 		}
 	case []any:

@@ -88,6 +88,9 @@ var exportPhases = []exportPhase{
 		b.NFTs = append(b.NFTs, n)
 		return err
 	}},
+	{name: "P-Chain blocks", table: tPBlock, add: addTo(func(b *store.Batch) *[]store.PBlock { return &b.PBlocks })},
+	{name: "blockchains", table: tPChain, add: addTo(func(b *store.Batch) *[]store.Blockchain { return &b.Blockchains })},
+	{name: "subnets", table: tPSubnet, add: addTo(func(b *store.Batch) *[]store.Subnet { return &b.Subnets })},
 }
 
 // addTo is the add of a phase whose records go into a batch as they are,

@@ -5,6 +5,8 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/chainhost/chainhost/sdk/ids"
 )
 
 // Tables: the first byte of every key. Chain-scoped keys continue with the
@@ -39,6 +41,15 @@ const (
 	tTokenXfer byte = 0x44 // tag, token, number, tx index, log index, batch index (4) → TokenTransfer
 	tAddrChain byte = 0x50 // address, tag → nothing
 	tUndo      byte = 0x60 // tag, number → undo record: the keys the block's write changed, with their values before
+	// The P-Chain's records (pchain.go); a creation's place is its block
+	// (8) and index in the block (4).
+	tPBlock       byte = 0x70 // tag, height (8) → PBlock
+	tPBlockID     byte = 0x71 // tag, block ID (32) → height (8)
+	tPChain       byte = 0x72 // tag, creation place → Blockchain
+	tPChainID     byte = 0x73 // tag, blockchain ID (32) → creation place
+	tPSubnet      byte = 0x74 // tag, creation place → Subnet, as last changed
+	tPSubnetID    byte = 0x75 // tag, subnet ID (32) → creation place
+	tPSubnetChain byte = 0x76 // tag, subnet ID, the chain's creation place → Blockchain
 )
 
 // Lengths of key parts.
@@ -62,6 +73,7 @@ func newKey(table byte, t tag, capacity int) key {
 
 func (k key) addr(a common.Address) key { return append(k, a[:]...) }
 func (k key) hash(h common.Hash) key    { return append(k, h[:]...) }
+func (k key) id(id ids.ID) key          { return append(k, id[:]...) }
 func (k key) u64(n uint64) key          { return binary.BigEndian.AppendUint64(k, n) }
 func (k key) u32(n uint64) key          { return binary.BigEndian.AppendUint32(k, uint32(n)) }
 

@@ -167,6 +167,7 @@ func (s *Store) Write(_ context.Context, b *store.Batch) error {
 
 // writeRecords writes the records of a batch (its state aside).
 func writeRecords(wb writer, t tag, b *store.Batch) {
+	writePChain(wb, t, b)
 	for i := range b.Blocks {
 		blk := &b.Blocks[i]
 		wb.put(newKey(tBlock, t, 8).u64(blk.Number), encode(blk))

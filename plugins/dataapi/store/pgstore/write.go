@@ -54,13 +54,17 @@ func (s *Store) Write(ctx context.Context, b *store.Batch) error {
 		if err != nil {
 			return err
 		}
+		queuePChain(batch, tag, b)
 		if b.PruneUndoBelow > 0 {
 			batch.Queue("DELETE FROM undo_log WHERE chain = $1 AND block < $2", tag, int64(b.PruneUndoBelow))
 		}
 		st := b.State
 		first := st.Next
-		if len(b.Blocks) > 0 {
+		switch {
+		case len(b.Blocks) > 0:
 			first = b.Blocks[0].Number
+		case len(b.PBlocks) > 0:
+			first = b.PBlocks[0].Height
 		}
 		batch.Queue(`UPDATE chains SET evm_chain_id = $2, next_block = $3, cumulative_txs = $4 WHERE tag = $1 AND next_block <= $5`,
 			tag, int64(st.EVMChainID), int64(st.Next), int64(st.CumulativeTxs), int64(first)).Exec(func(ct pgconn.CommandTag) error {
