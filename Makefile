@@ -95,8 +95,12 @@ test:
 
 test-deps: lint build geth avalanchego-plugins sdk-deps avalanchejs-deps pg-deps chromium-deps
 
+# The longest packages of the node's code under the race detector, named
+# first so that they start first.
+SLOW_NODE_PKGS := ./plugins/dataapi/store/pgstore ./plugins/dataapi/store/kvstore ./plugins/evm
+
 test-node:
-	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /tests/)
+	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(TEST_FLAGS) $(SLOW_NODE_PKGS) $$($(GO) list ./... | grep -v /tests/)
 
 test-clients:
 	CHAINHOST_BIN_DIR=$(CURDIR)/build $(GO) test $(CLIENT_TEST_FLAGS) ./tests/e2e ./tests/...

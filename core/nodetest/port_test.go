@@ -3,6 +3,7 @@ package nodetest
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -30,6 +31,9 @@ func tryLock(t *testing.T) bool {
 // process to the end of the last one (a test that restarts its node takes
 // it twice), and released then.
 func TestHoldDefaultPort(t *testing.T) {
+	// A lock of its own: the real one may be held by a node of another
+	// test process, which this test would wait for.
+	DefaultPortLock = filepath.Join(t.TempDir(), "port.lock")
 	t.Run("held", func(t *testing.T) {
 		holdDefaultPort(t)
 		holdDefaultPort(t) // a restart within the same test
