@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,25 +67,34 @@ const cChainToken = `      chains: {%q: {network-token: {name: Avalanche, symbol
 // node (`geth --dev`, gethtest), on which the suite funds the local
 // network's key from geth's dev account, runs its scenario, and checks
 // every answer against. The node has no chain of its own; its data module
-// names geth in external-chains. It runs once per store, as
-// TestDataAPISDK.
+// names geth in external-chains. It runs on the embedded store, and
+// TestDataAPIExternalChainhost on PostgreSQL: where a chain's blocks come
+// from and where its records go are separate layers, each tested on every
+// kind by TestDataAPISDK and storetest.
 func TestDataAPIExternalGeth(t *testing.T) {
 	t.Parallel()
-	for _, store := range sdkStores(t) {
-		t.Run(store, func(t *testing.T) {
-			rpcURL, wsURL := gethtest.Start(t, gethSuiteFlags...)
-			geth := evmremote.Chain{Name: "geth-dev", ChainID: gethDevChainID, RPCURL: rpcURL, WSURL: wsURL}
-			n := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, geth, "")})
-			runSDKSuite(t, "conformance.test.js",
-				"DATAAPI_NODE_URL="+n.URL,
-				"DATAAPI_CHAIN_RPC="+rpcURL,
-				"DATAAPI_CHAIN_WS="+wsURL,
-				"DATAAPI_CHAIN_NAME="+geth.Name,
-				"DATAAPI_CHAIN_BLOCKCHAIN_ID="+evmremote.DerivedID(geth.Name).String(),
-				"DATAAPI_GAS_SCALE="+gethGasScale,
-			)
-		})
+	store := externalStore(t, "pebble")
+	rpcURL, wsURL := gethtest.Start(t, gethSuiteFlags...)
+	geth := evmremote.Chain{Name: "geth-dev", ChainID: gethDevChainID, RPCURL: rpcURL, WSURL: wsURL}
+	n := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, geth, "")})
+	runSDKSuite(t, "conformance.test.js",
+		"DATAAPI_NODE_URL="+n.URL,
+		"DATAAPI_CHAIN_RPC="+rpcURL,
+		"DATAAPI_CHAIN_WS="+wsURL,
+		"DATAAPI_CHAIN_NAME="+geth.Name,
+		"DATAAPI_CHAIN_BLOCKCHAIN_ID="+evmremote.DerivedID(geth.Name).String(),
+		"DATAAPI_GAS_SCALE="+gethGasScale,
+	)
+}
+
+// externalStore returns store when DATAAPI_SDK_STORES lets the suites run
+// on it, and skips the test otherwise.
+func externalStore(t *testing.T, store string) string {
+	t.Helper()
+	if !slices.Contains(sdkStores(t), store) {
+		t.Skipf("%s=%s leaves out %s, the store this test runs on", sdkSuiteStoresEnv, os.Getenv(sdkSuiteStoresEnv), store)
 	}
+	return store
 }
 
 // TestDataAPIExternalChainhost indexes one chain both ways and compares
@@ -93,33 +104,26 @@ func TestDataAPIExternalGeth(t *testing.T) {
 // conformance suite's scenario on A (the suite also checks A's answers),
 // every data endpoint answers the same on both, byte for byte (dcDump),
 // except what names the chain: /v1/chains and the chains of each address,
-// where only the EVM chain IDs are compared. It runs once per store, A and
-// B on the same one.
+// where only the EVM chain IDs are compared. A and B store on PostgreSQL
+// (TestDataAPIExternalGeth runs on the embedded store).
 func TestDataAPIExternalChainhost(t *testing.T) {
 	t.Parallel()
-	for _, store := range sdkStores(t) {
-		t.Run(store, func(t *testing.T) {
-			configA := dataConfig
-			if store == "postgres" {
-				configA = pgDataConfig(pgDatabase(t), "")
-			}
-			a := nodetest.Start(t, nodetest.Options{Config: configA})
-			cChain := evmremote.Chain{
-				Name:    "chain-of-a",
-				ChainID: evmChainID,
-				RPCURL:  a.URL + "/ext/bc/C/rpc",
-				WSURL:   "ws" + strings.TrimPrefix(a.URL, "http") + "/ext/bc/C/ws",
-			}
-			b := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, store, cChain, fmt.Sprintf(cChainToken, cChain.Name))})
-			runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+a.URL)
-
-			rpcURL := a.URL + "/ext/bc/C/rpc"
-			xcWaitSame(t, a, rpcURL, "C")
-			xcWaitSame(t, b, rpcURL, cChain.Name)
-			chain := xcChainFromRPC(t, rpcURL, []common.Address{common.HexToAddress(evmLocalAddr)})
-			xcSameDump(t, acrossNodes(dcDump(t, b.URL, chain)), acrossNodes(dcDump(t, a.URL, chain)))
-		})
+	externalStore(t, "postgres")
+	a := nodetest.Start(t, nodetest.Options{Config: pgDataConfig(pgDatabase(t), "")})
+	cChain := evmremote.Chain{
+		Name:    "chain-of-a",
+		ChainID: evmChainID,
+		RPCURL:  a.URL + "/ext/bc/C/rpc",
+		WSURL:   "ws" + strings.TrimPrefix(a.URL, "http") + "/ext/bc/C/ws",
 	}
+	b := nodetest.Start(t, nodetest.Options{Config: externalDataConfig(t, "postgres", cChain, fmt.Sprintf(cChainToken, cChain.Name))})
+	runSDKSuite(t, "conformance.test.js", "DATAAPI_NODE_URL="+a.URL)
+
+	rpcURL := a.URL + "/ext/bc/C/rpc"
+	xcWaitSame(t, a, rpcURL, "C")
+	xcWaitSame(t, b, rpcURL, cChain.Name)
+	chain := xcChainFromRPC(t, rpcURL, []common.Address{common.HexToAddress(evmLocalAddr)})
+	xcSameDump(t, acrossNodes(dcDump(t, b.URL, chain)), acrossNodes(dcDump(t, a.URL, chain)))
 }
 
 // acrossNodes returns a dump of dcDump without the answers that name the
