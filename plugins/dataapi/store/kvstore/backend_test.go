@@ -1,6 +1,8 @@
 package kvstore
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chainhost/chainhost/plugins/dataapi/store"
@@ -24,6 +26,7 @@ func backend(engine string) storetest.Backend {
 		return s
 	}
 	return storetest.Backend{
+		Dump: dump,
 		Open: func(t *testing.T) store.Store { return opened(t, t.TempDir()) },
 		Reopen: func(t *testing.T, s store.Store) store.Store {
 			dir := dirs[s]
@@ -34,4 +37,18 @@ func backend(engine string) storetest.Backend {
 			return opened(t, dir)
 		},
 	}
+}
+
+// dump returns every key and value of s's engine, in order.
+func dump(t *testing.T, st store.Store) string {
+	t.Helper()
+	var out strings.Builder
+	it := st.(*Store).eng.iter([]byte{0x00}, []byte{0xff})
+	for ok := it.First(); ok; ok = it.Next() {
+		fmt.Fprintf(&out, "%x %x\n", it.Key(), it.Value())
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
