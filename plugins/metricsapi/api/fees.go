@@ -6,6 +6,7 @@ import (
 
 	"github.com/chainhost/chainhost/avax/pvmapi"
 	"github.com/chainhost/chainhost/plugins/metricsapi/pchain"
+	"github.com/chainhost/chainhost/plugins/metricsapi/series"
 	"github.com/chainhost/chainhost/sdk/rest"
 )
 
@@ -99,24 +100,42 @@ func (s *Server) totalFees(r *http.Request) (any, error) {
 // [start, end] (dayWindow).
 func (s *Server) feeSeries(r *http.Request, names []string, metrics map[string]func(pvmapi.FeeDay) uint64,
 	read func(p pchain.Client, start, end uint64) ([]pvmapi.FeeDay, error)) (any, error) {
-	metric, err := pathEnum(r, "metric", names...)
+	q, err := s.readFeeQuery(r, names)
 	if err != nil {
 		return nil, err
+	}
+	start, end, keep := dayWindow(q.tr)
+	days, err := read(s.pClient(q.chain), start, end)
+	if err != nil {
+		return nil, err
+	}
+	return feePoints(days, keep, metrics[q.metric]), nil
+}
+
+// feeQuery is what a fee series' request asks: its metric, its time
+// range, and the P-Chain it is read from.
+type feeQuery struct {
+	metric string
+	tr     timeRange
+	chain  series.Chain
+}
+
+// readFeeQuery reads a fee series' request: the path's metric, one of
+// names, and the query's range.
+func (s *Server) readFeeQuery(r *http.Request, names []string) (feeQuery, error) {
+	metric, err := pathEnum(r, "metric", names...)
+	if err != nil {
+		return feeQuery{}, err
 	}
 	tr, err := readFeeRange(r)
 	if err != nil {
-		return nil, err
+		return feeQuery{}, err
 	}
 	c, err := s.pChain()
 	if err != nil {
-		return nil, err
+		return feeQuery{}, err
 	}
-	start, end, keep := dayWindow(tr)
-	days, err := read(s.pClient(c), start, end)
-	if err != nil {
-		return nil, err
-	}
-	return feePoints(days, keep, metrics[metric]), nil
+	return feeQuery{metric: metric, tr: tr, chain: c}, nil
 }
 
 // readFeeRange reads the query of a fee series: its time range only (the

@@ -51,26 +51,18 @@ func (s *Server) nodeFees(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, rest.BadRequest("nodeId: must be a node ID (CB58 after NodeID-), got %s", rest.Quote(v))
 	}
-	metric, err := pathEnum(r, "metric", nodeFeeMetricNames...)
+	q, err := s.readFeeQuery(r, nodeFeeMetricNames)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := readFeeRange(r)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.pChain()
-	if err != nil {
-		return nil, err
-	}
-	vids, err := s.opts.Store.NodeL1Validations(c.Info.ID, node)
+	vids, err := s.opts.Store.NodeL1Validations(q.chain.Info.ID, node)
 	if err != nil {
 		return nil, validationsUnreadable(err)
 	}
 	if len(vids) == 0 {
 		return nil, rest.NotFound("node %s has not validated an L1 on the P-Chain", node)
 	}
-	return s.sumFees(r.Context(), c, vids, tr, nodeFeeMetrics[metric])
+	return s.sumFees(r.Context(), q.chain, vids, q.tr, nodeFeeMetrics[q.metric])
 }
 
 // subnetFees answers GET /v2/subnet/{subnetId}/metrics/{metric}: one point
@@ -86,26 +78,18 @@ func (s *Server) subnetFees(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	metric, err := pathEnum(r, "metric", subnetFeeMetricNames...)
+	q, err := s.readFeeQuery(r, subnetFeeMetricNames)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := readFeeRange(r)
-	if err != nil {
+	if err := s.knownSubnet(q.chain, subnet); err != nil {
 		return nil, err
 	}
-	c, err := s.pChain()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.knownSubnet(c, subnet); err != nil {
-		return nil, err
-	}
-	vids, err := s.opts.Store.SubnetL1Validations(c.Info.ID, subnet)
+	vids, err := s.opts.Store.SubnetL1Validations(q.chain.Info.ID, subnet)
 	if err != nil {
 		return nil, validationsUnreadable(err)
 	}
-	return s.sumFees(r.Context(), c, vids, tr, subnetFeeMetrics[metric])
+	return s.sumFees(r.Context(), q.chain, vids, q.tr, subnetFeeMetrics[q.metric])
 }
 
 // knownSubnet answers 404 for a subnet the P-Chain has not made (as far as
