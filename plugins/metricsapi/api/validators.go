@@ -70,11 +70,7 @@ func (s *Server) nodeFees(r *http.Request) (any, error) {
 // validator to the P-Chain's day: what its L1 validators paid that day or
 // up to its end, or how many paid. A subnet that is not an L1 has none.
 func (s *Server) subnetFees(r *http.Request) (any, error) {
-	v, err := rest.PathParam(r, "subnetId")
-	if err != nil {
-		return nil, err
-	}
-	subnet, err := parseID("subnetId", "a subnet ID", v)
+	subnet, err := subnetParam(r)
 	if err != nil {
 		return nil, err
 	}
@@ -205,11 +201,7 @@ type ValidatorAddresses struct {
 // then transaction ID, from the store's validations. Only the primary
 // network's validators have reward addresses; an L1's have none.
 func (s *Server) validatorAddresses(r *http.Request) (any, error) {
-	v, err := rest.PathParam(r, "subnetId")
-	if err != nil {
-		return nil, err
-	}
-	subnet, err := parseID("subnetId", "a subnet ID", v)
+	subnet, err := subnetParam(r)
 	if err != nil {
 		return nil, err
 	}
@@ -273,4 +265,13 @@ func (s *Server) validatorAddresses(r *http.Request) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// subnetParam reads the path's subnet ID.
+func subnetParam(r *http.Request) (ids.ID, error) {
+	v, err := rest.PathParam(r, "subnetId")
+	if err != nil {
+		return ids.ID{}, err
+	}
+	return parseID("subnetId", "a subnet ID", v)
 }
